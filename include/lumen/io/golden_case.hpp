@@ -1,0 +1,55 @@
+// Golden cases: a PNNX model with inputs and PyTorch's outputs, described by a case.txt file.
+//
+//   input in0.f32 1,3,224,224          one line per input, in graph input order
+//   output out0.f32 1,1000             one line per output, in graph output order
+//   tolerance 1e-4 1e-4                atol rtol: pass when |got - ref| <= atol + rtol * |ref|
+//   bin ../resnet18/model.pnnx.bin     optional: weights shared with another case
+//   note free text
+#ifndef LUMEN_IO_GOLDEN_CASE_HPP_
+#define LUMEN_IO_GOLDEN_CASE_HPP_
+
+#include <string>
+#include <vector>
+
+#include "lumen/tensor/tensor.hpp"
+
+namespace lumen {
+
+// One case folder, with every path resolved relative to the folder.
+struct GoldenCase {
+  // A data file and the full shape (batch first) of its contents.
+  struct DataFile {
+    std::string path;
+    Shape shape;
+  };
+
+  std::string name;  // the folder's name
+  std::string param_path;
+  std::string bin_path;
+  std::vector<DataFile> inputs;
+  std::vector<DataFile> outputs;
+  float absolute_tolerance = 0.0f;
+  float relative_tolerance = 0.0f;
+  std::string note;
+};
+
+// Reads `directory`/case.txt; throws lumen::Error naming the line on a malformed file.
+GoldenCase ReadGoldenCase(const std::string& directory);
+
+// How far a result is from its reference.
+struct Comparison {
+  size_t element_count = 0;
+  size_t mismatch_count = 0;        // elements outside atol + rtol * |ref| (NaN counts)
+  double max_absolute_error = 0.0;  // max |got - ref|
+  double max_relative_error = 0.0;  // max |got - ref| / |ref| over elements with ref != 0
+  size_t first_mismatch = 0;        // row-major index of the first mismatch, if any
+  bool passed() const { return mismatch_count == 0; }
+};
+
+// Compares two row-major buffers elementwise with PyTorch's allclose rule. Sizes must match.
+Comparison CompareWithTolerance(const std::vector<float>& got, const std::vector<float>& reference,
+                                float absolute_tolerance, float relative_tolerance);
+
+}  // namespace lumen
+
+#endif  // LUMEN_IO_GOLDEN_CASE_HPP_

@@ -1,0 +1,137 @@
+// Tensor: one sample's data, stored in a column-major Armadillo cube.
+//
+// How a tensor of any rank lives in an arma::fcube (the one place this is decided):
+//
+//   logical shape (PyTorch order, batch excluded):   (d0, d1, ..., d[k-3], d[k-2], d[k-1])
+//   fcube slices (we call them channels)          =  d0 * d1 * ... * d[k-3]   (1 if k < 3)
+//   fcube rows                                    =  d[k-2]                   (1 if k < 2)
+//   fcube cols                                    =  d[k-1]                   (1 if k < 1)
+//
+// So a (C, H, W) feature map is C slices of H x W matrices, and YOLO's (3, 85, 80, 80) view is 255
+// slices of 80 x 80. Armadillo stores each slice column by column, so inside a slice the row index
+// runs fastest in memory, while PyTorch's row-major order runs the column index fastest. Memory order
+// is therefore "row-major with the last two logical dimensions swapped". Every conversion between the
+// two orders goes through FromRowMajor / CopyFromRowMajor / CopyToRowMajor, and nothing else.
+#ifndef LUMEN_TENSOR_TENSOR_HPP_
+#define LUMEN_TENSOR_TENSOR_HPP_
+
+#include <armadillo>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lumen {
+
+// A logical shape in PyTorch's dimension order. For a Tensor it excludes the batch dimension.
+using Shape = std::vector<uint32_t>;
+
+// Formats a shape as "(1,3,224,224)" for messages.
+std::string ShapeToString(const Shape& shape);
+
+// Number of elements a shape holds (1 for the empty shape of a scalar).
+size_t ShapeElementCount(const Shape& shape);
+
+// One sample of an operand: a logical shape of any rank over an fcube (see the top of this file).
+class Tensor {
+ public:
+  // An empty tensor with no elements.
+  Tensor() = default;
+
+  // A zero-filled tensor of the given logical shape, owning its memory.
+  explicit Tensor(const Shape& shape);
+
+  // A tensor that uses `external_memory` (at least ShapeElementCount(shape) floats) without copying
+  // or owning it; the memory planner uses this to let operands share one buffer.
+  Tensor(float* external_memory, const Shape& shape);
+
+  // Copying always copies the elements (into this tensor's own memory, or into its external memory
+  // when it is a view of the same size).
+  Tensor(const Tensor& other) = default;
+  Tensor& operator=(const Tensor& other) = default;
+  Tensor(Tensor&& other) = default;
+  Tensor& operator=(Tensor&& other) = default;
+
+  // Builds a tensor from `values` laid out row-major (PyTorch's contiguous order) in `shape`.
+  static Tensor FromRowMajor(const float* values, const Shape& shape);
+
+  // Overwrites every element from `values` laid out row-major in this tensor's shape.
+  void CopyFromRowMajor(const float* values);
+
+  // Writes every element to `values` in row-major order (size() floats).
+  void CopyToRowMajor(float* values) const;
+
+  // Returns the elements in row-major order.
+  std::vector<float> ToRowMajor() const;
+
+  // The logical shape (batch excluded).
+  const Shape& shape() const { return shape_; }
+  // Number of logical dimensions.
+  size_t rank() const { return shape_.size(); }
+  // fcube slices: the product of every dimension but the last two.
+  uint32_t channels() const { return static_cast<uint32_t>(cube_.n_slices); }
+  // fcube rows: the second-to-last dimension.
+  uint32_t rows() const { return static_cast<uint32_t>(cube_.n_rows); }
+  // fcube cols: the last dimension.
+  uint32_t cols() const { return static_cast<uint32_t>(cube_.n_cols); }
+  // Total number of elements.
+  size_t size() const { return cube_.n_elem; }
+  // True when the tensor holds no elements.
+  bool empty() const { return cube_.n_elem == 0; }
+
+  // Raw storage in fcube order (channel by channel, each channel column-major).
+  float* data() { return cube_.memptr(); }
+  const float* data() const { return cube_.memptr(); }
+  // Start of one channel's rows x cols column-major matrix.
+  float* channel_data(uint32_t channel) { return cube_.slice_memptr(channel); }
+  const float* channel_data(uint32_t channel) const { return cube_.slice_memptr(channel); }
+
+  // The underlying cube, for Armadillo expressions.
+  arma::fcube& cube() { return cube_; }
+  const arma::fcube& cube() const { return cube_; }
+
+  // Element at (channel, row, col) in fcube coordinates, unchecked.
+  float& at(uint32_t channel, uint32_t row, uint32_t col) { return cube_.at(row, col, channel); }
+  float at(uint32_t channel, uint32_t row, uint32_t col) const {
+    return cube_.at(row, col, channel);
+  }
+
+  // Element at a logical index (one entry per dimension of shape()), checked; throws on a bad index.
+  float& at(const std::vector<uint32_t>& index);
+  float at(const std::vector<uint32_t>& index) const;
+
+  // Sets every element to `value`.
+  void Fill(float value);
+
+  // Sets every element from row-major `values`; throws if the count differs from size().
+  void Fill(const std::vector<float>& values);
+
+  // Changes the logical shape keeping the row-major element order (what PyTorch's view/reshape
+  // give). Throws if the element counts differ. A view keeps using its external memory.
+  void Reshape(const Shape& new_shape);
+
+  // Returns a copy grown by the given number of rows and columns on each side, filled with `value`.
+  Tensor Padded(uint32_t top, uint32_t bottom, uint32_t left, uint32_t right, float value) const;
+
+ private:
+  // Computes the logical index of one element from its fcube coordinates.
+  size_t StorageOffset(const std::vector<uint32_t>& index) const;
+
+  Shape shape_;
+  arma::fcube cube_;
+};
+
+// One operand's data for a whole batch: one Tensor per sample.
+using TensorBatch = std::vector<Tensor>;
+
+// Splits a row-major buffer of full shape (N, ...) into N tensors of the per-sample shape (...).
+TensorBatch BatchFromRowMajor(const float* values, const Shape& full_shape);
+
+// Writes a batch as one row-major (N, ...) buffer (N * sample size floats).
+void BatchToRowMajor(const TensorBatch& batch, float* values);
+
+// The full shape (N, ...) of a batch whose samples all have the same shape; throws otherwise.
+Shape BatchShape(const TensorBatch& batch);
+
+}  // namespace lumen
+
+#endif  // LUMEN_TENSOR_TENSOR_HPP_

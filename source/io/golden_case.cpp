@@ -1,0 +1,110 @@
+#include "lumen/io/golden_case.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "lumen/base/error.hpp"
+#include "lumen/base/parse_number.hpp"
+
+namespace lumen {
+namespace {
+
+Shape ParseShapeList(const std::string& text, const std::string& where) {
+  Shape shape;
+  std::istringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    int64_t extent = 0;
+    if (!ParseInteger(item, &extent) || extent <= 0 || extent > 0x7FFFFFFF) {
+      throw Error(Concat(where, ": bad shape '", text, "'"));
+    }
+    shape.push_back(static_cast<uint32_t>(extent));
+  }
+  if (shape.empty()) throw Error(Concat(where, ": empty shape"));
+  return shape;
+}
+
+}  // namespace
+
+GoldenCase ReadGoldenCase(const std::string& directory) {
+  const std::string case_path = directory + "/case.txt";
+  std::ifstream file(case_path);
+  if (!file) throw Error(Concat(case_path, ": cannot open"));
+  GoldenCase result;
+  const size_t slash = directory.find_last_of('/', directory.size() - 2);
+  result.name = directory.substr(slash == std::string::npos ? 0 : slash + 1);
+  if (!result.name.empty() && result.name.back() == '/') result.name.pop_back();
+  result.param_path = directory + "/model.pnnx.param";
+  result.bin_path = directory + "/model.pnnx.bin";
+  bool has_tolerance = false;
+  std::string line;
+  for (int line_number = 1; std::getline(file, line); ++line_number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string where = Concat(case_path, ":", line_number);
+    std::istringstream stream(line);
+    std::string keyword;
+    if (!(stream >> keyword)) continue;
+    if (keyword == "note") {
+      std::getline(stream >> std::ws, result.note);
+    } else if (keyword == "input" || keyword == "output") {
+      std::string name;
+      std::string shape;
+      if (!(stream >> name >> shape)) throw Error(Concat(where, ": expected '", keyword,
+                                                         " FILE SHAPE'"));
+      GoldenCase::DataFile data{directory + "/" + name, ParseShapeList(shape, where)};
+      (keyword == "input" ? result.inputs : result.outputs).push_back(data);
+    } else if (keyword == "tolerance") {
+      std::string absolute;
+      std::string relative;
+      if (!(stream >> absolute >> relative) ||
+          !ParseFloat(absolute, &result.absolute_tolerance) ||
+          !ParseFloat(relative, &result.relative_tolerance)) {
+        throw Error(Concat(where, ": expected 'tolerance ATOL RTOL'"));
+      }
+      has_tolerance = true;
+    } else if (keyword == "bin") {
+      std::string path;
+      if (!(stream >> path)) throw Error(Concat(where, ": expected 'bin PATH'"));
+      result.bin_path = directory + "/" + path;
+    } else {
+      throw Error(Concat(where, ": unknown keyword '", keyword, "'"));
+    }
+  }
+  if (result.inputs.empty() || result.outputs.empty() || !has_tolerance) {
+    throw Error(Concat(case_path, ": needs at least one input, one output and a tolerance line"));
+  }
+  return result;
+}
+
+Comparison CompareWithTolerance(const std::vector<float>& got, const std::vector<float>& reference,
+                                float absolute_tolerance, float relative_tolerance) {
+  if (got.size() != reference.size()) {
+    throw Error(Concat("cannot compare ", got.size(), " values with ", reference.size(),
+                       " reference values"));
+  }
+  Comparison comparison;
+  comparison.element_count = got.size();
+  bool saw_nan = false;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double error = std::fabs(static_cast<double>(got[i]) - reference[i]);
+    const double magnitude = std::fabs(static_cast<double>(reference[i]));
+    const bool within = error <= absolute_tolerance + relative_tolerance * magnitude;  // NaN fails
+    if (!within) {
+      if (comparison.mismatch_count == 0) comparison.first_mismatch = i;
+      ++comparison.mismatch_count;
+    }
+    if (std::isnan(error)) {
+      saw_nan = true;
+      continue;
+    }
+    comparison.max_absolute_error = std::fmax(comparison.max_absolute_error, error);
+    if (magnitude > 0) {
+      comparison.max_relative_error = std::fmax(comparison.max_relative_error, error / magnitude);
+    }
+  }
+  if (saw_nan) comparison.max_absolute_error = comparison.max_relative_error = NAN;
+  return comparison;
+}
+
+}  // namespace lumen

@@ -1,0 +1,48 @@
+#include "lumen/io/raw_file.hpp"
+
+#include <fstream>
+
+#include "lumen/base/error.hpp"
+
+namespace lumen {
+
+std::vector<float> ReadFloatFile(const std::string& path, size_t expected_count) {
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  if (!file) throw Error(Concat(path, ": cannot open"));
+  const std::streamsize bytes = file.tellg();
+  if (bytes % static_cast<std::streamsize>(sizeof(float)) != 0) {
+    throw Error(Concat(path, ": size ", bytes, " bytes is not a whole number of float32 values"));
+  }
+  const size_t count = static_cast<size_t>(bytes) / sizeof(float);
+  if (expected_count != 0 && count != expected_count) {
+    throw Error(Concat(path, ": expected ", expected_count, " float32 values, the file holds ",
+                       count));
+  }
+  std::vector<float> values(count);
+  file.seekg(0);
+  file.read(reinterpret_cast<char*>(values.data()), bytes);
+  if (!file) throw Error(Concat(path, ": read error"));
+  return values;
+}
+
+void WriteFloatFile(const std::string& path, const std::vector<float>& values) {
+  std::ofstream file(path, std::ios::binary);
+  file.write(reinterpret_cast<const char*>(values.data()),
+             static_cast<std::streamsize>(values.size() * sizeof(float)));
+  if (!file) throw Error(Concat(path, ": cannot write"));
+}
+
+TensorBatch ReadBatchFile(const std::string& path, const Shape& full_shape) {
+  const std::vector<float> values = ReadFloatFile(path, ShapeElementCount(full_shape));
+  return BatchFromRowMajor(values.data(), full_shape);
+}
+
+void WriteBatchFile(const std::string& path, const TensorBatch& batch) {
+  size_t count = 0;
+  for (const Tensor& sample : batch) count += sample.size();
+  std::vector<float> values(count);
+  BatchToRowMajor(batch, values.data());
+  WriteFloatFile(path, values);
+}
+
+}  // namespace lumen

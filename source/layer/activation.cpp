@@ -1,0 +1,84 @@
+#include "lumen/layer/activation.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "lumen/base/error.hpp"
+
+namespace lumen {
+namespace {
+
+// Below this many elements a parallel region costs more than it saves.
+constexpr size_t kParallelThreshold = 1 << 14;
+
+// One loop per function, so each inner loop is a plain expression the compiler can vectorise.
+template <typename Function>
+void Apply(const float* input, float* output, size_t count, Function function) {
+  const auto total = static_cast<std::ptrdiff_t>(count);
+#pragma omp parallel for if (count >= kParallelThreshold) schedule(static)
+  for (std::ptrdiff_t i = 0; i < total; ++i) output[i] = function(input[i]);
+}
+
+}  // namespace
+
+void ApplyActivation(const Activation& activation, const float* input, float* output,
+                     size_t count) {
+  const float alpha = activation.alpha;
+  // The formulas follow PyTorch's CPU kernels so that results round the same way.
+  switch (activation.kind) {
+    case Activation::Kind::kIdentity:
+      if (input != output) std::copy(input, input + count, output);
+      break;
+    case Activation::Kind::kRelu:
+      Apply(input, output, count, [](float x) { return std::max(x, 0.0f); });
+      break;
+    case Activation::Kind::kRelu6:
+      Apply(input, output, count, [](float x) { return std::min(std::max(x, 0.0f), 6.0f); });
+      break;
+    case Activation::Kind::kLeakyRelu:
+      Apply(input, output, count, [alpha](float x) { return x > 0.0f ? x : x * alpha; });
+      break;
+    case Activation::Kind::kElu:
+      Apply(input, output, count,
+            [alpha](float x) { return x > 0.0f ? x : alpha * std::expm1(x); });
+      break;
+    case Activation::Kind::kSigmoid:
+      Apply(input, output, count, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+      break;
+    case Activation::Kind::kSilu:
+      Apply(input, output, count, [](float x) { return x / (1.0f + std::exp(-x)); });
+      break;
+    case Activation::Kind::kTanh:
+      Apply(input, output, count, [](float x) { return std::tanh(x); });
+      break;
+    case Activation::Kind::kHardswish:
+      Apply(input, output, count,
+            [](float x) { return x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f; });
+      break;
+    case Activation::Kind::kHardsigmoid:
+      Apply(input, output, count,
+            [](float x) { return std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f; });
+      break;
+  }
+}
+
+void ActivationLayer::Prepare(const std::vector<Shape>& input_shapes,
+                              const std::vector<Shape>& output_shapes) {
+  CheckArity(input_shapes, output_shapes, 1, 1);
+  if (input_shapes[0] != output_shapes[0]) {
+    Fail(Concat("input shape ", ShapeToString(input_shapes[0]), " differs from output shape ",
+                ShapeToString(output_shapes[0])));
+  }
+}
+
+void ActivationLayer::Forward(const std::vector<const TensorBatch*>& inputs,
+                              const std::vector<TensorBatch*>& outputs) {
+  const TensorBatch& input = *inputs[0];
+  TensorBatch& output = *outputs[0];
+  for (size_t sample = 0; sample < input.size(); ++sample) {
+    ApplyActivation(activation_, input[sample].data(), output[sample].data(),
+                    input[sample].size());
+  }
+}
+
+}  // namespace lumen

@@ -1,0 +1,218 @@
+#include "lumen/tensor/tensor.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "lumen/base/error.hpp"
+
+namespace lumen {
+namespace {
+
+// The fcube dimensions (slices, rows, cols) that hold a logical shape; see tensor.hpp.
+struct CubeDims {
+  uint32_t channels = 1;
+  uint32_t rows = 1;
+  uint32_t cols = 1;
+};
+
+CubeDims CubeDimsOf(const Shape& shape) {
+  CubeDims dims;
+  const size_t rank = shape.size();
+  if (rank >= 1) dims.cols = shape[rank - 1];
+  if (rank >= 2) dims.rows = shape[rank - 2];
+  uint64_t channels = 1;
+  for (size_t i = 0; i + 2 < rank; ++i) channels *= shape[i];
+  if (channels > std::numeric_limits<uint32_t>::max()) {
+    throw Error(Concat("shape ", ShapeToString(shape), " is too large for a tensor"));
+  }
+  dims.channels = static_cast<uint32_t>(channels);
+  return dims;
+}
+
+// Storage order equals row-major order when each channel is a single row or a single column.
+bool StorageIsRowMajor(const CubeDims& dims) { return dims.rows <= 1 || dims.cols <= 1; }
+
+}  // namespace
+
+std::string ShapeToString(const Shape& shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) text += ",";
+    text += std::to_string(shape[i]);
+  }
+  return text + ")";
+}
+
+size_t ShapeElementCount(const Shape& shape) {
+  size_t count = 1;
+  for (uint32_t extent : shape) count *= extent;
+  return count;
+}
+
+Tensor::Tensor(const Shape& shape) : shape_(shape) {
+  const CubeDims dims = CubeDimsOf(shape);
+  cube_.zeros(dims.rows, dims.cols, dims.channels);
+}
+
+Tensor::Tensor(float* external_memory, const Shape& shape) : shape_(shape) {
+  const CubeDims dims = CubeDimsOf(shape);
+  // copy_aux_mem = false, strict = true: the cube is bound to this memory for its whole life.
+  cube_ = arma::fcube(external_memory, dims.rows, dims.cols, dims.channels, false, true);
+}
+
+Tensor Tensor::FromRowMajor(const float* values, const Shape& shape) {
+  Tensor tensor(shape);
+  tensor.CopyFromRowMajor(values);
+  return tensor;
+}
+
+void Tensor::CopyFromRowMajor(const float* values) {
+  const uint32_t row_count = rows();
+  const uint32_t col_count = cols();
+  if (StorageIsRowMajor({channels(), row_count, col_count})) {
+    std::copy(values, values + size(), data());
+    return;
+  }
+  // Row-major (row, col) -> column-major (row, col): a transpose of each channel.
+  for (uint32_t channel = 0; channel < channels(); ++channel) {
+    const float* source = values + static_cast<size_t>(channel) * row_count * col_count;
+    float* target = channel_data(channel);
+    for (uint32_t col = 0; col < col_count; ++col) {
+      for (uint32_t row = 0; row < row_count; ++row) {
+        target[col * row_count + row] = source[row * col_count + col];
+      }
+    }
+  }
+}
+
+void Tensor::CopyToRowMajor(float* values) const {
+  const uint32_t row_count = rows();
+  const uint32_t col_count = cols();
+  if (StorageIsRowMajor({channels(), row_count, col_count})) {
+    std::copy(data(), data() + size(), values);
+    return;
+  }
+  for (uint32_t channel = 0; channel < channels(); ++channel) {
+    const float* source = channel_data(channel);
+    float* target = values + static_cast<size_t>(channel) * row_count * col_count;
+    for (uint32_t row = 0; row < row_count; ++row) {
+      for (uint32_t col = 0; col < col_count; ++col) {
+        target[row * col_count + col] = source[col * row_count + row];
+      }
+    }
+  }
+}
+
+std::vector<float> Tensor::ToRowMajor() const {
+  std::vector<float> values(size());
+  CopyToRowMajor(values.data());
+  return values;
+}
+
+size_t Tensor::StorageOffset(const std::vector<uint32_t>& index) const {
+  if (index.size() != shape_.size()) {
+    throw Error(Concat("index of rank ", index.size(), " used on a tensor of shape ",
+                       ShapeToString(shape_)));
+  }
+  for (size_t i = 0; i < index.size(); ++i) {
+    if (index[i] >= shape_[i]) {
+      throw Error(Concat("index ", index[i], " is out of range for dimension ", i,
+                         " of a tensor of shape ", ShapeToString(shape_)));
+    }
+  }
+  const size_t rank = index.size();
+  size_t channel = 0;
+  for (size_t i = 0; i + 2 < rank; ++i) channel = channel * shape_[i] + index[i];
+  const size_t row = rank >= 2 ? index[rank - 2] : 0;
+  const size_t col = rank >= 1 ? index[rank - 1] : 0;
+  return channel * rows() * cols() + col * rows() + row;
+}
+
+float& Tensor::at(const std::vector<uint32_t>& index) { return data()[StorageOffset(index)]; }
+
+float Tensor::at(const std::vector<uint32_t>& index) const {
+  return data()[StorageOffset(index)];
+}
+
+void Tensor::Fill(float value) { cube_.fill(value); }
+
+void Tensor::Fill(const std::vector<float>& values) {
+  if (values.size() != size()) {
+    throw Error(Concat("cannot fill a tensor of shape ", ShapeToString(shape_), " (", size(),
+                       " elements) from ", values.size(), " values"));
+  }
+  CopyFromRowMajor(values.data());
+}
+
+void Tensor::Reshape(const Shape& new_shape) {
+  if (ShapeElementCount(new_shape) != size()) {
+    throw Error(Concat("cannot reshape a tensor of shape ", ShapeToString(shape_), " (", size(),
+                       " elements) to ", ShapeToString(new_shape), " (",
+                       ShapeElementCount(new_shape), " elements)"));
+  }
+  const CubeDims old_dims{channels(), rows(), cols()};
+  const CubeDims new_dims = CubeDimsOf(new_shape);
+  // When both layouts already store elements in row-major order, or the last two dimensions do
+  // not change, memory order is untouched and only the dimensions are relabelled.
+  const bool same_order =
+      (StorageIsRowMajor(old_dims) && StorageIsRowMajor(new_dims)) ||
+      (old_dims.rows == new_dims.rows && old_dims.cols == new_dims.cols);
+  if (same_order) {
+    cube_.set_size(new_dims.rows, new_dims.cols, new_dims.channels);  // same count: no reallocation
+    shape_ = new_shape;
+    return;
+  }
+  const std::vector<float> values = ToRowMajor();
+  cube_.set_size(new_dims.rows, new_dims.cols, new_dims.channels);
+  shape_ = new_shape;
+  CopyFromRowMajor(values.data());
+}
+
+Tensor Tensor::Padded(uint32_t top, uint32_t bottom, uint32_t left, uint32_t right,
+                      float value) const {
+  Shape padded_shape = shape_;
+  while (padded_shape.size() < 2) padded_shape.insert(padded_shape.begin(), 1);
+  padded_shape[padded_shape.size() - 2] += top + bottom;
+  padded_shape[padded_shape.size() - 1] += left + right;
+  Tensor padded(padded_shape);
+  padded.Fill(value);
+  for (uint32_t channel = 0; channel < channels(); ++channel) {
+    padded.cube_.slice(channel).submat(top, left, top + rows() - 1, left + cols() - 1) =
+        cube_.slice(channel);
+  }
+  return padded;
+}
+
+TensorBatch BatchFromRowMajor(const float* values, const Shape& full_shape) {
+  if (full_shape.empty()) throw Error("a batch shape needs at least the batch dimension");
+  const Shape sample_shape(full_shape.begin() + 1, full_shape.end());
+  const size_t sample_size = ShapeElementCount(sample_shape);
+  TensorBatch batch;
+  batch.reserve(full_shape[0]);
+  for (uint32_t sample = 0; sample < full_shape[0]; ++sample) {
+    batch.push_back(Tensor::FromRowMajor(values + sample * sample_size, sample_shape));
+  }
+  return batch;
+}
+
+void BatchToRowMajor(const TensorBatch& batch, float* values) {
+  for (const Tensor& sample : batch) {
+    sample.CopyToRowMajor(values);
+    values += sample.size();
+  }
+}
+
+Shape BatchShape(const TensorBatch& batch) {
+  if (batch.empty()) return {0};
+  for (const Tensor& sample : batch) {
+    if (sample.shape() != batch[0].shape()) {
+      throw Error(Concat("batch samples differ in shape: ", ShapeToString(batch[0].shape()),
+                         " vs ", ShapeToString(sample.shape())));
+    }
+  }
+  Shape full_shape{static_cast<uint32_t>(batch.size())};
+  full_shape.insert(full_shape.end(), batch[0].shape().begin(), batch[0].shape().end());
+  return full_shape;
+}
+
+}  // namespace lumen

@@ -1,0 +1,148 @@
+// Tensor: layout conversions, shapes, reshape semantics and errors.
+#include "lumen/tensor/tensor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "lumen/base/error.hpp"
+
+namespace lumen {
+namespace {
+
+// 0, 1, 2, ... : with these values an element's value is its row-major index.
+std::vector<float> Iota(size_t count) {
+  std::vector<float> values(count);
+  std::iota(values.begin(), values.end(), 0.0f);
+  return values;
+}
+
+TEST(Tensor, ShapeMapsToCubeDimensions) {
+  const Tensor chw({3, 4, 5});
+  EXPECT_EQ(chw.channels(), 3u);
+  EXPECT_EQ(chw.rows(), 4u);
+  EXPECT_EQ(chw.cols(), 5u);
+  EXPECT_EQ(chw.size(), 60u);
+
+  const Tensor vector({7});
+  EXPECT_EQ(vector.channels(), 1u);
+  EXPECT_EQ(vector.rows(), 1u);
+  EXPECT_EQ(vector.cols(), 7u);
+
+  const Tensor matrix({2, 7});
+  EXPECT_EQ(matrix.channels(), 1u);
+  EXPECT_EQ(matrix.rows(), 2u);
+  EXPECT_EQ(matrix.cols(), 7u);
+
+  // Leading dimensions fold into channels: YOLO's (3, 85, 20, 20) view is 255 slices of 20x20.
+  const Tensor rank4({3, 85, 20, 20});
+  EXPECT_EQ(rank4.channels(), 255u);
+  EXPECT_EQ(rank4.rows(), 20u);
+  EXPECT_EQ(rank4.cols(), 20u);
+  EXPECT_EQ(rank4.rank(), 4u);
+}
+
+TEST(Tensor, FromRowMajorPlacesEachElement) {
+  // Row-major (C, H, W): value at (c, h, w) is c*H*W + h*W + w.
+  const Tensor tensor = Tensor::FromRowMajor(Iota(2 * 3 * 4).data(), {2, 3, 4});
+  for (uint32_t c = 0; c < 2; ++c) {
+    for (uint32_t h = 0; h < 3; ++h) {
+      for (uint32_t w = 0; w < 4; ++w) {
+        EXPECT_EQ(tensor.at(c, h, w), static_cast<float>(c * 12 + h * 4 + w));
+        EXPECT_EQ(tensor.at({c, h, w}), static_cast<float>(c * 12 + h * 4 + w));
+      }
+    }
+  }
+  // Inside a channel Armadillo stores column by column: the element below (0,0) comes next.
+  EXPECT_EQ(tensor.data()[1], 4.0f);
+}
+
+TEST(Tensor, RowMajorRoundTripForEveryRank) {
+  for (const Shape& shape : {Shape{5}, Shape{3, 5}, Shape{2, 3, 5}, Shape{2, 3, 4, 5},
+                             Shape{2, 1, 3, 4, 5}}) {
+    const std::vector<float> values = Iota(ShapeElementCount(shape));
+    const Tensor tensor = Tensor::FromRowMajor(values.data(), shape);
+    EXPECT_EQ(tensor.ToRowMajor(), values) << ShapeToString(shape);
+  }
+}
+
+TEST(Tensor, LogicalIndexOfRank5) {
+  const Shape shape{2, 3, 4, 5, 6};
+  const Tensor tensor = Tensor::FromRowMajor(Iota(ShapeElementCount(shape)).data(), shape);
+  // Row-major index of (1,2,3,4,5) = ((((1*3+2)*4+3)*5+4)*6+5).
+  EXPECT_EQ(tensor.at({1, 2, 3, 4, 5}), static_cast<float>((((1 * 3 + 2) * 4 + 3) * 5 + 4) * 6 + 5));
+  EXPECT_THROW(tensor.at({1, 2, 3, 5, 0}), Error);
+  EXPECT_THROW(tensor.at({0, 0, 0}), Error);
+}
+
+TEST(Tensor, ReshapeKeepsRowMajorOrder) {
+  // PyTorch's view keeps the row-major element sequence; so must Reshape, whatever the ranks.
+  const std::vector<Shape> shapes{{4, 9, 11}, {396}, {12, 33}, {2, 18, 11}, {2, 2, 9, 11},
+                                  {36, 11},   {11, 36}, {1, 396}, {396, 1}, {3, 4, 33}};
+  const std::vector<float> values = Iota(396);
+  for (const Shape& from : shapes) {
+    for (const Shape& to : shapes) {
+      Tensor tensor = Tensor::FromRowMajor(values.data(), from);
+      tensor.Reshape(to);
+      EXPECT_EQ(tensor.shape(), to);
+      EXPECT_EQ(tensor.ToRowMajor(), values)
+          << ShapeToString(from) << " -> " << ShapeToString(to);
+    }
+  }
+}
+
+TEST(Tensor, ReshapeRejectsADifferentElementCount) {
+  Tensor tensor({2, 3, 4});
+  try {
+    tensor.Reshape({5, 5});
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(),
+                 "cannot reshape a tensor of shape (2,3,4) (24 elements) to (5,5) (25 elements)");
+  }
+}
+
+TEST(Tensor, ViewUsesExternalMemory) {
+  std::vector<float> memory(24, -1.0f);
+  Tensor view(memory.data(), {2, 3, 4});
+  EXPECT_EQ(view.data(), memory.data());
+  view.CopyFromRowMajor(Iota(24).data());
+  EXPECT_EQ(memory[1], 4.0f);  // (0,1,0) in column-major order
+  view.Reshape({4, 6});        // a view stays on its memory, elements move to the new order
+  EXPECT_EQ(view.data(), memory.data());
+  EXPECT_EQ(view.ToRowMajor(), Iota(24));
+}
+
+TEST(Tensor, FillFromValues) {
+  Tensor tensor({2, 2});
+  tensor.Fill({1, 2, 3, 4});
+  EXPECT_EQ(tensor.at(0, 0, 1), 2.0f);
+  EXPECT_EQ(tensor.at(0, 1, 0), 3.0f);
+  tensor.Fill(7.0f);
+  EXPECT_EQ(tensor.ToRowMajor(), std::vector<float>(4, 7.0f));
+  EXPECT_THROW(tensor.Fill({1, 2, 3}), Error);
+}
+
+TEST(Tensor, PaddedSurroundsEachChannel) {
+  const Tensor tensor = Tensor::FromRowMajor(Iota(2 * 2 * 3).data(), {2, 2, 3});
+  const Tensor padded = tensor.Padded(1, 2, 3, 0, -5.0f);
+  ASSERT_EQ(padded.shape(), (Shape{2, 5, 6}));
+  EXPECT_EQ(padded.at(0, 0, 0), -5.0f);
+  EXPECT_EQ(padded.at(0, 1, 3), 0.0f);
+  EXPECT_EQ(padded.at(1, 2, 5), 11.0f);
+  EXPECT_EQ(padded.at(1, 4, 5), -5.0f);
+}
+
+TEST(Tensor, BatchConversions) {
+  const std::vector<float> values = Iota(2 * 3 * 2 * 2);
+  const TensorBatch batch = BatchFromRowMajor(values.data(), {2, 3, 2, 2});
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_EQ(batch[1].at(0, 0, 0), 12.0f);
+  EXPECT_EQ(BatchShape(batch), (Shape{2, 3, 2, 2}));
+  std::vector<float> back(values.size());
+  BatchToRowMajor(batch, back.data());
+  EXPECT_EQ(back, values);
+}
+
+}  // namespace
+}  // namespace lumen
