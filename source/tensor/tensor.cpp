@@ -183,6 +183,36 @@ Tensor Tensor::Padded(uint32_t top, uint32_t bottom, uint32_t left, uint32_t rig
   return padded;
 }
 
+void CopyReshaped(const Tensor& source, Tensor* target) {
+  if (source.size() != target->size()) {
+    throw Error(Concat("cannot copy a tensor of shape ", ShapeToString(source.shape()), " into ",
+                       ShapeToString(target->shape())));
+  }
+  const CubeDims from{source.channels(), source.rows(), source.cols()};
+  const CubeDims to{target->channels(), target->rows(), target->cols()};
+  if ((StorageIsRowMajor(from) && StorageIsRowMajor(to)) ||
+      (from.rows == to.rows && from.cols == to.cols)) {
+    std::copy(source.data(), source.data() + source.size(), target->data());
+    return;
+  }
+  // Walk both tensors in row-major order with one (channel, row, col) counter each.
+  uint32_t channel = 0, row = 0, col = 0;
+  for (uint32_t to_channel = 0; to_channel < to.channels; ++to_channel) {
+    for (uint32_t to_row = 0; to_row < to.rows; ++to_row) {
+      for (uint32_t to_col = 0; to_col < to.cols; ++to_col) {
+        target->at(to_channel, to_row, to_col) = source.at(channel, row, col);
+        if (++col == from.cols) {
+          col = 0;
+          if (++row == from.rows) {
+            row = 0;
+            ++channel;
+          }
+        }
+      }
+    }
+  }
+}
+
 TensorBatch BatchFromRowMajor(const float* values, const Shape& full_shape) {
   if (full_shape.empty()) throw Error("a batch shape needs at least the batch dimension");
   const Shape sample_shape(full_shape.begin() + 1, full_shape.end());

@@ -146,3 +146,25 @@ TEST(Tensor, BatchConversions) {
 
 }  // namespace
 }  // namespace lumen
+
+namespace lumen {
+namespace {
+
+TEST(Tensor, CopyReshapedMatchesReshape) {
+  const std::vector<Shape> shapes{{4, 9, 11}, {396}, {12, 33}, {2, 18, 11}, {36, 11}, {11, 36}};
+  std::vector<float> values(396);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  for (const Shape& from : shapes) {
+    for (const Shape& to : shapes) {
+      const Tensor source = Tensor::FromRowMajor(values.data(), from);
+      Tensor target(to);
+      CopyReshaped(source, &target);
+      EXPECT_EQ(target.ToRowMajor(), values) << ShapeToString(from) << " -> " << ShapeToString(to);
+    }
+  }
+  Tensor wrong({5});
+  EXPECT_THROW(CopyReshaped(Tensor({2, 3}), &wrong), Error);
+}
+
+}  // namespace
+}  // namespace lumen

@@ -120,6 +120,10 @@ class Tensor {
   arma::fcube cube_;
 };
 
+// Copies `source` into `target` element by element in row-major order, as PyTorch's view/reshape
+// would: the shapes may differ but the element counts must match. Allocates nothing.
+void CopyReshaped(const Tensor& source, Tensor* target);
+
 // One operand's data for a whole batch: one Tensor per sample.
 using TensorBatch = std::vector<Tensor>;
 
