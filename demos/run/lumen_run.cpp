@@ -64,8 +64,8 @@ lumen::GoldenCase::DataFile ParseInputSpec(const std::string& spec) {
   size_t start = 0;
   while (start <= shape.size()) {
     const size_t comma = std::min(shape.find(',', start), shape.size());
-    file.shape.push_back(static_cast<uint32_t>(
-        ParsePositive(shape.substr(start, comma - start), "--input shape")));
+    file.shape.push_back(
+        static_cast<uint32_t>(ParsePositive(shape.substr(start, comma - start), "--input shape")));
     start = comma + 1;
   }
   return file;
@@ -144,8 +144,8 @@ void PrintProfile(lumen::RuntimeGraph& graph, const std::vector<lumen::TensorBat
     std::printf("%-22s %-28s %-22s %10.3f %6.1f%%\n", op.type.c_str(), op.name.c_str(),
                 shape.c_str(), times[i], 100.0 * times[i] / total);
   }
-  std::printf("layers %.3f ms, Forward %.3f ms, framework overhead %.3f ms (%.2f%%)\n",
-              layer_total, total, total - layer_total, 100.0 * (total - layer_total) / total);
+  std::printf("layers %.3f ms, Forward %.3f ms, framework overhead %.3f ms (%.2f%%)\n", layer_total,
+              total, total - layer_total, 100.0 * (total - layer_total) / total);
 }
 
 void PrintLatency(lumen::RuntimeGraph& graph, const std::vector<lumen::TensorBatch>& inputs,
@@ -200,12 +200,13 @@ int Run(const Options& options) {
       const std::vector<float> reference = lumen::ReadFloatFile(golden.outputs[i].path, got.size());
       const lumen::Comparison comparison = lumen::CompareWithTolerance(
           got, reference, golden.absolute_tolerance, golden.relative_tolerance);
-      std::printf("%s output %zu %s: max abs error %.3g, max rel error %.3g, %zu/%zu outside "
-                  "atol %g rtol %g: %s\n",
-                  golden.name.c_str(), i, lumen::ShapeToString(got_shape).c_str(),
-                  comparison.max_absolute_error, comparison.max_relative_error,
-                  comparison.mismatch_count, comparison.element_count, golden.absolute_tolerance,
-                  golden.relative_tolerance, comparison.passed() ? "PASS" : "FAIL");
+      std::printf(
+          "%s output %zu %s: max abs error %.3g, max rel error %.3g, %zu/%zu outside "
+          "atol %g rtol %g: %s\n",
+          golden.name.c_str(), i, lumen::ShapeToString(got_shape).c_str(),
+          comparison.max_absolute_error, comparison.max_relative_error, comparison.mismatch_count,
+          comparison.element_count, golden.absolute_tolerance, golden.relative_tolerance,
+          comparison.passed() ? "PASS" : "FAIL");
       if (!comparison.passed()) status = 1;
     }
   } else {

@@ -50,15 +50,14 @@ GoldenCase ReadGoldenCase(const std::string& directory) {
     } else if (keyword == "input" || keyword == "output") {
       std::string name;
       std::string shape;
-      if (!(stream >> name >> shape)) throw Error(Concat(where, ": expected '", keyword,
-                                                         " FILE SHAPE'"));
+      if (!(stream >> name >> shape))
+        throw Error(Concat(where, ": expected '", keyword, " FILE SHAPE'"));
       GoldenCase::DataFile data{directory + "/" + name, ParseShapeList(shape, where)};
       (keyword == "input" ? result.inputs : result.outputs).push_back(data);
     } else if (keyword == "tolerance") {
       std::string absolute;
       std::string relative;
-      if (!(stream >> absolute >> relative) ||
-          !ParseFloat(absolute, &result.absolute_tolerance) ||
+      if (!(stream >> absolute >> relative) || !ParseFloat(absolute, &result.absolute_tolerance) ||
           !ParseFloat(relative, &result.relative_tolerance)) {
         throw Error(Concat(where, ": expected 'tolerance ATOL RTOL'"));
       }

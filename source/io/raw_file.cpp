@@ -15,8 +15,8 @@ std::vector<float> ReadFloatFile(const std::string& path, size_t expected_count)
   }
   const size_t count = static_cast<size_t>(bytes) / sizeof(float);
   if (expected_count != 0 && count != expected_count) {
-    throw Error(Concat(path, ": expected ", expected_count, " float32 values, the file holds ",
-                       count));
+    throw Error(
+        Concat(path, ": expected ", expected_count, " float32 values, the file holds ", count));
   }
   std::vector<float> values(count);
   file.seekg(0);

@@ -76,8 +76,7 @@ void ActivationLayer::Forward(const std::vector<const TensorBatch*>& inputs,
   const TensorBatch& input = *inputs[0];
   TensorBatch& output = *outputs[0];
   for (size_t sample = 0; sample < input.size(); ++sample) {
-    ApplyActivation(activation_, input[sample].data(), output[sample].data(),
-                    input[sample].size());
+    ApplyActivation(activation_, input[sample].data(), output[sample].data(), input[sample].size());
   }
 }
 

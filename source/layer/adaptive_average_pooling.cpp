@@ -56,8 +56,8 @@ void AdaptiveAveragePooling::Forward(const std::vector<const TensorBatch*>& inpu
           for (int ix = x_begin; ix < x_end; ++ix) {
             for (int iy = y_begin; iy < y_end; ++iy) sum += source[ix * input_h + iy];
           }
-          target[ox * output_h_ + oy] = sum / static_cast<float>((y_end - y_begin) *
-                                                                 (x_end - x_begin));
+          target[ox * output_h_ + oy] =
+              sum / static_cast<float>((y_end - y_begin) * (x_end - x_begin));
         }
       }
     }

@@ -59,7 +59,7 @@ void AveragePooling::Forward(const std::vector<const TensorBatch*>& inputs,
           for (int ix = x_begin; ix < x_end; ++ix) {
             for (int iy = y_begin; iy < y_end; ++iy) sum += source[ix * input_h + iy];
           }
-          const int divisor = divisor_override_ ? divisor_override_
+          const int divisor = divisor_override_    ? divisor_override_
                               : count_include_pad_ ? padded_area
                                                    : (y_end - y_begin) * (x_end - x_begin);
           target[ox * output_h + oy] = divisor > 0 ? sum / static_cast<float>(divisor) : 0.0f;

@@ -48,8 +48,8 @@ void Convolution::Prepare(const std::vector<Shape>& input_shapes,
   is_pointwise_ = window_.kernel_h == 1 && window_.kernel_w == 1 && window_.stride_h == 1 &&
                   window_.stride_w == 1 && window_.pad_top == 0 && window_.pad_bottom == 0 &&
                   window_.pad_left == 0 && window_.pad_right == 0;
-  const size_t kernel_size = static_cast<size_t>(in_channels_ / groups_) * window_.kernel_h *
-                             window_.kernel_w;
+  const size_t kernel_size =
+      static_cast<size_t>(in_channels_ / groups_) * window_.kernel_h * window_.kernel_w;
   if (!is_pointwise_) columns_.assign(kernel_size * output_h_ * output_w_, 0.0f);
 }
 

@@ -19,8 +19,7 @@ int Window2d::OutputHeight(int input_h, bool ceil_mode) const {
 }
 
 int Window2d::OutputWidth(int input_w, bool ceil_mode) const {
-  return SlidingOutputSize(input_w, kernel_w, stride_w, dilation_w, pad_left, pad_right,
-                           ceil_mode);
+  return SlidingOutputSize(input_w, kernel_w, stride_w, dilation_w, pad_left, pad_right, ceil_mode);
 }
 
 Window2d ReadWindow2d(const RuntimeOperator& op, bool stride_defaults_to_kernel) {
@@ -30,7 +29,7 @@ Window2d ReadWindow2d(const RuntimeOperator& op, bool stride_defaults_to_kernel)
   window.kernel_w = kernel[1];
   // pnnx writes stride=() or None for pooling called without a stride.
   const bool has_stride = op.HasParam("stride") && !op.Param("stride").IsNone();
-  const std::vector<int> stride = has_stride ? op.IntPairParam("stride")
+  const std::vector<int> stride = has_stride                  ? op.IntPairParam("stride")
                                   : stride_defaults_to_kernel ? kernel
                                                               : std::vector<int>{1, 1};
   window.stride_h = stride[0];

@@ -43,9 +43,7 @@ std::vector<std::string> SplitLines(const std::string& text) {
   return lines;
 }
 
-bool IsBlank(const std::string& line) {
-  return line.find_first_not_of(" \t") == std::string::npos;
-}
+bool IsBlank(const std::string& line) { return line.find_first_not_of(" \t") == std::string::npos; }
 
 int64_t ParseCount(const std::string& token, const Location& where, const std::string& what) {
   int64_t value = 0;
@@ -173,9 +171,9 @@ std::unique_ptr<RuntimeOperator> ParseOperatorLine(const std::string& line, cons
   const int64_t input_count = ParseCount(tokens[2], where, "input count");
   const int64_t output_count = ParseCount(tokens[3], where, "output count");
   if (4 + input_count + output_count > static_cast<int64_t>(tokens.size())) {
-    Fail(where, Concat("operator '", op->name, "' declares ", input_count, " inputs and ",
-                       output_count, " outputs but the line has only ", tokens.size() - 4,
-                       " tokens after the counts"));
+    Fail(where,
+         Concat("operator '", op->name, "' declares ", input_count, " inputs and ", output_count,
+                " outputs but the line has only ", tokens.size() - 4, " tokens after the counts"));
   }
   size_t index = 4;
   for (int64_t i = 0; i < input_count + output_count; ++i, ++index) {
@@ -204,8 +202,8 @@ PnnxModel ParsePnnxParam(const std::string& text, const std::string& file_name) 
   if (lines.size() < 2) Fail({file_name, 2}, "missing the operator/operand count line");
   const std::vector<std::string> counts = SplitWhitespace(lines[1]);
   if (counts.size() != 2) {
-    Fail({file_name, 2}, Concat("expected '<operator count> <operand count>', got '", lines[1],
-                                "'"));
+    Fail({file_name, 2},
+         Concat("expected '<operator count> <operand count>', got '", lines[1], "'"));
   }
   const int64_t operator_count = ParseCount(counts[0], {file_name, 2}, "operator count");
   const int64_t operand_count = ParseCount(counts[1], {file_name, 2}, "operand count");
@@ -217,15 +215,14 @@ PnnxModel ParsePnnxParam(const std::string& text, const std::string& file_name) 
     const int line_number = static_cast<int>(i) + 1;
     if (IsBlank(lines[i])) continue;
     if (static_cast<int64_t>(model.operators.size()) == operator_count) {
-      Fail({file_name, line_number},
-           Concat("the count line declares ", operator_count,
-                  " operators but there are more operator lines"));
+      Fail({file_name, line_number}, Concat("the count line declares ", operator_count,
+                                            " operators but there are more operator lines"));
     }
     auto op = ParseOperatorLine(lines[i], {file_name, line_number}, &notes);
     const auto [previous, inserted] = operator_lines.emplace(op->name, line_number);
     if (!inserted) {
-      Fail({file_name, line_number}, Concat("operator name '", op->name,
-                                            "' is already used on line ", previous->second));
+      Fail({file_name, line_number},
+           Concat("operator name '", op->name, "' is already used on line ", previous->second));
     }
     model.operators.push_back(std::move(op));
   }
@@ -242,8 +239,8 @@ PnnxModel ParsePnnxParam(const std::string& text, const std::string& file_name) 
     for (const std::string& name : op->output_names) {
       const auto [previous, inserted] = producer_lines.emplace(name, op->line);
       if (!inserted) {
-        Fail({file_name, op->line}, Concat("operand '", name, "' is already produced on line ",
-                                           previous->second));
+        Fail({file_name, op->line},
+             Concat("operand '", name, "' is already produced on line ", previous->second));
       }
       model.operands.push_back(std::make_unique<RuntimeOperand>());
       model.operands.back()->name = name;
@@ -280,9 +277,8 @@ PnnxModel ParsePnnxParam(const std::string& text, const std::string& file_name) 
       }
       if (!agree) {
         Fail({file_name, note.line},
-             Concat("shape note '", note.token, "' disagrees with line ",
-                    note_lines[note.operand], ", which gave ", ShapeText(known),
-                    DataTypeName(operand.type)));
+             Concat("shape note '", note.token, "' disagrees with line ", note_lines[note.operand],
+                    ", which gave ", ShapeText(known), DataTypeName(operand.type)));
       }
       for (size_t i = 0; i < known.size(); ++i) {
         if (operand.shape[i] < 0) operand.shape[i] = note.value.shape[i];

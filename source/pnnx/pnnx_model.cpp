@@ -10,24 +10,23 @@
 
 namespace lumen {
 
-void ReadPnnxWeights(const std::string& bin_path, const std::string& param_path,
-                     PnnxModel* model) {
+void ReadPnnxWeights(const std::string& bin_path, const std::string& param_path, PnnxModel* model) {
   StorageZip zip(bin_path);
   std::set<std::string> used_members;
   for (const auto& op : model->operators) {
     for (auto& [key, attribute] : op->attributes) {
       // Member names are "<operator name>.<key>"; both halves may contain dots.
       const std::string member = op->name + "." + key;
-      const std::string declared_at = Concat(" (declared by ", op->Describe(), " at ", param_path,
-                                             ":", op->line, ")");
+      const std::string declared_at =
+          Concat(" (declared by ", op->Describe(), " at ", param_path, ":", op->line, ")");
       if (!zip.Contains(member)) {
         throw Error(Concat(bin_path, ": missing weight '", member, "' for attribute '@", key, "'",
                            declared_at));
       }
       const uint64_t stored = zip.MemberSize(member);
       if (stored != attribute.DeclaredByteCount()) {
-        throw Error(Concat(bin_path, ": weight '", member, "' holds ", stored,
-                           " bytes but '@", key, "' declares ", attribute.ElementCount(), " x ",
+        throw Error(Concat(bin_path, ": weight '", member, "' holds ", stored, " bytes but '@", key,
+                           "' declares ", attribute.ElementCount(), " x ",
                            DataTypeName(attribute.type), " = ", attribute.DeclaredByteCount(),
                            " bytes", declared_at));
       }

@@ -76,9 +76,7 @@ StorageZip::StorageZip(const std::string& path) : path_(path) {
   if (!file_) throw Error(Concat(path, ": cannot open the bin file"));
   file_.seekg(0, std::ios::end);
   file_size_ = static_cast<uint64_t>(file_.tellg());
-  const auto fail = [&](const std::string& message) {
-    throw Error(Concat(path_, ": ", message));
-  };
+  const auto fail = [&](const std::string& message) { throw Error(Concat(path_, ": ", message)); };
   if (file_size_ < kEndOfDirectorySize) {
     fail(Concat("only ", file_size_, " bytes: too short to be a ZIP archive"));
   }
@@ -116,7 +114,8 @@ StorageZip::StorageZip(const std::string& path) : path_(path) {
     directory_size = U64(zip64_end, 40);
     directory_offset = U64(zip64_end, 48);
   }
-  if (directory_offset > end_record_offset || directory_size > end_record_offset - directory_offset) {
+  if (directory_offset > end_record_offset ||
+      directory_size > end_record_offset - directory_offset) {
     fail(Concat("the central directory [", directory_offset, ", ",
                 directory_offset + directory_size, ") does not fit in the file"));
   }
@@ -126,7 +125,8 @@ StorageZip::StorageZip(const std::string& path) : path_(path) {
   for (uint64_t entry = 0; entry < entry_count; ++entry) {
     if (pos + kCentralHeaderSize > directory.size() ||
         U32(directory, pos) != kCentralHeaderSignature) {
-      fail(Concat("central directory entry ", entry, " of ", entry_count, " is missing or corrupt"));
+      fail(
+          Concat("central directory entry ", entry, " of ", entry_count, " is missing or corrupt"));
     }
     const uint16_t flags = U16(directory, pos + 8);
     const uint16_t method = U16(directory, pos + 10);
@@ -153,7 +153,8 @@ StorageZip::StorageZip(const std::string& path) : path_(path) {
       if (block_id == kZip64ExtraId) {
         for (uint64_t* value : {&size, &compressed_size, &local_offset}) {
           if (*value != 0xFFFFFFFF) continue;
-          if (field + 8 > extra + 4 + block_size) fail(Concat("member '", name, "': bad ZIP64 block"));
+          if (field + 8 > extra + 4 + block_size)
+            fail(Concat("member '", name, "': bad ZIP64 block"));
           *value = U64(directory, field);
           field += 8;
         }
@@ -162,7 +163,8 @@ StorageZip::StorageZip(const std::string& path) : path_(path) {
     }
 
     if (flags & 0x1) fail(Concat("member '", name, "' is encrypted"));
-    if (flags & 0x8) fail(Concat("member '", name, "' uses a data descriptor, which pnnx never writes"));
+    if (flags & 0x8)
+      fail(Concat("member '", name, "' uses a data descriptor, which pnnx never writes"));
     if (method != 0) {
       fail(Concat("member '", name, "' is compressed (method ", method,
                   "); pnnx weights must be stored uncompressed"));

@@ -207,9 +207,9 @@ void RuntimeGraph::CheckInputs(const std::vector<TensorBatch>& inputs) const {
     // Compared without building a Shape, so that a correct call allocates nothing.
     bool matches = inputs[i].size() == input_shapes_[i][0];
     for (const Tensor& sample : inputs[i]) {
-      matches = matches && sample.rank() + 1 == input_shapes_[i].size() &&
-                std::equal(sample.shape().begin(), sample.shape().end(),
-                           input_shapes_[i].begin() + 1);
+      matches =
+          matches && sample.rank() + 1 == input_shapes_[i].size() &&
+          std::equal(sample.shape().begin(), sample.shape().end(), input_shapes_[i].begin() + 1);
     }
     if (!matches) {
       std::string got;

@@ -130,9 +130,7 @@ size_t Tensor::StorageOffset(const std::vector<uint32_t>& index) const {
 
 float& Tensor::at(const std::vector<uint32_t>& index) { return data()[StorageOffset(index)]; }
 
-float Tensor::at(const std::vector<uint32_t>& index) const {
-  return data()[StorageOffset(index)];
-}
+float Tensor::at(const std::vector<uint32_t>& index) const { return data()[StorageOffset(index)]; }
 
 void Tensor::Fill(float value) { cube_.fill(value); }
 
@@ -154,9 +152,8 @@ void Tensor::Reshape(const Shape& new_shape) {
   const CubeDims new_dims = CubeDimsOf(new_shape);
   // When both layouts already store elements in row-major order, or the last two dimensions do
   // not change, memory order is untouched and only the dimensions are relabelled.
-  const bool same_order =
-      (StorageIsRowMajor(old_dims) && StorageIsRowMajor(new_dims)) ||
-      (old_dims.rows == new_dims.rows && old_dims.cols == new_dims.cols);
+  const bool same_order = (StorageIsRowMajor(old_dims) && StorageIsRowMajor(new_dims)) ||
+                          (old_dims.rows == new_dims.rows && old_dims.cols == new_dims.cols);
   if (same_order) {
     cube_.set_size(new_dims.rows, new_dims.cols, new_dims.channels);  // same count: no reallocation
     shape_ = new_shape;
@@ -236,8 +233,8 @@ Shape BatchShape(const TensorBatch& batch) {
   if (batch.empty()) return {0};
   for (const Tensor& sample : batch) {
     if (sample.shape() != batch[0].shape()) {
-      throw Error(Concat("batch samples differ in shape: ", ShapeToString(batch[0].shape()),
-                         " vs ", ShapeToString(sample.shape())));
+      throw Error(Concat("batch samples differ in shape: ", ShapeToString(batch[0].shape()), " vs ",
+                         ShapeToString(sample.shape())));
     }
   }
   Shape full_shape{static_cast<uint32_t>(batch.size())};

@@ -55,15 +55,15 @@ TEST_P(GoldenCaseTest, MatchesPyTorch) {
     std::vector<float> got(ShapeElementCount(golden.outputs[i].shape));
     BatchToRowMajor(outputs[i], got.data());
     const std::vector<float> reference = ReadFloatFile(golden.outputs[i].path, got.size());
-    const Comparison comparison = CompareWithTolerance(
-        got, reference, golden.absolute_tolerance, golden.relative_tolerance);
+    const Comparison comparison =
+        CompareWithTolerance(got, reference, golden.absolute_tolerance, golden.relative_tolerance);
     EXPECT_TRUE(comparison.passed())
-        << "output " << i << ": " << comparison.mismatch_count << " of "
-        << comparison.element_count << " values outside atol " << golden.absolute_tolerance
-        << " rtol " << golden.relative_tolerance << "; max abs error "
-        << comparison.max_absolute_error << ", first at index " << comparison.first_mismatch
-        << " (got " << got[comparison.first_mismatch] << ", PyTorch "
-        << reference[comparison.first_mismatch] << ")";
+        << "output " << i << ": " << comparison.mismatch_count << " of " << comparison.element_count
+        << " values outside atol " << golden.absolute_tolerance << " rtol "
+        << golden.relative_tolerance << "; max abs error " << comparison.max_absolute_error
+        << ", first at index " << comparison.first_mismatch << " (got "
+        << got[comparison.first_mismatch] << ", PyTorch " << reference[comparison.first_mismatch]
+        << ")";
   }
 }
 

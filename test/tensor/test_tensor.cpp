@@ -1,11 +1,10 @@
 // Tensor: layout conversions, shapes, reshape semantics and errors.
-#include "lumen/tensor/tensor.hpp"
-
 #include <gtest/gtest.h>
 
 #include <numeric>
 
 #include "lumen/base/error.hpp"
+#include "lumen/tensor/tensor.hpp"
 
 namespace lumen {
 namespace {
@@ -58,8 +57,8 @@ TEST(Tensor, FromRowMajorPlacesEachElement) {
 }
 
 TEST(Tensor, RowMajorRoundTripForEveryRank) {
-  for (const Shape& shape : {Shape{5}, Shape{3, 5}, Shape{2, 3, 5}, Shape{2, 3, 4, 5},
-                             Shape{2, 1, 3, 4, 5}}) {
+  for (const Shape& shape :
+       {Shape{5}, Shape{3, 5}, Shape{2, 3, 5}, Shape{2, 3, 4, 5}, Shape{2, 1, 3, 4, 5}}) {
     const std::vector<float> values = Iota(ShapeElementCount(shape));
     const Tensor tensor = Tensor::FromRowMajor(values.data(), shape);
     EXPECT_EQ(tensor.ToRowMajor(), values) << ShapeToString(shape);
@@ -70,23 +69,23 @@ TEST(Tensor, LogicalIndexOfRank5) {
   const Shape shape{2, 3, 4, 5, 6};
   const Tensor tensor = Tensor::FromRowMajor(Iota(ShapeElementCount(shape)).data(), shape);
   // Row-major index of (1,2,3,4,5) = ((((1*3+2)*4+3)*5+4)*6+5).
-  EXPECT_EQ(tensor.at({1, 2, 3, 4, 5}), static_cast<float>((((1 * 3 + 2) * 4 + 3) * 5 + 4) * 6 + 5));
+  EXPECT_EQ(tensor.at({1, 2, 3, 4, 5}),
+            static_cast<float>((((1 * 3 + 2) * 4 + 3) * 5 + 4) * 6 + 5));
   EXPECT_THROW(tensor.at({1, 2, 3, 5, 0}), Error);
   EXPECT_THROW(tensor.at({0, 0, 0}), Error);
 }
 
 TEST(Tensor, ReshapeKeepsRowMajorOrder) {
   // PyTorch's view keeps the row-major element sequence; so must Reshape, whatever the ranks.
-  const std::vector<Shape> shapes{{4, 9, 11}, {396}, {12, 33}, {2, 18, 11}, {2, 2, 9, 11},
-                                  {36, 11},   {11, 36}, {1, 396}, {396, 1}, {3, 4, 33}};
+  const std::vector<Shape> shapes{{4, 9, 11}, {396},    {12, 33}, {2, 18, 11}, {2, 2, 9, 11},
+                                  {36, 11},   {11, 36}, {1, 396}, {396, 1},    {3, 4, 33}};
   const std::vector<float> values = Iota(396);
   for (const Shape& from : shapes) {
     for (const Shape& to : shapes) {
       Tensor tensor = Tensor::FromRowMajor(values.data(), from);
       tensor.Reshape(to);
       EXPECT_EQ(tensor.shape(), to);
-      EXPECT_EQ(tensor.ToRowMajor(), values)
-          << ShapeToString(from) << " -> " << ShapeToString(to);
+      EXPECT_EQ(tensor.ToRowMajor(), values) << ShapeToString(from) << " -> " << ShapeToString(to);
     }
   }
 }

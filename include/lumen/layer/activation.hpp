@@ -29,8 +29,7 @@ struct Activation {
 
 // Computes output[i] = f(input[i]) for `count` elements (input may equal output).
 // Runs on the OpenMP thread pool when there is enough work.
-void ApplyActivation(const Activation& activation, const float* input, float* output,
-                     size_t count);
+void ApplyActivation(const Activation& activation, const float* input, float* output, size_t count);
 
 // A layer that applies one activation to every element of its single input.
 class ActivationLayer : public Layer {

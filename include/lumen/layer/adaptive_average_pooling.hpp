@@ -6,7 +6,8 @@
 
 namespace lumen {
 
-// Output cell (i, j) averages input rows [floor(i*H/OH), ceil((i+1)*H/OH)) and the same for columns.
+// Output cell (i, j) averages input rows [floor(i*H/OH), ceil((i+1)*H/OH)) and the same for
+// columns.
 class AdaptiveAveragePooling : public Layer {
  public:
   // Reads output_size (a pair, an int, or None entries meaning "keep the input size").

@@ -1,4 +1,5 @@
-// LayerRegistry: maps an op type string ("nn.Conv2d", "F.relu", ...) to the code that builds its layer.
+// LayerRegistry: maps an op type string ("nn.Conv2d", "F.relu", ...) to the code that builds its
+// layer.
 //
 // Each layer registers itself in its own source file with LUMEN_REGISTER_LAYER, so adding a layer
 // touches no central list. Registration runs during static initialisation; the lumen library is
@@ -37,10 +38,10 @@ class LayerRegistry {
 }  // namespace lumen
 
 // Registers LayerClass (constructible from a RuntimeOperator) under one or more op type strings.
-#define LUMEN_REGISTER_LAYER(LayerClass, ...)                                          \
-  static const bool kLumenRegistered##LayerClass = ::lumen::LayerRegistry::Register( \
+#define LUMEN_REGISTER_LAYER(LayerClass, ...)                                                    \
+  static const bool kLumenRegistered##LayerClass = ::lumen::LayerRegistry::Register(             \
       {__VA_ARGS__}, [](const ::lumen::RuntimeOperator& op) -> std::unique_ptr<::lumen::Layer> { \
-        return std::make_unique<LayerClass>(op);                                       \
+        return std::make_unique<LayerClass>(op);                                                 \
       })
 
 #endif  // LUMEN_LAYER_LAYER_REGISTRY_HPP_

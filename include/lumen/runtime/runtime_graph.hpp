@@ -18,7 +18,8 @@
 
 namespace lumen {
 
-// A model ready to run: operators in execution order, each with its layer and preallocated operands.
+// A model ready to run: operators in execution order, each with its layer and preallocated
+// operands.
 class RuntimeGraph {
  public:
   // Reads a model from its two files; throws lumen::Error on a malformed file.
@@ -35,8 +36,9 @@ class RuntimeGraph {
   // shapes in the param file and lets each layer check its shapes. Throws lumen::Error.
   void Build();
 
-  // Runs the model: one batch per graph input (in pnnx.Input order), each of the shape the model was
-  // exported with; returns one batch per graph output. Throws lumen::Error on a wrong input shape.
+  // Runs the model: one batch per graph input (in pnnx.Input order), each of the shape the model
+  // was exported with; returns one batch per graph output. Throws lumen::Error on a wrong input
+  // shape.
   std::vector<TensorBatch> Forward(const std::vector<TensorBatch>& inputs);
 
   // Same, writing the outputs into `outputs` and reusing its memory across calls.

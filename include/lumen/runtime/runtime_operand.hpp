@@ -16,14 +16,14 @@ struct RuntimeOperator;
 // (after RuntimeGraph::Build) its preallocated data.
 struct RuntimeOperand {
   std::string name;
-  // Full shape from the `#name=(...)` notes, batch first; -1 for an unknown extent (`?`); empty when
-  // the file has no note for this operand.
+  // Full shape from the `#name=(...)` notes, batch first; -1 for an unknown extent (`?`); empty
+  // when the file has no note for this operand.
   std::vector<int> shape;
   DataType type = DataType::kUnknown;
 
-  RuntimeOperator* producer = nullptr;         // set by RuntimeGraph::Build
-  std::vector<RuntimeOperator*> consumers;     // set by RuntimeGraph::Build; one entry per use
-  TensorBatch data;                            // one Tensor per sample, allocated by Build
+  RuntimeOperator* producer = nullptr;      // set by RuntimeGraph::Build
+  std::vector<RuntimeOperator*> consumers;  // set by RuntimeGraph::Build; one entry per use
+  TensorBatch data;                         // one Tensor per sample, allocated by Build
 };
 
 }  // namespace lumen

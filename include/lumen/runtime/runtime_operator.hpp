@@ -1,4 +1,5 @@
-// RuntimeOperator: one line of a .pnnx.param file (an op node) with its typed parameters and weights.
+// RuntimeOperator: one line of a .pnnx.param file (an op node) with its typed parameters and
+// weights.
 #ifndef LUMEN_RUNTIME_RUNTIME_OPERATOR_HPP_
 #define LUMEN_RUNTIME_RUNTIME_OPERATOR_HPP_
 

@@ -9,9 +9,10 @@
 //
 // So a (C, H, W) feature map is C slices of H x W matrices, and YOLO's (3, 85, 80, 80) view is 255
 // slices of 80 x 80. Armadillo stores each slice column by column, so inside a slice the row index
-// runs fastest in memory, while PyTorch's row-major order runs the column index fastest. Memory order
-// is therefore "row-major with the last two logical dimensions swapped". Every conversion between the
-// two orders goes through FromRowMajor / CopyFromRowMajor / CopyToRowMajor, and nothing else.
+// runs fastest in memory, while PyTorch's row-major order runs the column index fastest. Memory
+// order is therefore "row-major with the last two logical dimensions swapped". Every conversion
+// between the two orders goes through FromRowMajor / CopyFromRowMajor / CopyToRowMajor, and nothing
+// else.
 #ifndef LUMEN_TENSOR_TENSOR_HPP_
 #define LUMEN_TENSOR_TENSOR_HPP_
 
@@ -95,7 +96,8 @@ class Tensor {
     return cube_.at(row, col, channel);
   }
 
-  // Element at a logical index (one entry per dimension of shape()), checked; throws on a bad index.
+  // Element at a logical index (one entry per dimension of shape()), checked; throws on a bad
+  // index.
   float& at(const std::vector<uint32_t>& index);
   float at(const std::vector<uint32_t>& index) const;
 
