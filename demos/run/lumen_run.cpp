@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -115,6 +117,16 @@ Options ParseOptions(int argc, char** argv) {
   return options;
 }
 
+// Threads the process owns right now (Linux), to show that --threads T really means T threads.
+int ProcessThreadCount() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Threads:", 0) == 0) return std::atoi(line.c_str() + 8);
+  }
+  return 0;
+}
+
 double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const size_t middle = values.size() / 2;
@@ -162,6 +174,8 @@ void PrintLatency(lumen::RuntimeGraph& graph, const std::vector<lumen::TensorBat
   }
   std::printf("median %.3f ms, min %.3f ms (%d runs, %d threads)\n", Median(times),
               *std::min_element(times.begin(), times.end()), repeat, lumen::GetNumThreads());
+  std::printf("process threads: %d; BLAS: %s\n", ProcessThreadCount(),
+              lumen::BlasDescription().c_str());
 }
 
 int Run(const Options& options) {
@@ -210,6 +224,12 @@ int Run(const Options& options) {
       if (!comparison.passed()) status = 1;
     }
   } else {
+    std::error_code error;
+    std::filesystem::create_directories(options.output_directory, error);
+    if (error) {
+      throw Error(Concat(options.output_directory,
+                         ": cannot create the output directory: ", error.message()));
+    }
     for (size_t i = 0; i < outputs.size(); ++i) {
       const std::string path = Concat(options.output_directory, "/out", i, ".f32");
       lumen::WriteBatchFile(path, outputs[i]);
