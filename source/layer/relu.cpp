@@ -1,18 +1,10 @@
-// nn.ReLU and its functional forms: max(x, 0). The math lives in activation.cpp, shared with the
-// layers that fuse an activation.
+// nn.ReLU and its functional forms: max(x, 0).
+// The layer is the shared ActivationLayer; the math lives in activation.cpp so that layers which
+// fuse an activation (a convolution followed by this op) compute exactly the same thing.
 #include "lumen/layer/activation.hpp"
-#include "lumen/layer/layer_registry.hpp"
 
 namespace lumen {
-namespace {
 
-// Builds the ReLU layer; the op has no parameters.
-class Relu : public ActivationLayer {
- public:
-  explicit Relu(const RuntimeOperator& op) : ActivationLayer(op, {Activation::Kind::kRelu}) {}
-};
+LUMEN_REGISTER_ACTIVATION(kRelu, "nn.ReLU", "F.relu", "torch.relu", "Tensor.relu");
 
-LUMEN_REGISTER_LAYER(Relu, "nn.ReLU", "F.relu", "torch.relu", "Tensor.relu");
-
-}  // namespace
 }  // namespace lumen

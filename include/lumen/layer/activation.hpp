@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "lumen/layer/layer.hpp"
+#include "lumen/layer/layer_registry.hpp"
 
 namespace lumen {
 
@@ -49,5 +50,13 @@ class ActivationLayer : public Layer {
 };
 
 }  // namespace lumen
+
+// Registers op types whose layer applies one parameterless activation (Activation::Kind::KIND).
+#define LUMEN_REGISTER_ACTIVATION(KIND, ...)                                                     \
+  static const bool kLumenRegistered##KIND = ::lumen::LayerRegistry::Register(                   \
+      {__VA_ARGS__}, [](const ::lumen::RuntimeOperator& op) -> std::unique_ptr<::lumen::Layer> { \
+        return std::make_unique<::lumen::ActivationLayer>(                                       \
+            op, ::lumen::Activation{::lumen::Activation::Kind::KIND});                           \
+      })
 
 #endif  // LUMEN_LAYER_ACTIVATION_HPP_
