@@ -5,7 +5,7 @@
 
 namespace lumen {
 
-Flatten::Flatten(const RuntimeOperator& op) : Layer(op) {
+Flatten::Flatten(const RuntimeOperator& op) : ViewLayer(op) {
   start_dim_ = op.IntParam("start_dim", 0);
   end_dim_ = op.IntParam("end_dim", -1);
 }
@@ -29,17 +29,7 @@ void Flatten::Prepare(const std::vector<Shape>& input_shapes,
   for (int i = start; i <= end; ++i) merged *= input[i];
   expected.push_back(merged);
   expected.insert(expected.end(), input.begin() + end + 1, input.end());
-  if (output_shapes[0] != expected) {
-    Fail(Concat("input ", ShapeToString(input), " flattens to ", ShapeToString(expected),
-                " but the graph says ", ShapeToString(output_shapes[0])));
-  }
-}
-
-void Flatten::Forward(const std::vector<const TensorBatch*>& inputs,
-                      const std::vector<TensorBatch*>& outputs) {
-  for (size_t sample = 0; sample < inputs[0]->size(); ++sample) {
-    CopyReshaped((*inputs[0])[sample], &(*outputs[0])[sample]);
-  }
+  CheckOutput(input, expected, output_shapes[0]);
 }
 
 LUMEN_REGISTER_LAYER(Flatten, "torch.flatten");

@@ -16,6 +16,16 @@ void Layer::CheckArity(const std::vector<Shape>& input_shapes,
   }
 }
 
+size_t Layer::SampleAxis(int dim, size_t full_rank) const {
+  const int rank = static_cast<int>(full_rank);
+  const int axis = dim < 0 ? dim + rank : dim;
+  if (axis < 0 || axis >= rank) {
+    Fail(Concat("dim ", dim, " is out of range for a tensor of rank ", rank));
+  }
+  if (axis == 0) Fail("operating on the batch dimension (dim 0) is not supported");
+  return static_cast<size_t>(axis - 1);
+}
+
 void Layer::Fail(const std::string& message) const {
   throw Error(Concat(description_, ": ", message));
 }

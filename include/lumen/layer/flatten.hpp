@@ -2,21 +2,18 @@
 #ifndef LUMEN_LAYER_FLATTEN_HPP_
 #define LUMEN_LAYER_FLATTEN_HPP_
 
-#include "lumen/layer/layer.hpp"
+#include "lumen/layer/view_layer.hpp"
 
 namespace lumen {
 
 // Flattens a range of dimensions (negative indices count from the end, as in PyTorch).
-class Flatten : public Layer {
+class Flatten : public ViewLayer {
  public:
   // Reads start_dim and end_dim.
   explicit Flatten(const RuntimeOperator& op);
   // Resolves the dimensions against the input rank and checks the output shape.
   void Prepare(const std::vector<Shape>& input_shapes,
                const std::vector<Shape>& output_shapes) override;
-  // Copies each sample in row-major order into its new shape.
-  void Forward(const std::vector<const TensorBatch*>& inputs,
-               const std::vector<TensorBatch*>& outputs) override;
 
  private:
   int start_dim_ = 0;

@@ -42,6 +42,11 @@ class Layer {
   void CheckArity(const std::vector<Shape>& input_shapes, const std::vector<Shape>& output_shapes,
                   size_t inputs, size_t outputs) const;
 
+  // Converts a PyTorch dimension of a full shape (batch first, negative counts from the end) into
+  // a dimension of one sample. Throws lumen::Error naming the layer if it is out of range or is
+  // the batch dimension, which layers never reorganise.
+  size_t SampleAxis(int dim, size_t full_rank) const;
+
   // Throws lumen::Error prefixed with this layer's description.
   [[noreturn]] void Fail(const std::string& message) const;
 

@@ -40,9 +40,10 @@ class BroadcastWalk {
   // Number of dimensions left after merging (1 for equal shapes).
   size_t merged_rank() const { return extents_.size(); }
 
-  // Calls run_function(const Run&) for every run, splitting the work over OpenMP threads.
+  // Calls run_function(const Run&) for every run, splitting the work over OpenMP threads unless
+  // `parallel` is false (needed when runs write to shared places, as a reduction does).
   template <typename RunFunction>
-  void ForEachRun(RunFunction run_function) const;
+  void ForEachRun(RunFunction run_function, bool parallel = true) const;
 
  private:
   std::vector<size_t> extents_;  // merged result dimensions, storage order
@@ -53,7 +54,7 @@ class BroadcastWalk {
 };
 
 template <typename RunFunction>
-void BroadcastWalk::ForEachRun(RunFunction run_function) const {
+void BroadcastWalk::ForEachRun(RunFunction run_function, bool parallel) const {
   constexpr size_t kChunk = 1 << 14;  // elements per task when there is one long run
   constexpr size_t kParallelThreshold = 1 << 15;
   const size_t inner = extents_.back();
@@ -61,7 +62,7 @@ void BroadcastWalk::ForEachRun(RunFunction run_function) const {
   if (outer_count == 1) {
     // One long run (equal shapes): cut it into chunks so that every thread gets a share.
     const auto chunks = static_cast<std::ptrdiff_t>((inner + kChunk - 1) / kChunk);
-#pragma omp parallel for if (chunks > 1) schedule(static)
+#pragma omp parallel for if (parallel && chunks > 1) schedule(static)
     for (std::ptrdiff_t chunk = 0; chunk < chunks; ++chunk) {
       const size_t start = static_cast<size_t>(chunk) * kChunk;
       run_function(Run{start,
@@ -71,7 +72,7 @@ void BroadcastWalk::ForEachRun(RunFunction run_function) const {
     return;
   }
   const auto outer = static_cast<std::ptrdiff_t>(outer_count);
-#pragma omp parallel for if (element_count_ >= kParallelThreshold) schedule(static)
+#pragma omp parallel for if (parallel && element_count_ >= kParallelThreshold) schedule(static)
   for (std::ptrdiff_t index = 0; index < outer; ++index) {
     Run run{0, {0, 0}, inner};
     size_t remaining = static_cast<size_t>(index);

@@ -1,0 +1,24 @@
+// torch.unsqueeze: insert a dimension of extent 1.
+#ifndef LUMEN_LAYER_UNSQUEEZE_HPP_
+#define LUMEN_LAYER_UNSQUEEZE_HPP_
+
+#include "lumen/layer/view_layer.hpp"
+
+namespace lumen {
+
+// Unsqueeze at `dim` of the output (negative counts from the end of the output, as in PyTorch).
+class Unsqueeze : public ViewLayer {
+ public:
+  // Reads dim.
+  explicit Unsqueeze(const RuntimeOperator& op);
+  // Computes the unsqueezed shape and checks the graph's output shape.
+  void Prepare(const std::vector<Shape>& input_shapes,
+               const std::vector<Shape>& output_shapes) override;
+
+ private:
+  int dim_ = 0;
+};
+
+}  // namespace lumen
+
+#endif  // LUMEN_LAYER_UNSQUEEZE_HPP_
