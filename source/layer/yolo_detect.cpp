@@ -1,0 +1,154 @@
+#include "lumen/layer/yolo_detect.hpp"
+
+#include <cmath>
+
+#include "lumen/base/error.hpp"
+#include "lumen/layer/layer_registry.hpp"
+#include "lumen/math/gemm.hpp"
+
+namespace lumen {
+namespace {
+
+// An anchor grid holds, per anchor, the same (w, h) at every cell, and sizes are positive; a grid
+// holds cell coordinates, which vary across cells (or are <= 0 at a single cell).
+bool IsAnchorGrid(const std::vector<int>& shape, const std::vector<float>& values) {
+  const size_t cells = static_cast<size_t>(shape[2]) * shape[3];
+  for (int anchor = 0; anchor < shape[1]; ++anchor) {
+    const float* first = values.data() + anchor * cells * 2;
+    for (size_t cell = 0; cell < cells; ++cell) {
+      for (int component = 0; component < 2; ++component) {
+        const float value = first[cell * 2 + component];
+        if (value <= 0.0f || value != first[component]) return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+YoloDetect::YoloDetect(const RuntimeOperator& op) : Layer(op) {
+  for (const auto& [key, attribute] : op.attributes) {
+    if (key.rfind("m.", 0) == 0) continue;  // the convolutions, read below per level
+    if (attribute.shape.size() == 1) {
+      strides_ = op.AttributeFloats(key);
+    } else if (attribute.shape.size() == 5 && attribute.shape[0] == 1 && attribute.shape[4] == 2) {
+      grid_attributes_.push_back({attribute.shape, op.AttributeFloats(key)});
+    } else {
+      Fail(Concat("unexpected attribute '@", key, "'"));
+    }
+  }
+  if (grid_attributes_.empty()) Fail("no grid attributes of shape (1,na,ny,nx,2)");
+  anchors_ = grid_attributes_[0].shape[1];
+  for (int level = 0; op.HasAttribute(Concat("m.", level, ".weight")); ++level) {
+    const std::string prefix = Concat("m.", level, ".");
+    const std::vector<int>& shape = op.Attribute(prefix + "weight").shape;
+    if (shape.size() != 4 || shape[2] != 1 || shape[3] != 1 || shape[0] % anchors_ != 0) {
+      Fail(Concat("@", prefix, "weight must be a 1x1 convolution with na*no outputs"));
+    }
+    Level entry;
+    entry.channels = shape[1];
+    entry.weights = op.AttributeFloats(prefix + "weight");
+    entry.bias = op.AttributeFloats(prefix + "bias", {shape[0]});
+    outputs_ = shape[0] / anchors_;
+    levels_.push_back(std::move(entry));
+  }
+  if (levels_.empty() || strides_.size() != levels_.size()) {
+    Fail(Concat("expected one stride per level, got ", strides_.size(), " strides for ",
+                levels_.size(), " levels"));
+  }
+}
+
+void YoloDetect::Prepare(const std::vector<Shape>& input_shapes,
+                         const std::vector<Shape>& output_shapes) {
+  CheckArity(input_shapes, output_shapes, levels_.size(), 1);
+  size_t rows = 0;
+  for (size_t i = 0; i < levels_.size(); ++i) {
+    Level& level = levels_[i];
+    const Shape& input = input_shapes[i];
+    if (input.size() != 4 || input[1] != static_cast<uint32_t>(level.channels)) {
+      Fail(Concat("input ", i, " should be (N,", level.channels, ",H,W), got ",
+                  ShapeToString(input)));
+    }
+    level.height = static_cast<int>(input[2]);
+    level.width = static_cast<int>(input[3]);
+    level.first_row = rows;
+    rows += static_cast<size_t>(anchors_) * level.height * level.width;
+    level.stride = strides_[i];
+    level.grid.clear();
+    level.anchor_grid.clear();
+    // Each level has two attributes of shape (1, na, ny, nx, 2): its grid and its anchor grid.
+    for (const GridAttribute& attribute : grid_attributes_) {
+      if (attribute.shape[2] != level.height || attribute.shape[3] != level.width) continue;
+      std::vector<float>& role =
+          IsAnchorGrid(attribute.shape, attribute.values) ? level.anchor_grid : level.grid;
+      if (!role.empty()) Fail(Concat("two grids of the same kind for input ", i));
+      role = attribute.values;
+    }
+    if (level.grid.empty() || level.anchor_grid.empty()) {
+      Fail(Concat("no grid and anchor grid of shape (1,", anchors_, ",", level.height, ",",
+                  level.width, ",2) for input ", i));
+    }
+    // YOLOv5 >= 7.0 stores cell - 0.5 and decodes 2*y + grid; older versions stored the cell and
+    // decoded 2*y - 0.5 + grid. Shift older grids so that one formula serves both.
+    const float shift = -0.5f - level.grid[0];
+    if (shift != 0.0f) {
+      for (float& value : level.grid) value += shift;
+    }
+    level.convolved.assign(static_cast<size_t>(level.height) * level.width * anchors_ * outputs_,
+                           0.0f);
+  }
+  const Shape expected{input_shapes[0][0], static_cast<uint32_t>(rows),
+                       static_cast<uint32_t>(outputs_)};
+  if (output_shapes[0] != expected) {
+    Fail(Concat("the inputs give output ", ShapeToString(expected), " but the graph says ",
+                ShapeToString(output_shapes[0])));
+  }
+}
+
+void YoloDetect::Forward(const std::vector<const TensorBatch*>& inputs,
+                         const std::vector<TensorBatch*>& outputs) {
+  for (size_t sample = 0; sample < outputs[0]->size(); ++sample) {
+    Tensor& output = (*outputs[0])[sample];
+    const size_t total_rows = output.rows();
+    float* result = output.data();  // column-major (rows x no): column j holds feature j
+    for (size_t i = 0; i < levels_.size(); ++i) {
+      Level& level = levels_[i];
+      const int cells = level.height * level.width;
+      const int features = anchors_ * outputs_;
+      // The 1x1 convolution: (cells x channels) * (channels x features); see Convolution.
+      Gemm(cells, features, level.channels, (*inputs[i])[sample].data(), cells, false,
+           level.weights.data(), level.channels, false, 0.0f, level.convolved.data(), cells);
+#pragma omp parallel for collapse(2) schedule(static)
+      for (int anchor = 0; anchor < anchors_; ++anchor) {
+        for (int feature = 0; feature < outputs_; ++feature) {
+          const int channel = anchor * outputs_ + feature;
+          const float* values = level.convolved.data() + static_cast<size_t>(channel) * cells;
+          float* column =
+              result + feature * total_rows + level.first_row + static_cast<size_t>(anchor) * cells;
+          for (int y = 0; y < level.height; ++y) {
+            for (int x = 0; x < level.width; ++x) {
+              // Feature maps are column-major (x * ny + y); output rows run y-major (y * nx + x).
+              const float score =
+                  1.0f / (1.0f + std::exp(-(values[x * level.height + y] + level.bias[channel])));
+              const int cell = y * level.width + x;
+              const size_t grid_index = (static_cast<size_t>(anchor) * cells + cell) * 2;
+              float decoded = score;
+              if (feature < 2) {
+                decoded = (score * 2.0f + level.grid[grid_index + feature]) * level.stride;
+              } else if (feature < 4) {
+                const float doubled = score * 2.0f;
+                decoded = doubled * doubled * level.anchor_grid[grid_index + feature - 2];
+              }
+              column[cell] = decoded;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+LUMEN_REGISTER_LAYER(YoloDetect, "models.yolo.Detect");
+
+}  // namespace lumen
