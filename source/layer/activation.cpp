@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "lumen/base/error.hpp"
+#include "lumen/math/fast_exp.hpp"
 
 namespace lumen {
 namespace {
@@ -43,10 +44,10 @@ void ApplyActivation(const Activation& activation, const float* input, float* ou
             [alpha](float x) { return x > 0.0f ? x : alpha * std::expm1(x); });
       break;
     case Activation::Kind::kSigmoid:
-      Apply(input, output, count, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+      Apply(input, output, count, [](float x) { return 1.0f / (1.0f + FastExp(-x)); });
       break;
     case Activation::Kind::kSilu:
-      Apply(input, output, count, [](float x) { return x / (1.0f + std::exp(-x)); });
+      Apply(input, output, count, [](float x) { return x / (1.0f + FastExp(-x)); });
       break;
     case Activation::Kind::kTanh:
       Apply(input, output, count, [](float x) { return std::tanh(x); });

@@ -1,0 +1,45 @@
+// An exp(x) the compiler can vectorise. std::exp is a call into libm that GCC will not turn into
+// SIMD code without -ffast-math, which makes a loop over a 160x160x32 SiLU input take ~10x longer.
+#ifndef LUMEN_MATH_FAST_EXP_HPP_
+#define LUMEN_MATH_FAST_EXP_HPP_
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+namespace lumen {
+
+// exp(x) for float, within about 1 ulp of std::exp for finite results (NaN stays NaN).
+//
+// exp(x) = 2^k * exp(r) with k = round(x / ln 2) and r = x - k ln 2, so |r| <= ln(2)/2; exp(r) is
+// a degree-7 Taylor polynomial (error below 1e-8 relative on that range), and 2^k is built by
+// writing k straight into the float's exponent bits. ln 2 is split in two parts (Cody and Waite)
+// so that k * ln 2 is subtracted without losing r's low bits.
+inline float FastExp(float x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2High = 0.693359375f;     // few mantissa bits: k * kLn2High is exact
+  constexpr float kLn2Low = -2.12194440e-4f;   // ln 2 - kLn2High
+  // Adding and subtracting 1.5 * 2^23 rounds to the nearest integer in two vectorisable adds
+  // (std::floor would keep GCC from vectorising the loop).
+  constexpr float kRoundingShift = 12582912.0f;
+  const float clamped = std::min(std::max(x, -87.3f), 88.7f);  // keep 2^k a normal float
+  const float k = (clamped * kLog2e + kRoundingShift) - kRoundingShift;
+  const float r = (clamped - k * kLn2High) - k * kLn2Low;
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(k) + 127) << 23;
+  float two_to_k;
+  std::memcpy(&two_to_k, &bits, sizeof(two_to_k));
+  const float result = p * two_to_k;
+  return x != x ? x : result;  // NaN in, NaN out
+}
+
+}  // namespace lumen
+
+#endif  // LUMEN_MATH_FAST_EXP_HPP_
