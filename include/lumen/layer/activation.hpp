@@ -32,6 +32,10 @@ struct Activation {
 // Runs on the OpenMP thread pool when there is enough work.
 void ApplyActivation(const Activation& activation, const float* input, float* output, size_t count);
 
+// Computes values[i] = f(values[i] + bias) for `count` elements on the calling thread: the last
+// step of a convolution's output channel, run inside the caller's parallel loop.
+void AddBiasAndActivate(const Activation& activation, float bias, float* values, size_t count);
+
 // A layer that applies one activation to every element of its single input.
 class ActivationLayer : public Layer {
  public:
