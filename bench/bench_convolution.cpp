@@ -1,103 +1,111 @@
-// nn.Conv2d at every convolution shape of ResNet18 (batch 1, 224x224 input).
+// Every convolution algorithm at the convolution shapes of ResNet18 (224x224) and YOLOv5s
+// (640x640), batch 1, on 1 and 2 threads, with a GFLOP/s counter (2 * multiply-adds / time).
+//
+//   build/lumen_bench --benchmark_filter=Convolution
+//
+// ChooseConvolutionAlgorithm's thresholds come from these numbers.
 #include <benchmark/benchmark.h>
 
-#include <cstring>
 #include <random>
 
 #include "lumen/base/error.hpp"
 #include "lumen/base/threads.hpp"
-#include "lumen/layer/layer_registry.hpp"
+#include "lumen/kernel/convolution_algorithm.hpp"
 
 namespace lumen {
 namespace {
 
-// One convolution of ResNet18: channels, input size, kernel, stride, padding.
-struct ConvolutionShape {
+// One convolution layer: channels, input size, kernel, stride, padding.
+struct LayerShape {
+  const char* model;
   int in_channels, out_channels, size, kernel, stride, padding;
 };
 
-// Builds an nn.Conv2d operator with random weights, as the reader would.
-RuntimeOperator MakeConvolution(const ConvolutionShape& shape) {
-  RuntimeOperator op;
-  op.type = "nn.Conv2d";
-  op.name = "bench_conv";
-  op.params["in_channels"] = RuntimeParameter::FromInt(shape.in_channels);
-  op.params["out_channels"] = RuntimeParameter::FromInt(shape.out_channels);
-  op.params["kernel_size"] = RuntimeParameter::FromIntArray({shape.kernel, shape.kernel});
-  op.params["stride"] = RuntimeParameter::FromIntArray({shape.stride, shape.stride});
-  op.params["padding"] = RuntimeParameter::FromIntArray({shape.padding, shape.padding});
-  op.params["dilation"] = RuntimeParameter::FromIntArray({1, 1});
-  op.params["groups"] = RuntimeParameter::FromInt(1);
-  op.params["bias"] = RuntimeParameter::FromBool(true);
-  std::mt19937 generator(7);
-  std::normal_distribution<float> normal(0.0f, 0.05f);
-  const auto random_attribute = [&](std::vector<int> attribute_shape) {
-    RuntimeAttribute attribute;
-    attribute.type = DataType::kFloat32;
-    attribute.shape = attribute_shape;
-    std::vector<float> values(attribute.ElementCount());
-    for (float& value : values) value = normal(generator);
-    attribute.data.resize(values.size() * sizeof(float));
-    std::memcpy(attribute.data.data(), values.data(), attribute.data.size());
-    return attribute;
-  };
-  op.attributes["weight"] =
-      random_attribute({shape.out_channels, shape.in_channels, shape.kernel, shape.kernel});
-  op.attributes["bias"] = random_attribute({shape.out_channels});
-  return op;
-}
-
-// Arguments: index into kShapes, thread count.
-constexpr ConvolutionShape kShapes[] = {
-    {3, 64, 224, 7, 2, 3},    // conv1
-    {64, 64, 56, 3, 1, 1},    // layer1
-    {64, 128, 56, 3, 2, 1},   // layer2.0.conv1
-    {128, 128, 28, 3, 1, 1},  // layer2
-    {64, 128, 56, 1, 2, 0},   // layer2.0.downsample
-    {128, 256, 28, 3, 2, 1},  // layer3.0.conv1
-    {256, 256, 14, 3, 1, 1},  // layer3
-    {128, 256, 28, 1, 2, 0},  // layer3.0.downsample
-    {256, 512, 14, 3, 2, 1},  // layer4.0.conv1
-    {512, 512, 7, 3, 1, 1},   // layer4
-    {256, 512, 14, 1, 2, 0},  // layer4.0.downsample
+constexpr LayerShape kLayers[] = {
+    {"resnet18", 3, 64, 224, 7, 2, 3},   {"resnet18", 64, 64, 56, 3, 1, 1},
+    {"resnet18", 64, 128, 56, 3, 2, 1},  {"resnet18", 128, 128, 28, 3, 1, 1},
+    {"resnet18", 64, 128, 56, 1, 2, 0},  {"resnet18", 128, 256, 28, 3, 2, 1},
+    {"resnet18", 256, 256, 14, 3, 1, 1}, {"resnet18", 256, 512, 14, 3, 2, 1},
+    {"resnet18", 512, 512, 7, 3, 1, 1},  {"yolov5s", 3, 32, 640, 6, 2, 2},
+    {"yolov5s", 32, 64, 320, 3, 2, 1},   {"yolov5s", 32, 32, 160, 3, 1, 1},
+    {"yolov5s", 64, 32, 160, 1, 1, 0},   {"yolov5s", 64, 64, 80, 3, 1, 1},
+    {"yolov5s", 128, 128, 40, 3, 1, 1},  {"yolov5s", 256, 128, 40, 1, 1, 0},
+    {"yolov5s", 256, 256, 20, 3, 1, 1},  {"yolov5s", 512, 256, 20, 1, 1, 0},
+    {"yolov5s", 128, 256, 80, 3, 2, 1},
 };
 
-void BM_Conv2dResNet18(benchmark::State& state) {
-  const ConvolutionShape& shape = kShapes[state.range(0)];
-  SetNumThreads(static_cast<int>(state.range(1)));
-  const RuntimeOperator op = MakeConvolution(shape);
-  std::unique_ptr<Layer> layer = LayerRegistry::Create(op);
-  const int output_size = (shape.size + 2 * shape.padding - shape.kernel) / shape.stride + 1;
-  const Shape input_shape{1, static_cast<uint32_t>(shape.in_channels),
-                          static_cast<uint32_t>(shape.size), static_cast<uint32_t>(shape.size)};
-  const Shape output_shape{1, static_cast<uint32_t>(shape.out_channels),
-                           static_cast<uint32_t>(output_size), static_cast<uint32_t>(output_size)};
-  layer->Prepare({input_shape}, {output_shape});
-  TensorBatch input{Tensor(Shape(input_shape.begin() + 1, input_shape.end()))};
-  input[0].Fill(0.5f);
-  TensorBatch output{Tensor(Shape(output_shape.begin() + 1, output_shape.end()))};
-  for (auto _ : state) {
-    layer->Forward({&input}, {&output});
-    benchmark::DoNotOptimize(output[0].data());
+enum Algorithm { kChosen, kIm2col, kPointwise, kWinograd, kReference };
+constexpr const char* kAlgorithmNames[] = {"chosen", "im2col", "pointwise", "winograd",
+                                           "reference"};
+
+ConvolutionSpec MakeSpec(const LayerShape& layer) {
+  ConvolutionSpec spec;
+  spec.in_channels = layer.in_channels;
+  spec.out_channels = layer.out_channels;
+  spec.window.kernel_h = spec.window.kernel_w = layer.kernel;
+  spec.window.stride_h = spec.window.stride_w = layer.stride;
+  spec.window.pad_top = spec.window.pad_bottom = layer.padding;
+  spec.window.pad_left = spec.window.pad_right = layer.padding;
+  spec.input_h = spec.input_w = layer.size;
+  spec.output_h = spec.window.OutputHeight(layer.size);
+  spec.output_w = spec.window.OutputWidth(layer.size);
+  std::mt19937 generator(7);
+  std::normal_distribution<float> normal(0.0f, 0.05f);
+  spec.weights.resize(static_cast<size_t>(layer.out_channels) * layer.in_channels * layer.kernel *
+                      layer.kernel);
+  for (float& weight : spec.weights) weight = normal(generator);
+  spec.bias.assign(layer.out_channels, 0.1f);
+  spec.activation.kind = Activation::Kind::kRelu;
+  return spec;
+}
+
+// Arguments: layer index, algorithm, threads.
+void BM_Convolution(benchmark::State& state) {
+  const LayerShape& layer = kLayers[state.range(0)];
+  const auto algorithm = static_cast<Algorithm>(state.range(1));
+  SetNumThreads(static_cast<int>(state.range(2)));
+  const ConvolutionSpec spec = MakeSpec(layer);
+  if ((algorithm == kPointwise && !PointwiseApplies(spec)) ||
+      (algorithm == kWinograd && !WinogradApplies(spec))) {
+    state.SkipWithError("not applicable");
+    return;
   }
-  const double flops = 2.0 * shape.out_channels * output_size * output_size * shape.in_channels *
-                       shape.kernel * shape.kernel;
+  std::unique_ptr<ConvolutionAlgorithm> convolution =
+      algorithm == kChosen      ? ChooseConvolutionAlgorithm(spec)
+      : algorithm == kIm2col    ? MakeIm2colConvolution(spec)
+      : algorithm == kPointwise ? MakePointwiseConvolution(spec)
+      : algorithm == kWinograd  ? MakeWinogradConvolution(spec)
+                                : MakeReferenceConvolution(spec);
+  Tensor input({static_cast<uint32_t>(layer.in_channels), static_cast<uint32_t>(layer.size),
+                static_cast<uint32_t>(layer.size)});
+  input.Fill(0.5f);
+  Tensor output({static_cast<uint32_t>(layer.out_channels), static_cast<uint32_t>(spec.output_h),
+                 static_cast<uint32_t>(spec.output_w)});
+  for (auto _ : state) {
+    convolution->Run(input, &output);
+    benchmark::DoNotOptimize(output.data());
+  }
+  const double flops = 2.0 * layer.out_channels * spec.output_h * spec.output_w *
+                       layer.in_channels * layer.kernel * layer.kernel;
   state.counters["GFLOP"] =
       benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(Concat(shape.in_channels, "->", shape.out_channels, " k", shape.kernel, " s",
-                        shape.stride, " @", shape.size));
+  state.SetLabel(Concat(layer.model, " ", layer.in_channels, "->", layer.out_channels, " k",
+                        layer.kernel, "s", layer.stride, " @", layer.size, " ",
+                        convolution->name()));
 }
 
 void ConvolutionArguments(benchmark::internal::Benchmark* benchmark) {
   for (int threads : {1, 2}) {
-    for (size_t i = 0; i < std::size(kShapes); ++i) {
-      benchmark->Args({static_cast<int64_t>(i), threads});
+    for (size_t layer = 0; layer < std::size(kLayers); ++layer) {
+      for (int algorithm : {kChosen, kIm2col, kPointwise, kWinograd}) {
+        benchmark->Args({static_cast<int64_t>(layer), algorithm, threads});
+      }
     }
   }
-  benchmark->ArgNames({"shape", "threads"});
+  benchmark->ArgNames({"layer", "algorithm", "threads"});
 }
 
-BENCHMARK(BM_Conv2dResNet18)
+BENCHMARK(BM_Convolution)
     ->Apply(ConvolutionArguments)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);

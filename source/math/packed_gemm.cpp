@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lumen/base/scratch.hpp"
+
 namespace lumen {
 namespace {
 
@@ -126,22 +128,21 @@ void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c,
   const int tasks = row_blocks * panel_groups;
 #pragma omp parallel for if (parallel) schedule(dynamic, 1)
   for (int task = 0; task < tasks; ++task) {
-    // Each thread packs into its own buffer, allocated on its first use and then reused.
-    static thread_local std::vector<float> packed_a;
-    packed_a.resize(static_cast<size_t>(kBlockRows) * kBlockDepth);
+    float* packed_a =
+        ThreadScratch(ScratchSlot::kGemmPacking, static_cast<size_t>(kBlockRows) * kBlockDepth);
     const int first_row = task / panel_groups * kBlockRows;
     const int rows = std::min(kBlockRows, m - first_row);
     const int first_panel = task % panel_groups * panels_per_group;
     const int end_panel = std::min(panels, first_panel + panels_per_group);
     for (int first_depth = 0; first_depth < k; first_depth += kBlockDepth) {
       const int depth = std::min(kBlockDepth, k - first_depth);
-      PackA(a, lda, first_row, rows, first_depth, depth, packed_a.data());
+      PackA(a, lda, first_row, rows, first_depth, depth, packed_a);
       const bool add = accumulate || first_depth > 0;
       for (int panel = first_panel; panel < end_panel; ++panel) {
         const float* b_panel = b.panel(panel) + static_cast<size_t>(first_depth) * kColumns;
         const int cols = std::min(kColumns, n - panel * kColumns);
         for (int row = 0; row < rows; row += kRows) {
-          MicroKernel(depth, packed_a.data() + static_cast<size_t>(row) * depth, b_panel,
+          MicroKernel(depth, packed_a + static_cast<size_t>(row) * depth, b_panel,
                       c + static_cast<size_t>(panel) * kColumns * ldc + first_row + row, ldc,
                       std::min(kRows, rows - row), cols, add);
         }

@@ -1,0 +1,29 @@
+// Max pooling of one channel, two ways: the definition (the reference) and a fast separable one.
+#ifndef LUMEN_KERNEL_MAX_POOLING_KERNELS_HPP_
+#define LUMEN_KERNEL_MAX_POOLING_KERNELS_HPP_
+
+#include "lumen/layer/window.hpp"
+
+namespace lumen {
+
+// One channel's geometry: column-major input_h x input_w in, column-major output_h x output_w out.
+struct PoolingPlane {
+  int input_h = 0, input_w = 0;
+  int output_h = 0, output_w = 0;
+};
+
+// Each output is the maximum over its window's taps that fall inside the input (padding never
+// wins); NaN wins over everything, as in PyTorch.
+void MaxPoolReference(const Window2d& window, const PoolingPlane& plane, const float* input,
+                      float* output);
+
+// The same result in two passes, because the maximum over a rectangle is the maximum over its
+// columns of the maximum down each column: first down every input column (into `workspace`,
+// input_w x output_h floats), then across. Every inner loop runs over contiguous output rows, so
+// it vectorises. Needs dilation 1.
+void MaxPoolSeparable(const Window2d& window, const PoolingPlane& plane, const float* input,
+                      float* output, float* workspace);
+
+}  // namespace lumen
+
+#endif  // LUMEN_KERNEL_MAX_POOLING_KERNELS_HPP_
