@@ -1,10 +1,26 @@
 #include "lumen/kernel/convolution_algorithm.hpp"
 
+#include <omp.h>
+
+#include <algorithm>
+
 namespace lumen {
 
 void ConvolutionAlgorithm::FinishChannel(int channel, float* values, size_t count) const {
   const float bias = spec_.bias.empty() ? 0.0f : spec_.bias[channel];
   AddBiasAndActivate(spec_.activation, bias, values, count);
+}
+
+TaskGrid PlanTasks(int pixel_blocks, int panels) {
+  TaskGrid grid;
+  grid.pixel_blocks = pixel_blocks;
+  const int wanted = 2 * omp_get_max_threads();  // a little slack for uneven tasks
+  if (pixel_blocks < wanted) {
+    grid.panel_groups = std::min(panels, (wanted + pixel_blocks - 1) / pixel_blocks);
+  }
+  grid.panels_per_group = (panels + grid.panel_groups - 1) / grid.panel_groups;
+  grid.panel_groups = (panels + grid.panels_per_group - 1) / grid.panels_per_group;
+  return grid;
 }
 
 bool PointwiseApplies(const ConvolutionSpec& spec) {

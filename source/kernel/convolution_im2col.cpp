@@ -2,9 +2,12 @@
 //
 // Layout trick: an output sample is a cube whose channels are contiguous column-major H x W
 // matrices, so a group's output channels form one column-major (H*W) x C_out matrix. With the
-// im2col matrix A ((H_out*W_out) x K, one column per (input channel, ky, kx)) and PyTorch's weight
-// buffer read as a column-major K x C_out matrix B (no transpose or copy needed), one GEMM A * B
-// writes every output channel of the group in place.
+// im2col matrix A ((H_out*W_out) x K, one row per output pixel, one column per (input channel,
+// ky, kx)) and PyTorch's weight buffer read as a column-major K x C_out matrix B (packed once),
+// A * B is the group's output.
+//
+// The whole im2col matrix of a 640x640 YOLO layer is tens of megabytes, far beyond any cache, so
+// the output is computed in blocks of whole output columns, a few megabytes of im2col rows each.
 #include <algorithm>
 
 #include "lumen/kernel/convolution_algorithm.hpp"
@@ -17,8 +20,7 @@ class Im2colConvolution : public ConvolutionAlgorithm {
  public:
   explicit Im2colConvolution(const ConvolutionSpec& spec)
       : ConvolutionAlgorithm(spec),
-        kernel_size_(spec.in_channels / spec.groups * spec.window.kernel_h * spec.window.kernel_w),
-        columns_(static_cast<size_t>(kernel_size_) * spec.output_h * spec.output_w) {
+        kernel_size_(spec.in_channels / spec.groups * spec.window.kernel_h * spec.window.kernel_w) {
     // Each group's weights, a column-major K x C_out/groups matrix, packed once.
     const int group_out = spec.out_channels / spec.groups;
     for (int group = 0; group < spec.groups; ++group) {
@@ -27,34 +29,46 @@ class Im2colConvolution : public ConvolutionAlgorithm {
           group_out, kernel_size_);
     }
     spec_.weights.clear();  // the packed copy is all Run needs
+    // Blocks of whole output columns, about 4 MB of im2col rows each (at least one column): large
+    // enough that each pass over the packed weights computes many rows, small enough for L3.
+    const int column_floats = spec.output_h * kernel_size_;
+    block_columns_ = std::clamp(1048576 / column_floats, 1, spec.output_w);
+    columns_.resize(static_cast<size_t>(block_columns_) * column_floats);
   }
   const char* name() const override { return "im2col"; }
 
   void Run(const Tensor& input, Tensor* output) override {
     const int group_out = spec_.out_channels / spec_.groups;
-    const int output_area = spec_.output_h * spec_.output_w;
+    const int output_h = spec_.output_h;
+    const int area = output_h * spec_.output_w;
     for (int group = 0; group < spec_.groups; ++group) {
-      Im2Col(input, group);
-      // (output_area x kernel_size) * (kernel_size x group_out) -> output_area x group_out
-      PackedGemm(output_area, columns_.data(), output_area, weights_[group],
-                 output->channel_data(group * group_out), output_area);
-    }
+      for (int first_column = 0; first_column < spec_.output_w; first_column += block_columns_) {
+        const int first_pixel = first_column * output_h;
+        const int pixels = std::min(block_columns_, spec_.output_w - first_column) * output_h;
+        Im2Col(input, group, first_column, pixels);
+        // (pixels x K) * (K x group_out) -> rows [first_pixel, +pixels) of the group's outputs
+        float* result = output->channel_data(group * group_out) + first_pixel;
+        PackedGemm(pixels, columns_.data(), pixels, weights_[group], result, area);
 #pragma omp parallel for schedule(static)
-    for (int channel = 0; channel < spec_.out_channels; ++channel) {
-      FinishChannel(channel, output->channel_data(channel), output_area);
+        for (int channel = 0; channel < group_out; ++channel) {
+          FinishChannel(group * group_out + channel, result + static_cast<size_t>(channel) * area,
+                        pixels);
+        }
+      }
     }
   }
 
  private:
-  // Fills columns_ with the im2col matrix of one group of the input's channels.
-  void Im2Col(const Tensor& input, int group) {
+  // Fills columns_ with the (pixels x K) column-major im2col rows of the output columns starting
+  // at first_column, for one group: column k holds input channel `channel` shifted by (ky, kx),
+  // and each output column is one contiguous run of rows read from one input column.
+  void Im2Col(const Tensor& input, int group, int first_column, int pixels) {
     const Window2d& w = spec_.window;
     const int kernel_area = w.kernel_h * w.kernel_w;
     const int output_h = spec_.output_h;
-    const int output_area = output_h * spec_.output_w;
+    const int columns = pixels / output_h;
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < kernel_size_; ++k) {
-      // Column k of the im2col matrix holds input channel `channel` shifted by (ky, kx).
       const int channel = group * (spec_.in_channels / spec_.groups) + k / kernel_area;
       const int ky = (k % kernel_area) / w.kernel_w;
       const int kx = k % w.kernel_w;
@@ -65,10 +79,10 @@ class Im2colConvolution : public ConvolutionAlgorithm {
       const int end_row = std::clamp((spec_.input_h - row_offset + w.stride_h - 1) / w.stride_h,
                                      first_row, output_h);
       const float* source = input.channel_data(channel);
-      float* column = columns_.data() + static_cast<size_t>(k) * output_area;
-      for (int ox = 0; ox < spec_.output_w; ++ox) {
-        float* target = column + ox * output_h;  // each output column is output_h floats
-        const int ix = ox * w.stride_w + col_offset;
+      float* column = columns_.data() + static_cast<size_t>(k) * pixels;
+      for (int c = 0; c < columns; ++c) {
+        float* target = column + c * output_h;
+        const int ix = (first_column + c) * w.stride_w + col_offset;
         if (ix < 0 || ix >= spec_.input_w) {
           std::fill(target, target + output_h, 0.0f);
           continue;
@@ -84,7 +98,8 @@ class Im2colConvolution : public ConvolutionAlgorithm {
   }
 
   int kernel_size_;                    // K: (in_channels / groups) * kH * kW
-  std::vector<float> columns_;         // im2col workspace, (output_h * output_w) x K
+  int block_columns_ = 1;              // output columns per block
+  std::vector<float> columns_;         // im2col workspace: (block_columns * output_h) x K
   std::vector<PackedMatrix> weights_;  // one per group
 };
 

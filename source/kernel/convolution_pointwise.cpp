@@ -1,6 +1,10 @@
 // 1x1, stride 1, no padding: each output pixel mixes the input channels of the same pixel, and an
-// input sample already is the column-major (H*W) x C_in matrix im2col would build. One GEMM.
+// input sample already is the column-major (H*W) x C_in matrix im2col would build. Blocks of
+// pixels are packed and multiplied by the packed weights, block by block across the threads.
+#include <algorithm>
+
 #include "lumen/base/error.hpp"
+#include "lumen/base/scratch.hpp"
 #include "lumen/kernel/convolution_algorithm.hpp"
 #include "lumen/math/packed_gemm.hpp"
 
@@ -17,6 +21,8 @@ class PointwiseConvolution : public ConvolutionAlgorithm {
                             group_in, group_out, group_in);
     }
     spec_.weights.clear();
+    const int panels = std::clamp(65536 / (kPanelRows * group_in), 1, 16);
+    block_pixels_ = panels * kPanelRows;
   }
   const char* name() const override { return "pointwise"; }
 
@@ -24,17 +30,31 @@ class PointwiseConvolution : public ConvolutionAlgorithm {
     const int group_in = spec_.in_channels / spec_.groups;
     const int group_out = spec_.out_channels / spec_.groups;
     const int area = spec_.output_h * spec_.output_w;
-    for (int group = 0; group < spec_.groups; ++group) {
-      PackedGemm(area, input.channel_data(group * group_in), area, weights_[group],
-                 output->channel_data(group * group_out), area);
-    }
-#pragma omp parallel for schedule(static)
-    for (int channel = 0; channel < spec_.out_channels; ++channel) {
-      FinishChannel(channel, output->channel_data(channel), area);
+    const TaskGrid grid =
+        PlanTasks((area + block_pixels_ - 1) / block_pixels_, weights_[0].panels());
+    const int tasks = grid.tasks() * spec_.groups;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int task = 0; task < tasks; ++task) {
+      const int group = task / grid.tasks();
+      const int block = task % grid.tasks() / grid.panel_groups;
+      const int first_panel = task % grid.panel_groups * grid.panels_per_group;
+      const int end_panel = std::min(first_panel + grid.panels_per_group, weights_[group].panels());
+      const int first_pixel = block * block_pixels_;
+      const int pixels = std::min(block_pixels_, area - first_pixel);
+      float* packed = ThreadScratch(ScratchSlot::kFirst, PackedRowsSize(pixels, group_in));
+      PackRows(input.channel_data(group * group_in) + first_pixel, area, pixels, group_in, packed);
+      float* result = output->channel_data(group * group_out) + first_pixel;
+      GemmPacked(pixels, packed, weights_[group], result, area, first_panel, end_panel);
+      const int end_channel = std::min(group_out, end_panel * kPanelColumns);
+      for (int channel = first_panel * kPanelColumns; channel < end_channel; ++channel) {
+        FinishChannel(group * group_out + channel, result + static_cast<size_t>(channel) * area,
+                      pixels);
+      }
     }
   }
 
  private:
+  int block_pixels_ = 0;               // output pixels per task, a multiple of kPanelRows
   std::vector<PackedMatrix> weights_;  // one per group: C_in/groups x C_out/groups
 };
 

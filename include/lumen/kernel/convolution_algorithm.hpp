@@ -38,6 +38,19 @@ struct ConvolutionSpec {
   Activation activation;
 };
 
+// How a GEMM-based algorithm cuts its work into parallel tasks: blocks of output pixels times
+// groups of output-channel panels. Channels are split only when there are too few pixel blocks to
+// keep every thread busy (the small feature maps of a network's last layers).
+struct TaskGrid {
+  int pixel_blocks = 1;
+  int panel_groups = 1;
+  int panels_per_group = 1;
+  int tasks() const { return pixel_blocks * panel_groups; }
+};
+
+// Plans the tasks for `pixel_blocks` blocks and `panels` column panels of weights.
+TaskGrid PlanTasks(int pixel_blocks, int panels);
+
 // One way of computing a convolution. Built once per layer (weights may be rearranged then),
 // run once per sample.
 class ConvolutionAlgorithm {

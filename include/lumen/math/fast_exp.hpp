@@ -17,8 +17,8 @@ namespace lumen {
 // so that k * ln 2 is subtracted without losing r's low bits.
 inline float FastExp(float x) {
   constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2High = 0.693359375f;     // few mantissa bits: k * kLn2High is exact
-  constexpr float kLn2Low = -2.12194440e-4f;   // ln 2 - kLn2High
+  constexpr float kLn2High = 0.693359375f;    // few mantissa bits: k * kLn2High is exact
+  constexpr float kLn2Low = -2.12194440e-4f;  // ln 2 - kLn2High
   // Adding and subtracting 1.5 * 2^23 rounds to the nearest integer in two vectorisable adds
   // (std::floor would keep GCC from vectorising the loop).
   constexpr float kRoundingShift = 12582912.0f;

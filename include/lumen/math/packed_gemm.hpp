@@ -1,11 +1,19 @@
-// A small GEMM for convolutions, whose right-hand side (the weights) is packed once.
+// A small GEMM for convolutions: C = A * B with B (the weights) packed once, A packed by the
+// caller.
 //
 // Why not always call OpenBLAS? A BLAS GEMM re-packs both operands on every call. For the late
 // layers of a CNN the weights are far larger than the activations (ResNet18's last 3x3 layers
 // multiply a 49 x 4608 matrix by a 4608 x 512 one), so sgemm spends much of its time packing the
-// same 9 MB of weights again, every run. Packing them once when the layer is prepared removes that.
-// The computing core is the classic one from GotoBLAS/BLIS: a register-blocked micro-kernel that
-// keeps a kRows x kColumns tile of C in vector registers while it walks the shared dimension.
+// same 9 MB of weights again, every run. And the left operand of a convolution is built by the
+// convolution itself (im2col rows, Winograd tiles), so it can be written straight into the layout
+// the micro-kernel reads, instead of being written once and packed again.
+//
+// The computing core is the classic one from GotoBLAS/BLIS: a micro-kernel that keeps a
+// kPanelRows x kPanelColumns tile of C in vector registers while it walks the shared dimension,
+// reading A from a row panel and B from a column panel:
+//
+//   row panel of A (kPanelRows rows):    for each k: kPanelRows floats   (rows of column k)
+//   column panel of B (kPanelColumns):   for each k: kPanelColumns floats (columns of row k)
 #ifndef LUMEN_MATH_PACKED_GEMM_HPP_
 #define LUMEN_MATH_PACKED_GEMM_HPP_
 
@@ -14,9 +22,32 @@
 
 namespace lumen {
 
-// The right-hand side B (k x n) of C = A * B, rearranged for the micro-kernel: panels of
-// kColumns columns, each panel stored row by row (k rows of kColumns floats), the last panel
-// padded with zeros.
+// The micro-kernel's tile of C: kPanelRows rows (two SIMD vectors) by kPanelColumns columns,
+// sized to fill the vector registers of the instruction set the library is compiled for.
+#if defined(__AVX512F__)
+inline constexpr int kPanelRows = 32;
+inline constexpr int kPanelColumns = 14;
+#elif defined(__AVX__)
+inline constexpr int kPanelRows = 16;
+inline constexpr int kPanelColumns = 6;
+#else
+inline constexpr int kPanelRows = 8;
+inline constexpr int kPanelColumns = 6;
+#endif
+
+// Floats that `rows` rows of depth `depth`, packed into row panels, occupy (the last panel is
+// padded to kPanelRows).
+size_t PackedRowsSize(int rows, int depth);
+
+// Index in a packed A of element (row, k): row panels one after another, each depth x kPanelRows.
+inline size_t PackedRowIndex(int row, int k, int depth) {
+  return (static_cast<size_t>(row / kPanelRows) * depth + k) * kPanelRows + row % kPanelRows;
+}
+
+// Packs the column-major m x k matrix `a` (leading dimension lda) into row panels, zero padded.
+void PackRows(const float* a, int lda, int m, int k, float* packed);
+
+// The right-hand side B (k x n), packed into column panels once, the last one zero padded.
 class PackedMatrix {
  public:
   // An empty matrix.
@@ -28,12 +59,12 @@ class PackedMatrix {
   int rows() const { return rows_; }
   // Columns (n).
   int cols() const { return cols_; }
-  // Start of panel `panel`: rows() x kColumns floats, row-major.
+  // Number of column panels.
+  int panels() const { return (cols_ + kPanelColumns - 1) / kPanelColumns; }
+  // Start of column panel `panel`: rows() x kPanelColumns floats, row by row.
   const float* panel(int panel) const {
-    return data_.data() + static_cast<size_t>(panel) * rows_ * Columns();
+    return data_.data() + static_cast<size_t>(panel) * rows_ * kPanelColumns;
   }
-  // Columns per panel: the micro-kernel's width.
-  static int Columns();
 
  private:
   int rows_ = 0;
@@ -41,11 +72,16 @@ class PackedMatrix {
   std::vector<float> data_;
 };
 
-// Computes C = A * B (or C += A * B when `accumulate`), with A an m x k column-major matrix
-// (leading dimension lda), B packed, and C an m x n column-major matrix (leading dimension ldc).
-// Splits the work over OpenMP threads unless called from inside a parallel region.
-void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c, int ldc,
-                bool accumulate = false);
+// C = A * B for an A of m rows already packed into row panels (see PackRows) and C column-major
+// m x n with leading dimension ldc; only B's column panels [first_panel, end_panel) are computed
+// (end_panel -1: all). Runs on the calling thread: convolutions call it from their own parallel
+// loops, one block of rows (and, when rows are few, one group of column panels) per call.
+void GemmPacked(int m, const float* packed_a, const PackedMatrix& b, float* c, int ldc,
+                int first_panel = 0, int end_panel = -1);
+
+// C = A * B for a column-major A (m x k, leading dimension lda): packs A block by block and
+// spreads the blocks over the OpenMP threads unless called from inside a parallel region.
+void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c, int ldc);
 
 // The same product, computed by three plain loops: the reference the tests compare against.
 void ReferenceGemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
