@@ -10,6 +10,8 @@
 // for each of the 36 positions xi of the 6x6 tile, M_xi (tiles x C_out) = V_xi (tiles x C_in) *
 // U_xi (C_in x C_out). So the algorithm is: transform the weights once (U), transform the input
 // (V), run 36 GEMMs, transform back (A^T M A), add the bias and apply the activation.
+#include <omp.h>
+
 #include <algorithm>
 
 #include "lumen/base/error.hpp"
@@ -84,56 +86,104 @@ class WinogradConvolution : public ConvolutionAlgorithm {
                                         out, in);
     }
     spec_.weights.clear();
-    // Blocks of whole columns of tiles, about 4 MB of V and M each.
-    const int tile_column_floats = kPositions * (in + out) * tiles_h_;
-    block_columns_ = std::clamp(1048576 / tile_column_floats, 1, tiles_w_);
-    block_tiles_ = block_columns_ * tiles_h_;
-    // The 36 matrices of V and of M sit one after another. A few spare floats between them keep
-    // their starts from being a power-of-two apart, which would map the 36 streams of a transform
-    // onto the same L1 cache sets.
-    constexpr size_t kSpacer = 16;
-    position_input_size_ = PackedRowsSize(block_tiles_, in) + kSpacer;
-    position_product_size_ = static_cast<size_t>(block_tiles_) * out + kSpacer;
-    transformed_input_.resize(kPositions * position_input_size_);
-    products_.resize(kPositions * position_product_size_);
+    // Two ways to cut the tiles into blocks of whole tile columns (see Run): shared blocks of
+    // about 4 MB of V and M, or private blocks of about 1 MB (per thread, L2-sized) holding at
+    // least one full panel of tiles.
+    const int tile_floats = kPositions * (in + out);
+    shared_columns_ = std::clamp(1048576 / (tile_floats * tiles_h_), 1, tiles_w_);
+    const int private_tiles = std::max(kPanelRows, 262144 / tile_floats);
+    private_columns_ = std::clamp((private_tiles + tiles_h_ - 1) / tiles_h_, 1, tiles_w_);
+    shared_ = MakeBuffers(shared_columns_);
+    transformed_input_.resize(kPositions * shared_.input_step);
+    products_.resize(kPositions * shared_.product_step);
+    shared_.input = transformed_input_.data();
+    shared_.products = products_.data();
   }
 
   const char* name() const override { return "winograd"; }
 
   // Tiles are numbered down the columns of tiles (t = tx * tiles_h + ty), like the output's
-  // column-major pixels, and processed in blocks of whole tile columns sized so that a block's
-  // transformed input (V) and products (M) stay in cache. Each block runs three parallel phases:
-  // transform the input (per input channel), one GEMM per position xi, transform back (per output
-  // channel).
+  // column-major pixels, and processed in blocks of whole tile columns: transform the block's input
+  // tiles (V), one GEMM per position xi (M = V U), transform back. When there are enough blocks,
+  // each thread takes whole blocks with private V and M that stay in its own cache; otherwise
+  // (small feature maps) all threads share each block, phase by phase.
   void Run(const Tensor& input, Tensor* output) override {
-    const int out = spec_.out_channels;
+    const int threads = omp_get_max_threads();
+    const int private_blocks = (tiles_w_ + private_columns_ - 1) / private_columns_;
+    if (private_blocks >= threads) {
+#pragma omp parallel for schedule(dynamic, 1)
+      for (int block = 0; block < private_blocks; ++block) {
+        Buffers buffers = MakeBuffers(private_columns_);
+        buffers.input = ThreadScratch(ScratchSlot::kSecond, kPositions * buffers.input_step);
+        buffers.products = ThreadScratch(ScratchSlot::kThird, kPositions * buffers.product_step);
+        const int first_column = block * private_columns_;
+        const int columns = std::min(private_columns_, tiles_w_ - first_column);
+        for (int c = 0; c < spec_.in_channels; ++c) {
+          TransformInput(input, c, first_column, columns, buffers);
+        }
+        for (int xi = 0; xi < kPositions; ++xi) Multiply(xi, columns, buffers, 0, -1);
+        for (int k = 0; k < spec_.out_channels; ++k) {
+          TransformOutput(k, first_column, columns, buffers, output);
+        }
+      }
+      return;
+    }
     const int panels = transformed_weights_[0].panels();
     const TaskGrid grid = PlanTasks(kPositions, panels);
-    for (int first_column = 0; first_column < tiles_w_; first_column += block_columns_) {
-      const int columns = std::min(block_columns_, tiles_w_ - first_column);
-      const int tiles = columns * tiles_h_;
+    for (int first_column = 0; first_column < tiles_w_; first_column += shared_columns_) {
+      const int columns = std::min(shared_columns_, tiles_w_ - first_column);
 #pragma omp parallel for schedule(static)
-      for (int c = 0; c < spec_.in_channels; ++c) TransformInput(input, c, first_column, columns);
+      for (int c = 0; c < spec_.in_channels; ++c) {
+        TransformInput(input, c, first_column, columns, shared_);
+      }
 #pragma omp parallel for schedule(dynamic, 1)
       for (int task = 0; task < grid.tasks(); ++task) {
-        const int xi = task / grid.panel_groups;
         const int first_panel = task % grid.panel_groups * grid.panels_per_group;
-        GemmPacked(tiles, transformed_input_.data() + xi * position_input_size_,
-                   transformed_weights_[xi], products_.data() + xi * position_product_size_,
-                   block_tiles_, first_panel,
-                   std::min(panels, first_panel + grid.panels_per_group));
+        Multiply(task / grid.panel_groups, columns, shared_, first_panel,
+                 std::min(panels, first_panel + grid.panels_per_group));
       }
 #pragma omp parallel for schedule(static)
-      for (int k = 0; k < out; ++k) TransformOutput(k, first_column, columns, output);
+      for (int k = 0; k < spec_.out_channels; ++k) {
+        TransformOutput(k, first_column, columns, shared_, output);
+      }
     }
   }
 
  private:
+  // Where one block's V and M live: 36 matrices each, `*_step` floats apart.
+  struct Buffers {
+    int block_tiles = 0;      // tiles per block: the rows of V and M
+    size_t input_step = 0;    // V_xi: packed block_tiles x C_in
+    size_t product_step = 0;  // M_xi: column-major block_tiles x C_out
+    float* input = nullptr;
+    float* products = nullptr;
+  };
+
+  // Sizes (not memory) of the buffers for blocks of `columns` tile columns. A few spare floats
+  // between the 36 matrices keep their starts from being a power of two apart, which would map
+  // the 36 streams of a transform onto the same L1 cache sets.
+  Buffers MakeBuffers(int columns) const {
+    constexpr size_t kSpacer = 16;
+    Buffers buffers;
+    buffers.block_tiles = columns * tiles_h_;
+    buffers.input_step = PackedRowsSize(buffers.block_tiles, spec_.in_channels) + kSpacer;
+    buffers.product_step = static_cast<size_t>(buffers.block_tiles) * spec_.out_channels + kSpacer;
+    return buffers;
+  }
+
+  // M_xi = V_xi U_xi for the block's tiles, output columns of panels [first_panel, end_panel).
+  void Multiply(int xi, int columns, const Buffers& buffers, int first_panel, int end_panel) const {
+    GemmPacked(columns * tiles_h_, buffers.input + xi * buffers.input_step,
+               transformed_weights_[xi], buffers.products + xi * buffers.product_step,
+               buffers.block_tiles, first_panel, end_panel);
+  }
+
   // V_xi[t, c] = (B^T d_tc B)[xi] for input channel c and the block's tile columns, written into
   // the packed row panels of position xi. B^T d B is separable, so it runs as two passes:
   //   1. down each input column: rows[x][r][ty] = (B^T d)[r] for the 6 rows of tile row ty;
   //   2. across: V_(r,s)[t] = B^T applied to rows[4 tx + 0..5][r][ty], one vector loop over ty.
-  void TransformInput(const Tensor& input, int c, int first_column, int columns) {
+  void TransformInput(const Tensor& input, int c, int first_column, int columns,
+                      const Buffers& buffers) const {
     const Window2d& w = spec_.window;
     const float* source = input.channel_data(c);  // column-major input_h x input_w
     const int input_columns = kTile * columns + 2;
@@ -157,7 +207,7 @@ class WinogradConvolution : public ConvolutionAlgorithm {
         InputTransform(d, 1, target + ty, tiles_h_);
       }
     }
-    float* transformed = transformed_input_.data();
+    float* transformed = buffers.input;
     for (int local_column = 0; local_column < columns; ++local_column) {
       for (int r = 0; r < kInputTile; ++r) {
         const float* q[kInputTile];  // row r of (B^T d) for tile columns' 6 input columns
@@ -169,8 +219,8 @@ class WinogradConvolution : public ConvolutionAlgorithm {
           const int t = local_column * tiles_h_ + ty;
           const int count = std::min(tiles_h_ - ty, kPanelRows - t % kPanelRows);
           float* v = transformed + PackedRowIndex(t, c, spec_.in_channels) +
-                     static_cast<size_t>(r) * kInputTile * position_input_size_;
-          const size_t step = position_input_size_;  // from position (r, s) to (r, s + 1)
+                     static_cast<size_t>(r) * kInputTile * buffers.input_step;
+          const size_t step = buffers.input_step;  // from position (r, s) to (r, s + 1)
           for (int i = 0; i < count; ++i, ++ty) {
             const float d0 = q[0][ty], d1 = q[1][ty], d2 = q[2][ty];
             const float d3 = q[3][ty], d4 = q[4][ty], d5 = q[5][ty];
@@ -190,7 +240,7 @@ class WinogradConvolution : public ConvolutionAlgorithm {
       const int padding = kPanelRows - used % kPanelRows;
       for (int xi = 0; xi < kPositions; ++xi) {
         float* v =
-            transformed + xi * position_input_size_ + PackedRowIndex(used, c, spec_.in_channels);
+            transformed + xi * buffers.input_step + PackedRowIndex(used, c, spec_.in_channels);
         std::fill(v, v + padding, 0.0f);
       }
     }
@@ -198,15 +248,16 @@ class WinogradConvolution : public ConvolutionAlgorithm {
 
   // Y = A^T M A for output channel k over the block's tile columns, then bias and activation.
   // Also two passes: across (A^T along s, per output column j, vectorised over ty), then down.
-  void TransformOutput(int k, int first_column, int columns, Tensor* output) const {
+  void TransformOutput(int k, int first_column, int columns, const Buffers& buffers,
+                       Tensor* output) const {
     const int output_h = spec_.output_h;
-    const size_t step = position_product_size_;  // between consecutive positions xi
+    const size_t step = buffers.product_step;  // between consecutive positions xi
     float* u =
         ThreadScratch(ScratchSlot::kSecond, static_cast<size_t>(kTile) * kInputTile * tiles_h_);
     float* target = output->channel_data(k);  // column-major output_h x output_w
     for (int local_column = 0; local_column < columns; ++local_column) {
       // u[j][r][ty] = sum over s of M_(r,s)[t] * A[s][j]
-      const float* m = products_.data() + static_cast<size_t>(k) * block_tiles_ +
+      const float* m = buffers.products + static_cast<size_t>(k) * buffers.block_tiles +
                        static_cast<size_t>(local_column) * tiles_h_;
       for (int r = 0; r < kInputTile; ++r) {
         const float* row = m + static_cast<size_t>(r) * kInputTile * step;
@@ -240,13 +291,12 @@ class WinogradConvolution : public ConvolutionAlgorithm {
   }
 
   int tiles_h_, tiles_w_;
-  int block_columns_ = 1;             // tile columns per block
-  int block_tiles_ = 0;               // block_columns_ * tiles_h_
-  size_t position_input_size_ = 0;    // floats of V per position: packed block_tiles x C_in
-  size_t position_product_size_ = 0;  // floats of M per position: block_tiles x C_out
+  int shared_columns_ = 1;   // tile columns per block when threads share a block
+  int private_columns_ = 1;  // tile columns per block when each thread has its own
+  Buffers shared_;           // the shared block's buffers (memory below)
   std::vector<PackedMatrix> transformed_weights_;  // U: 36 packed C_in x C_out matrices
-  std::vector<float> transformed_input_;           // V for one block
-  std::vector<float> products_;                    // M for one block: 36 (block_tiles x C_out)
+  std::vector<float> transformed_input_;           // V of the shared block
+  std::vector<float> products_;                    // M of the shared block
 };
 
 }  // namespace

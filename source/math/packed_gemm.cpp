@@ -132,13 +132,23 @@ void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c,
   const int block_rows = kBlockPanels * kRows;
   const int blocks = (m + block_rows - 1) / block_rows;
   const bool parallel = !omp_in_parallel() && omp_get_max_threads() > 1;
-#pragma omp parallel for if (parallel && blocks > 1) schedule(dynamic, 1)
-  for (int block = 0; block < blocks; ++block) {
-    const int first_row = block * block_rows;
+  // Tasks own disjoint tiles of C: a block of rows times a group of column panels. Columns are
+  // split only when there are too few row blocks to keep every thread busy (a small m).
+  const int threads = parallel ? omp_get_max_threads() : 1;
+  const int panels = b.panels();
+  const int panel_groups =
+      blocks >= 2 * threads ? 1 : std::min(panels, (2 * threads + blocks - 1) / blocks);
+  const int panels_per_group = (panels + panel_groups - 1) / panel_groups;
+  const int tasks = blocks * panel_groups;
+#pragma omp parallel for if (parallel && tasks > 1) schedule(dynamic, 1)
+  for (int task = 0; task < tasks; ++task) {
+    const int first_row = task / panel_groups * block_rows;
     const int rows = std::min(block_rows, m - first_row);
+    const int first_panel = task % panel_groups * panels_per_group;
     float* packed = ThreadScratch(ScratchSlot::kGemmPacking, PackedRowsSize(rows, k));
     PackRows(a + first_row, lda, rows, k, packed);
-    GemmPacked(rows, packed, b, c + first_row, ldc);
+    GemmPacked(rows, packed, b, c + first_row, ldc, first_panel,
+               std::min(panels, first_panel + panels_per_group));
   }
 }
 

@@ -13,7 +13,7 @@
 namespace lumen {
 
 // Which of a thread's scratch buffers; a kernel uses different slots for buffers alive together.
-enum class ScratchSlot { kGemmPacking, kFirst, kSecond, kCount };
+enum class ScratchSlot { kGemmPacking, kFirst, kSecond, kThird, kCount };
 
 // A buffer of at least `count` floats owned by the calling thread (contents unspecified).
 float* ThreadScratch(ScratchSlot slot, size_t count);
