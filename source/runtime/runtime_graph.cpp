@@ -8,6 +8,8 @@
 #include <queue>
 
 #include "lumen/base/error.hpp"
+#include "lumen/layer/activation.hpp"
+#include "lumen/layer/convolution.hpp"
 #include "lumen/layer/layer_registry.hpp"
 
 namespace lumen {
@@ -28,6 +30,7 @@ void RuntimeGraph::Build() {
   if (built_) return;
   LinkOperands();
   CreateLayers();
+  FuseActivations();
   SortTopologically();
   AllocateOperands();
   PrepareLayers();
@@ -109,6 +112,48 @@ void RuntimeGraph::CreateLayers() {
     steps_.push_back(std::move(step));
   }
   if (!failures.empty()) throw Error(Concat("cannot build some layers:", failures));
+}
+
+void RuntimeGraph::FuseActivations() {
+  // A convolution whose only consumer is an activation computes the activation itself while its
+  // output is still in cache: the activation's step disappears and the convolution writes straight
+  // into the activation's output operand.
+  std::map<const RuntimeOperator*, Step*> step_of;
+  for (Step& step : steps_) step_of[step.op] = &step;
+  std::vector<const RuntimeOperator*> removed;
+  for (Step& step : steps_) {
+    auto* convolution = dynamic_cast<Convolution*>(step.layer.get());
+    if (convolution == nullptr || step.op->outputs.size() != 1) continue;
+    RuntimeOperand* middle = step.op->outputs[0];
+    if (middle->consumers.size() != 1) continue;
+    const bool is_graph_output =
+        std::find(output_operands_.begin(), output_operands_.end(), middle) != output_operands_.end();
+    Step& next = *step_of[middle->consumers[0]];
+    auto* activation = dynamic_cast<ActivationLayer*>(next.layer.get());
+    if (is_graph_output || activation == nullptr || next.op->outputs.size() != 1) continue;
+    convolution->FuseActivation(activation->activation());
+    RuntimeOperand* result = next.op->outputs[0];
+    step.op->outputs[0] = result;
+    step.op->output_names[0] = result->name;
+    step.op->fused.push_back(next.op->Describe());
+    result->producer = step.op;
+    middle->producer = nullptr;
+    middle->consumers.clear();
+    removed.push_back(next.op);
+  }
+  steps_.erase(std::remove_if(steps_.begin(), steps_.end(),
+                              [&](const Step& step) {
+                                return std::find(removed.begin(), removed.end(), step.op) !=
+                                       removed.end();
+                              }),
+               steps_.end());
+  // The operands between a fused pair are no longer produced or read by anything.
+  model_.operands.erase(
+      std::remove_if(model_.operands.begin(), model_.operands.end(),
+                     [](const std::unique_ptr<RuntimeOperand>& operand) {
+                       return operand->producer == nullptr && operand->consumers.empty();
+                     }),
+      model_.operands.end());
 }
 
 void RuntimeGraph::SortTopologically() {

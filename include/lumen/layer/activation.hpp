@@ -49,6 +49,9 @@ class ActivationLayer : public Layer {
   void Forward(const std::vector<const TensorBatch*>& inputs,
                const std::vector<TensorBatch*>& outputs) override;
 
+  // The function this layer applies (the graph reads it to fuse the layer into a convolution).
+  const Activation& activation() const { return activation_; }
+
  private:
   Activation activation_;
 };

@@ -32,8 +32,9 @@ class RuntimeGraph {
   RuntimeGraph& operator=(const RuntimeGraph&) = delete;
 
   // Links producers and consumers, creates every layer through the registry (reporting every
-  // unsupported op type at once), sorts operators topologically, allocates every operand from the
-  // shapes in the param file and lets each layer check its shapes. Throws lumen::Error.
+  // unsupported op type at once), fuses activations into the convolutions before them, sorts
+  // operators topologically, allocates every operand from the shapes in the param file and lets
+  // each layer check its shapes. Throws lumen::Error.
   void Build();
 
   // Runs the model: one batch per graph input (in pnnx.Input order), each of the shape the model
@@ -68,6 +69,7 @@ class RuntimeGraph {
 
   void LinkOperands();
   void CreateLayers();
+  void FuseActivations();
   void SortTopologically();
   void AllocateOperands();
   void PrepareLayers();

@@ -34,6 +34,8 @@ struct RuntimeOperator {
   std::map<std::string, RuntimeParameter> params;
   // `@key=(shape)dtype` weights, with their bytes once the .pnnx.bin is read.
   std::map<std::string, RuntimeAttribute> attributes;
+  // Operators that RuntimeGraph's passes merged into this one ("nn.ReLU 'relu'"), for profiles.
+  std::vector<std::string> fused;
 
   // "nn.Conv2d 'conv1'": how messages name this operator.
   std::string Describe() const;
