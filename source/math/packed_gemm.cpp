@@ -92,6 +92,33 @@ void PackRows(const float* a, int lda, int m, int k, float* packed) {
   }
 }
 
+void PackRowsTransposed(const float* at, int ldat, int m, int k, float* packed) {
+  for (int first = 0; first < m; first += kRows) {
+    const int valid = std::min(kRows, m - first);
+    for (int p = 0; p < k; ++p) {
+      for (int i = 0; i < valid; ++i) packed[i] = at[static_cast<size_t>(first + i) * ldat + p];
+      std::fill(packed + valid, packed + kRows, 0.0f);
+      packed += kRows;
+    }
+  }
+}
+
+void PackedMatrix::PackTransposed(const float* bt, int k, int n, int ldbt) {
+  rows_ = k;
+  cols_ = n;
+  const int panels = (n + kColumns - 1) / kColumns;
+  data_.resize(static_cast<size_t>(panels) * k * kColumns);
+  for (int panel = 0; panel < panels; ++panel) {
+    float* target = data_.data() + static_cast<size_t>(panel) * k * kColumns;
+    const int valid = std::min(kColumns, n - panel * kColumns);
+    for (int p = 0; p < k; ++p) {
+      const float* row = bt + static_cast<size_t>(p) * ldbt + panel * kColumns;
+      std::copy(row, row + valid, target + p * kColumns);
+      std::fill(target + p * kColumns + valid, target + (p + 1) * kColumns, 0.0f);
+    }
+  }
+}
+
 PackedMatrix::PackedMatrix(const float* b, int k, int n, int ldb) : rows_(k), cols_(n) {
   const int panels = (n + kColumns - 1) / kColumns;
   data_.assign(static_cast<size_t>(panels) * k * kColumns, 0.0f);

@@ -47,6 +47,9 @@ inline size_t PackedRowIndex(int row, int k, int depth) {
 // Packs the column-major m x k matrix `a` (leading dimension lda) into row panels, zero padded.
 void PackRows(const float* a, int lda, int m, int k, float* packed);
 
+// The same for an A given transposed: `at` is k x m column-major (so A's row i is at[i * ldat...]).
+void PackRowsTransposed(const float* at, int ldat, int m, int k, float* packed);
+
 // The right-hand side B (k x n), packed into column panels once, the last one zero padded.
 class PackedMatrix {
  public:
@@ -54,6 +57,10 @@ class PackedMatrix {
   PackedMatrix() = default;
   // Packs the column-major k x n matrix `b` with leading dimension `ldb`.
   PackedMatrix(const float* b, int k, int n, int ldb);
+
+  // Packs B given transposed (`bt` is n x k column-major), reusing this object's memory: for a B
+  // built anew on every run, it allocates only the first time.
+  void PackTransposed(const float* bt, int k, int n, int ldbt);
 
   // Rows (the shared dimension k).
   int rows() const { return rows_; }
