@@ -109,15 +109,20 @@ class WinogradConvolution : public ConvolutionAlgorithm {
   // (small feature maps) all threads share each block, phase by phase.
   void Run(const Tensor& input, Tensor* output) override {
     const int threads = omp_get_max_threads();
-    const int private_blocks = (tiles_w_ + private_columns_ - 1) / private_columns_;
+    int private_blocks = (tiles_w_ + private_columns_ - 1) / private_columns_;
     if (private_blocks >= threads) {
+      // Round the block count up to a multiple of the threads and even out the blocks, so that
+      // every thread gets the same share (7 tile columns on 2 threads: 4 + 3, not 5 + 2).
+      private_blocks = (private_blocks + threads - 1) / threads * threads;
+      const int block_columns = (tiles_w_ + private_blocks - 1) / private_blocks;
+      private_blocks = (tiles_w_ + block_columns - 1) / block_columns;
 #pragma omp parallel for schedule(dynamic, 1)
       for (int block = 0; block < private_blocks; ++block) {
-        Buffers buffers = MakeBuffers(private_columns_);
+        Buffers buffers = MakeBuffers(block_columns);
         buffers.input = ThreadScratch(ScratchSlot::kSecond, kPositions * buffers.input_step);
         buffers.products = ThreadScratch(ScratchSlot::kThird, kPositions * buffers.product_step);
-        const int first_column = block * private_columns_;
-        const int columns = std::min(private_columns_, tiles_w_ - first_column);
+        const int first_column = block * block_columns;
+        const int columns = std::min(block_columns, tiles_w_ - first_column);
         for (int c = 0; c < spec_.in_channels; ++c) {
           TransformInput(input, c, first_column, columns, buffers);
         }
