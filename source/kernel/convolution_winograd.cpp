@@ -64,7 +64,8 @@ class WinogradConvolution : public ConvolutionAlgorithm {
   explicit WinogradConvolution(const ConvolutionSpec& spec)
       : ConvolutionAlgorithm(spec),
         tiles_h_((spec.output_h + kTile - 1) / kTile),
-        tiles_w_((spec.output_w + kTile - 1) / kTile) {
+        tiles_w_((spec.output_w + kTile - 1) / kTile),
+        tiles_(tiles_h_ * tiles_w_) {
     // U_xi[c, k] = (G g_kc G^T)[xi]: per position a column-major C_in x C_out matrix, packed.
     const int in = spec.in_channels;
     const int out = spec.out_channels;
@@ -86,14 +87,12 @@ class WinogradConvolution : public ConvolutionAlgorithm {
                                         out, in);
     }
     spec_.weights.clear();
-    // Two ways to cut the tiles into blocks of whole tile columns (see Run): shared blocks of
-    // about 4 MB of V and M, or private blocks of about 1 MB (per thread, L2-sized) holding at
-    // least one full panel of tiles.
+    // Two ways to cut the tiles into blocks (see Run): private blocks of about 1 MB of V and M
+    // (L2-sized, at least one full panel of tiles), or shared blocks of about 4 MB.
     const int tile_floats = kPositions * (in + out);
-    shared_columns_ = std::clamp(1048576 / (tile_floats * tiles_h_), 1, tiles_w_);
-    const int private_tiles = std::max(kPanelRows, 262144 / tile_floats);
-    private_columns_ = std::clamp((private_tiles + tiles_h_ - 1) / tiles_h_, 1, tiles_w_);
-    shared_ = MakeBuffers(shared_columns_);
+    private_tiles_ = std::max(kPanelRows, 262144 / tile_floats);
+    const int shared_tiles = std::max(kPanelRows, 1048576 / tile_floats / kPanelRows * kPanelRows);
+    shared_ = MakeBuffers(std::min(shared_tiles, tiles_));
     transformed_input_.resize(kPositions * shared_.input_step);
     products_.resize(kPositions * shared_.product_step);
     shared_.input = transformed_input_.data();
@@ -103,53 +102,53 @@ class WinogradConvolution : public ConvolutionAlgorithm {
   const char* name() const override { return "winograd"; }
 
   // Tiles are numbered down the columns of tiles (t = tx * tiles_h + ty), like the output's
-  // column-major pixels, and processed in blocks of whole tile columns: transform the block's input
-  // tiles (V), one GEMM per position xi (M = V U), transform back. When there are enough blocks,
+  // column-major pixels, and processed in blocks of consecutive tiles: transform the block's input
+  // tiles (V), one GEMM per position xi (M = V U), transform back. When there are enough tiles,
   // each thread takes whole blocks with private V and M that stay in its own cache; otherwise
   // (small feature maps) all threads share each block, phase by phase.
   void Run(const Tensor& input, Tensor* output) override {
     const int threads = omp_get_max_threads();
-    int private_blocks = (tiles_w_ + private_columns_ - 1) / private_columns_;
-    if (private_blocks >= threads) {
-      // Round the block count up to a multiple of the threads and even out the blocks, so that
-      // every thread gets the same share (7 tile columns on 2 threads: 4 + 3, not 5 + 2).
-      private_blocks = (private_blocks + threads - 1) / threads * threads;
-      const int block_columns = (tiles_w_ + private_blocks - 1) / private_blocks;
-      private_blocks = (tiles_w_ + block_columns - 1) / block_columns;
-#pragma omp parallel for schedule(dynamic, 1)
-      for (int block = 0; block < private_blocks; ++block) {
-        Buffers buffers = MakeBuffers(block_columns);
+    if (tiles_ >= threads * private_tiles_ / 2) {
+      // As many blocks as the budget needs, rounded up to a multiple of the threads, with the
+      // tiles spread evenly, so that every thread gets the same share.
+      int blocks = (tiles_ + private_tiles_ - 1) / private_tiles_;
+      blocks = (blocks + threads - 1) / threads * threads;
+      const int block_tiles = (tiles_ + blocks - 1) / blocks;
+      blocks = (tiles_ + block_tiles - 1) / block_tiles;
+#pragma omp parallel for schedule(static)
+      for (int block = 0; block < blocks; ++block) {
+        Buffers buffers = MakeBuffers(block_tiles);
         buffers.input = ThreadScratch(ScratchSlot::kSecond, kPositions * buffers.input_step);
         buffers.products = ThreadScratch(ScratchSlot::kThird, kPositions * buffers.product_step);
-        const int first_column = block * block_columns;
-        const int columns = std::min(block_columns, tiles_w_ - first_column);
+        const int first_tile = block * block_tiles;
+        const int tiles = std::min(block_tiles, tiles_ - first_tile);
         for (int c = 0; c < spec_.in_channels; ++c) {
-          TransformInput(input, c, first_column, columns, buffers);
+          TransformInput(input, c, first_tile, tiles, buffers);
         }
-        for (int xi = 0; xi < kPositions; ++xi) Multiply(xi, columns, buffers, 0, -1);
+        for (int xi = 0; xi < kPositions; ++xi) Multiply(xi, tiles, buffers, 0, -1);
         for (int k = 0; k < spec_.out_channels; ++k) {
-          TransformOutput(k, first_column, columns, buffers, output);
+          TransformOutput(k, first_tile, tiles, buffers, output);
         }
       }
       return;
     }
     const int panels = transformed_weights_[0].panels();
     const TaskGrid grid = PlanTasks(kPositions, panels);
-    for (int first_column = 0; first_column < tiles_w_; first_column += shared_columns_) {
-      const int columns = std::min(shared_columns_, tiles_w_ - first_column);
+    for (int first_tile = 0; first_tile < tiles_; first_tile += shared_.block_tiles) {
+      const int tiles = std::min(shared_.block_tiles, tiles_ - first_tile);
 #pragma omp parallel for schedule(static)
       for (int c = 0; c < spec_.in_channels; ++c) {
-        TransformInput(input, c, first_column, columns, shared_);
+        TransformInput(input, c, first_tile, tiles, shared_);
       }
 #pragma omp parallel for schedule(dynamic, 1)
       for (int task = 0; task < grid.tasks(); ++task) {
         const int first_panel = task % grid.panel_groups * grid.panels_per_group;
-        Multiply(task / grid.panel_groups, columns, shared_, first_panel,
+        Multiply(task / grid.panel_groups, tiles, shared_, first_panel,
                  std::min(panels, first_panel + grid.panels_per_group));
       }
 #pragma omp parallel for schedule(static)
       for (int k = 0; k < spec_.out_channels; ++k) {
-        TransformOutput(k, first_column, columns, shared_, output);
+        TransformOutput(k, first_tile, tiles, shared_, output);
       }
     }
   }
@@ -164,33 +163,46 @@ class WinogradConvolution : public ConvolutionAlgorithm {
     float* products = nullptr;
   };
 
-  // Sizes (not memory) of the buffers for blocks of `columns` tile columns. A few spare floats
+  // The part of one tile column tx that a block [first_tile, first_tile + tiles) covers.
+  struct ColumnSpan {
+    int begin, end;  // tile rows ty in [begin, end)
+    int offset;      // index in the block of tile (tx, begin)
+  };
+  ColumnSpan Span(int tx, int first_tile, int tiles) const {
+    const int begin = std::max(first_tile - tx * tiles_h_, 0);
+    const int end = std::min(first_tile + tiles - tx * tiles_h_, tiles_h_);
+    return {begin, end, tx * tiles_h_ + begin - first_tile};
+  }
+
+  // Sizes (not memory) of the buffers for blocks of `block_tiles` tiles. A few spare floats
   // between the 36 matrices keep their starts from being a power of two apart, which would map
   // the 36 streams of a transform onto the same L1 cache sets.
-  Buffers MakeBuffers(int columns) const {
+  Buffers MakeBuffers(int block_tiles) const {
     constexpr size_t kSpacer = 16;
     Buffers buffers;
-    buffers.block_tiles = columns * tiles_h_;
-    buffers.input_step = PackedRowsSize(buffers.block_tiles, spec_.in_channels) + kSpacer;
-    buffers.product_step = static_cast<size_t>(buffers.block_tiles) * spec_.out_channels + kSpacer;
+    buffers.block_tiles = block_tiles;
+    buffers.input_step = PackedRowsSize(block_tiles, spec_.in_channels) + kSpacer;
+    buffers.product_step = static_cast<size_t>(block_tiles) * spec_.out_channels + kSpacer;
     return buffers;
   }
 
   // M_xi = V_xi U_xi for the block's tiles, output columns of panels [first_panel, end_panel).
-  void Multiply(int xi, int columns, const Buffers& buffers, int first_panel, int end_panel) const {
-    GemmPacked(columns * tiles_h_, buffers.input + xi * buffers.input_step,
-               transformed_weights_[xi], buffers.products + xi * buffers.product_step,
-               buffers.block_tiles, first_panel, end_panel);
+  void Multiply(int xi, int tiles, const Buffers& buffers, int first_panel, int end_panel) const {
+    GemmPacked(tiles, buffers.input + xi * buffers.input_step, transformed_weights_[xi],
+               buffers.products + xi * buffers.product_step, buffers.block_tiles, first_panel,
+               end_panel);
   }
 
-  // V_xi[t, c] = (B^T d_tc B)[xi] for input channel c and the block's tile columns, written into
-  // the packed row panels of position xi. B^T d B is separable, so it runs as two passes:
+  // V_xi[t, c] = (B^T d_tc B)[xi] for input channel c and the block's tiles, written into the
+  // packed row panels of position xi. B^T d B is separable, so it runs as two passes:
   //   1. down each input column: rows[x][r][ty] = (B^T d)[r] for the 6 rows of tile row ty;
   //   2. across: V_(r,s)[t] = B^T applied to rows[4 tx + 0..5][r][ty], one vector loop over ty.
-  void TransformInput(const Tensor& input, int c, int first_column, int columns,
+  void TransformInput(const Tensor& input, int c, int first_tile, int tiles,
                       const Buffers& buffers) const {
     const Window2d& w = spec_.window;
     const float* source = input.channel_data(c);  // column-major input_h x input_w
+    const int first_column = first_tile / tiles_h_;
+    const int columns = (first_tile + tiles - 1) / tiles_h_ - first_column + 1;
     const int input_columns = kTile * columns + 2;
     float* rows = ThreadScratch(ScratchSlot::kFirst,
                                 static_cast<size_t>(input_columns) * kInputTile * tiles_h_);
@@ -212,20 +224,20 @@ class WinogradConvolution : public ConvolutionAlgorithm {
         InputTransform(d, 1, target + ty, tiles_h_);
       }
     }
-    float* transformed = buffers.input;
+    const size_t step = buffers.input_step;  // from position (r, s) to (r, s + 1)
     for (int local_column = 0; local_column < columns; ++local_column) {
+      const ColumnSpan span = Span(first_column + local_column, first_tile, tiles);
       for (int r = 0; r < kInputTile; ++r) {
-        const float* q[kInputTile];  // row r of (B^T d) for tile columns' 6 input columns
+        const float* q[kInputTile];  // row r of (B^T d) for the tile column's 6 input columns
         for (int j = 0; j < kInputTile; ++j) {
           q[j] = rows + (static_cast<size_t>(kTile * local_column + j) * kInputTile + r) * tiles_h_;
         }
-        // Tiles of this tile column are consecutive rows of V; split them at panel boundaries.
-        for (int ty = 0; ty < tiles_h_;) {
-          const int t = local_column * tiles_h_ + ty;
-          const int count = std::min(tiles_h_ - ty, kPanelRows - t % kPanelRows);
-          float* v = transformed + PackedRowIndex(t, c, spec_.in_channels) +
-                     static_cast<size_t>(r) * kInputTile * buffers.input_step;
-          const size_t step = buffers.input_step;  // from position (r, s) to (r, s + 1)
+        // The tiles of a column are consecutive rows of V; split them at panel boundaries.
+        for (int ty = span.begin; ty < span.end;) {
+          const int t = span.offset + ty - span.begin;
+          const int count = std::min(span.end - ty, kPanelRows - t % kPanelRows);
+          float* v = buffers.input + PackedRowIndex(t, c, spec_.in_channels) +
+                     static_cast<size_t>(r) * kInputTile * step;
           for (int i = 0; i < count; ++i, ++ty) {
             const float d0 = q[0][ty], d1 = q[1][ty], d2 = q[2][ty];
             const float d3 = q[3][ty], d4 = q[4][ty], d5 = q[5][ty];
@@ -240,65 +252,70 @@ class WinogradConvolution : public ConvolutionAlgorithm {
       }
     }
     // Rows of the last panel past the block's end are padding: zeros, one contiguous run per xi.
-    const int used = columns * tiles_h_;
-    if (used % kPanelRows != 0) {
-      const int padding = kPanelRows - used % kPanelRows;
+    if (tiles % kPanelRows != 0) {
+      const int padding = kPanelRows - tiles % kPanelRows;
       for (int xi = 0; xi < kPositions; ++xi) {
-        float* v =
-            transformed + xi * buffers.input_step + PackedRowIndex(used, c, spec_.in_channels);
+        float* v = buffers.input + xi * step + PackedRowIndex(tiles, c, spec_.in_channels);
         std::fill(v, v + padding, 0.0f);
       }
     }
   }
 
-  // Y = A^T M A for output channel k over the block's tile columns, then bias and activation.
-  // Also two passes: across (A^T along s, per output column j, vectorised over ty), then down.
-  void TransformOutput(int k, int first_column, int columns, const Buffers& buffers,
+  // Y = activation(A^T M A + bias) for output channel k over the block's tiles. Also two passes:
+  // across (A^T along s, per output column j, vectorised over ty), then down each output column.
+  void TransformOutput(int k, int first_tile, int tiles, const Buffers& buffers,
                        Tensor* output) const {
     const int output_h = spec_.output_h;
     const size_t step = buffers.product_step;  // between consecutive positions xi
+    const float bias = spec_.bias.empty() ? 0.0f : spec_.bias[k];
     float* u =
-        ThreadScratch(ScratchSlot::kSecond, static_cast<size_t>(kTile) * kInputTile * tiles_h_);
+        ThreadScratch(ScratchSlot::kFirst, static_cast<size_t>(kTile) * kInputTile * tiles_h_);
     float* target = output->channel_data(k);  // column-major output_h x output_w
-    for (int local_column = 0; local_column < columns; ++local_column) {
-      // u[j][r][ty] = sum over s of M_(r,s)[t] * A[s][j]
-      const float* m = buffers.products + static_cast<size_t>(k) * buffers.block_tiles +
-                       static_cast<size_t>(local_column) * tiles_h_;
-      for (int r = 0; r < kInputTile; ++r) {
-        const float* row = m + static_cast<size_t>(r) * kInputTile * step;
-        float* u0 = u + (0 * kInputTile + r) * tiles_h_;
-        float* u1 = u + (1 * kInputTile + r) * tiles_h_;
-        float* u2 = u + (2 * kInputTile + r) * tiles_h_;
-        float* u3 = u + (3 * kInputTile + r) * tiles_h_;
-        for (int ty = 0; ty < tiles_h_; ++ty) {
-          const float m0 = row[ty], m1 = row[ty + step], m2 = row[ty + 2 * step];
-          const float m3 = row[ty + 3 * step], m4 = row[ty + 4 * step], m5 = row[ty + 5 * step];
-          u0[ty] = m0 + m1 + m2 + m3 + m4;
-          u1[ty] = m1 - m2 + 2.0f * (m3 - m4);
-          u2[ty] = m1 + m2 + 4.0f * (m3 + m4);
-          u3[ty] = m1 - m2 + 8.0f * (m3 - m4) + m5;
+    const int first_column = first_tile / tiles_h_;
+    const int end_column = (first_tile + tiles - 1) / tiles_h_ + 1;
+    WithActivation(spec_.activation, [&](auto activation) {
+      for (int tx = first_column; tx < end_column; ++tx) {
+        const ColumnSpan span = Span(tx, first_tile, tiles);
+        const int count = span.end - span.begin;
+        // u[j][r][i] = sum over s of M_(r,s)[tile i of the span] * A[s][j]
+        const float* m =
+            buffers.products + static_cast<size_t>(k) * buffers.block_tiles + span.offset;
+        for (int r = 0; r < kInputTile; ++r) {
+          const float* row = m + static_cast<size_t>(r) * kInputTile * step;
+          float* u0 = u + (0 * kInputTile + r) * tiles_h_;
+          float* u1 = u + (1 * kInputTile + r) * tiles_h_;
+          float* u2 = u + (2 * kInputTile + r) * tiles_h_;
+          float* u3 = u + (3 * kInputTile + r) * tiles_h_;
+          for (int i = 0; i < count; ++i) {
+            const float m0 = row[i], m1 = row[i + step], m2 = row[i + 2 * step];
+            const float m3 = row[i + 3 * step], m4 = row[i + 4 * step], m5 = row[i + 5 * step];
+            u0[i] = m0 + m1 + m2 + m3 + m4;
+            u1[i] = m1 - m2 + 2.0f * (m3 - m4);
+            u2[i] = m1 + m2 + 4.0f * (m3 + m4);
+            u3[i] = m1 - m2 + 8.0f * (m3 - m4) + m5;
+          }
+        }
+        // Down: output column x = 4 tx + j gets, for each tile row, 4 rows of A^T u[j][.][i].
+        for (int j = 0; j < kTile && kTile * tx + j < spec_.output_w; ++j) {
+          float* column = target + (kTile * tx + j) * output_h;
+          const float* uj = u + static_cast<size_t>(j) * kInputTile * tiles_h_;
+          for (int i = 0; i < count; ++i) {
+            const int ty = span.begin + i;
+            float y[kTile];
+            OutputTransform(uj + i, tiles_h_, y, 1);
+            const int rows = std::min(kTile, output_h - kTile * ty);
+            for (int row = 0; row < rows; ++row) {
+              column[kTile * ty + row] = activation(y[row] + bias);
+            }
+          }
         }
       }
-      // Down: output column x = 4 tx + j gets, for each tile row, 4 rows of A^T u[j][.][ty].
-      const int tx = first_column + local_column;
-      for (int j = 0; j < kTile && kTile * tx + j < spec_.output_w; ++j) {
-        float* column = target + (kTile * tx + j) * output_h;
-        const float* uj = u + static_cast<size_t>(j) * kInputTile * tiles_h_;
-        for (int ty = 0; ty < tiles_h_; ++ty) {
-          float y[kTile];
-          OutputTransform(uj + ty, tiles_h_, y, 1);
-          const int rows = std::min(kTile, output_h - kTile * ty);
-          for (int i = 0; i < rows; ++i) column[kTile * ty + i] = y[i];
-        }
-        FinishChannel(k, column, output_h);
-      }
-    }
+    });
   }
 
-  int tiles_h_, tiles_w_;
-  int shared_columns_ = 1;   // tile columns per block when threads share a block
-  int private_columns_ = 1;  // tile columns per block when each thread has its own
-  Buffers shared_;           // the shared block's buffers (memory below)
+  int tiles_h_, tiles_w_, tiles_;
+  int private_tiles_ = 0;                          // the budget of a private block, in tiles
+  Buffers shared_;                                 // the shared block's buffers (memory below)
   std::vector<PackedMatrix> transformed_weights_;  // U: 36 packed C_in x C_out matrices
   std::vector<float> transformed_input_;           // V of the shared block
   std::vector<float> products_;                    // M of the shared block

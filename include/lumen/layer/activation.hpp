@@ -3,10 +3,13 @@
 #ifndef LUMEN_LAYER_ACTIVATION_HPP_
 #define LUMEN_LAYER_ACTIVATION_HPP_
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 
 #include "lumen/layer/layer.hpp"
 #include "lumen/layer/layer_registry.hpp"
+#include "lumen/math/fast_exp.hpp"
 
 namespace lumen {
 
@@ -27,6 +30,47 @@ struct Activation {
   Kind kind = Kind::kIdentity;
   float alpha = 0.0f;
 };
+
+// Calls body(f) with the activation as a plain function object (float -> float), so that the
+// caller's loop is compiled, and vectorised, once per activation, with f inlined. This switch is
+// the one place the math lives; the formulas follow PyTorch's CPU kernels so that results round
+// the same way.
+template <typename Body>
+void WithActivation(const Activation& activation, Body body) {
+  const float alpha = activation.alpha;
+  switch (activation.kind) {
+    case Activation::Kind::kIdentity:
+      body([](float x) { return x; });
+      break;
+    case Activation::Kind::kRelu:
+      body([](float x) { return std::max(x, 0.0f); });
+      break;
+    case Activation::Kind::kRelu6:
+      body([](float x) { return std::min(std::max(x, 0.0f), 6.0f); });
+      break;
+    case Activation::Kind::kLeakyRelu:
+      body([alpha](float x) { return x > 0.0f ? x : x * alpha; });
+      break;
+    case Activation::Kind::kElu:
+      body([alpha](float x) { return x > 0.0f ? x : alpha * std::expm1(x); });
+      break;
+    case Activation::Kind::kSigmoid:
+      body([](float x) { return 1.0f / (1.0f + FastExp(-x)); });
+      break;
+    case Activation::Kind::kSilu:
+      body([](float x) { return x / (1.0f + FastExp(-x)); });
+      break;
+    case Activation::Kind::kTanh:
+      body([](float x) { return std::tanh(x); });
+      break;
+    case Activation::Kind::kHardswish:
+      body([](float x) { return x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f; });
+      break;
+    case Activation::Kind::kHardsigmoid:
+      body([](float x) { return std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f; });
+      break;
+  }
+}
 
 // Computes output[i] = f(input[i]) for `count` elements (input may equal output).
 // Runs on the OpenMP thread pool when there is enough work.
