@@ -214,7 +214,14 @@ class WinogradConvolution : public ConvolutionAlgorithm {
         continue;
       }
       const float* column = source + x * spec_.input_h;
-      for (int ty = 0; ty < tiles_h_; ++ty) {
+      // Tile rows whose six input rows all lie inside the image take the unchecked loop, which
+      // the compiler vectorises (loads with a stride of 4); the few at the edges are checked.
+      const int inside_begin = std::min(tiles_h_, (w.pad_top + kTile - 1) / kTile);
+      const int last_inside = spec_.input_h + w.pad_top - kInputTile;  // top row <= this
+      const int inside_end = last_inside < 0
+                                 ? inside_begin
+                                 : std::clamp(last_inside / kTile + 1, inside_begin, tiles_h_);
+      const auto edge_row = [&](int ty) {
         const int top = kTile * ty - w.pad_top;
         float d[kInputTile];
         for (int i = 0; i < kInputTile; ++i) {
@@ -222,25 +229,50 @@ class WinogradConvolution : public ConvolutionAlgorithm {
           d[i] = y >= 0 && y < spec_.input_h ? column[y] : 0.0f;
         }
         InputTransform(d, 1, target + ty, tiles_h_);
+      };
+      for (int ty = 0; ty < inside_begin; ++ty) edge_row(ty);
+      for (int ty = inside_end; ty < tiles_h_; ++ty) edge_row(ty);
+      float* out0 = target;
+      float* out1 = target + tiles_h_;
+      float* out2 = target + 2 * tiles_h_;
+      float* out3 = target + 3 * tiles_h_;
+      float* out4 = target + 4 * tiles_h_;
+      float* out5 = target + 5 * tiles_h_;
+#pragma GCC ivdep
+      for (int ty = inside_begin; ty < inside_end; ++ty) {
+        const float* d = column + (kTile * ty - w.pad_top);
+        const float d0 = d[0], d1 = d[1], d2 = d[2], d3 = d[3], d4 = d[4], d5 = d[5];
+        out0[ty] = 4.0f * d0 - 5.0f * d2 + d4;
+        out1[ty] = -4.0f * d1 - 4.0f * d2 + d3 + d4;
+        out2[ty] = 4.0f * d1 - 4.0f * d2 - d3 + d4;
+        out3[ty] = -2.0f * d1 - d2 + 2.0f * d3 + d4;
+        out4[ty] = 2.0f * d1 - d2 - 2.0f * d3 + d4;
+        out5[ty] = 4.0f * d1 - 5.0f * d3 + d5;
       }
     }
     const size_t step = buffers.input_step;  // from position (r, s) to (r, s + 1)
     for (int local_column = 0; local_column < columns; ++local_column) {
       const ColumnSpan span = Span(first_column + local_column, first_tile, tiles);
       for (int r = 0; r < kInputTile; ++r) {
-        const float* q[kInputTile];  // row r of (B^T d) for the tile column's 6 input columns
-        for (int j = 0; j < kInputTile; ++j) {
-          q[j] = rows + (static_cast<size_t>(kTile * local_column + j) * kInputTile + r) * tiles_h_;
-        }
+        // Row r of (B^T d) in the tile column's 6 input columns.
+        const size_t first_row = static_cast<size_t>(kTile * local_column) * kInputTile + r;
+        const float* q0 = rows + (first_row + 0 * kInputTile) * tiles_h_;
+        const float* q1 = rows + (first_row + 1 * kInputTile) * tiles_h_;
+        const float* q2 = rows + (first_row + 2 * kInputTile) * tiles_h_;
+        const float* q3 = rows + (first_row + 3 * kInputTile) * tiles_h_;
+        const float* q4 = rows + (first_row + 4 * kInputTile) * tiles_h_;
+        const float* q5 = rows + (first_row + 5 * kInputTile) * tiles_h_;
         // The tiles of a column are consecutive rows of V; split them at panel boundaries.
         for (int ty = span.begin; ty < span.end;) {
           const int t = span.offset + ty - span.begin;
           const int count = std::min(span.end - ty, kPanelRows - t % kPanelRows);
           float* v = buffers.input + PackedRowIndex(t, c, spec_.in_channels) +
                      static_cast<size_t>(r) * kInputTile * step;
-          for (int i = 0; i < count; ++i, ++ty) {
-            const float d0 = q[0][ty], d1 = q[1][ty], d2 = q[2][ty];
-            const float d3 = q[3][ty], d4 = q[4][ty], d5 = q[5][ty];
+          // The six inputs and six outputs never overlap: let the compiler vectorise over i.
+#pragma GCC ivdep
+          for (int i = 0; i < count; ++i) {
+            const float d0 = q0[ty + i], d1 = q1[ty + i], d2 = q2[ty + i];
+            const float d3 = q3[ty + i], d4 = q4[ty + i], d5 = q5[ty + i];
             v[i] = 4.0f * d0 - 5.0f * d2 + d4;
             v[i + step] = -4.0f * d1 - 4.0f * d2 + d3 + d4;
             v[i + 2 * step] = 4.0f * d1 - 4.0f * d2 - d3 + d4;
@@ -248,6 +280,7 @@ class WinogradConvolution : public ConvolutionAlgorithm {
             v[i + 4 * step] = 2.0f * d1 - d2 - 2.0f * d3 + d4;
             v[i + 5 * step] = 4.0f * d1 - 5.0f * d3 + d5;
           }
+          ty += count;
         }
       }
     }
@@ -286,6 +319,7 @@ class WinogradConvolution : public ConvolutionAlgorithm {
           float* u1 = u + (1 * kInputTile + r) * tiles_h_;
           float* u2 = u + (2 * kInputTile + r) * tiles_h_;
           float* u3 = u + (3 * kInputTile + r) * tiles_h_;
+#pragma GCC ivdep
           for (int i = 0; i < count; ++i) {
             const float m0 = row[i], m1 = row[i + step], m2 = row[i + 2 * step];
             const float m3 = row[i + 3 * step], m4 = row[i + 4 * step], m5 = row[i + 5 * step];
