@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "lumen/base/scratch.hpp"
@@ -108,13 +109,15 @@ void PackedMatrix::PackTransposed(const float* bt, int k, int n, int ldbt) {
   cols_ = n;
   const int panels = (n + kColumns - 1) / kColumns;
   data_.resize(static_cast<size_t>(panels) * k * kColumns);
-  for (int panel = 0; panel < panels; ++panel) {
-    float* target = data_.data() + static_cast<size_t>(panel) * k * kColumns;
-    const int valid = std::min(kColumns, n - panel * kColumns);
-    for (int p = 0; p < k; ++p) {
-      const float* row = bt + static_cast<size_t>(p) * ldbt + panel * kColumns;
-      std::copy(row, row + valid, target + p * kColumns);
-      std::fill(target + p * kColumns + valid, target + (p + 1) * kColumns, 0.0f);
+  // Rebuilt on every run of a layer, so the threads share the copying, row by row.
+#pragma omp parallel for schedule(static)
+  for (int p = 0; p < k; ++p) {
+    const float* row = bt + static_cast<size_t>(p) * ldbt;
+    for (int panel = 0; panel < panels; ++panel) {
+      float* target = data_.data() + (static_cast<size_t>(panel) * k + p) * kColumns;
+      const int valid = std::min(kColumns, n - panel * kColumns);
+      std::copy(row + panel * kColumns, row + panel * kColumns + valid, target);
+      std::fill(target + valid, target + kColumns, 0.0f);
     }
   }
 }
@@ -156,26 +159,33 @@ void GemmPacked(int m, const float* packed_a, const PackedMatrix& b, float* c, i
 
 void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c, int ldc) {
   const int k = b.rows();
-  const int block_rows = kBlockPanels * kRows;
-  const int blocks = (m + block_rows - 1) / block_rows;
   const bool parallel = !omp_in_parallel() && omp_get_max_threads() > 1;
-  // Tasks own disjoint tiles of C: a block of rows times a group of column panels. Columns are
-  // split only when there are too few row blocks to keep every thread busy (a small m).
+  // Tasks own disjoint tiles of C: an even share of the row panels times an even share of the
+  // column panels (columns are split only when there are too few row panels). A few tasks per
+  // thread, taken dynamically, keep the threads busy even when one of them is slowed down.
   const int threads = parallel ? omp_get_max_threads() : 1;
-  const int panels = b.panels();
-  const int panel_groups =
-      blocks >= 2 * threads ? 1 : std::min(panels, (2 * threads + blocks - 1) / blocks);
-  const int panels_per_group = (panels + panel_groups - 1) / panel_groups;
-  const int tasks = blocks * panel_groups;
+  const int wanted = threads == 1 ? 1 : 4 * threads;
+  const int row_panels = (m + kRows - 1) / kRows;
+  const int row_parts = std::min(row_panels, wanted);
+  const int column_parts = std::min(b.panels(), (wanted + row_parts - 1) / row_parts);
+  const int tasks = row_parts * column_parts;
+  const auto share = [](int items, int parts, int part) {  // first item of an even share
+    return static_cast<int>(static_cast<int64_t>(items) * part / parts);
+  };
 #pragma omp parallel for if (parallel && tasks > 1) schedule(dynamic, 1)
   for (int task = 0; task < tasks; ++task) {
-    const int first_row = task / panel_groups * block_rows;
-    const int rows = std::min(block_rows, m - first_row);
-    const int first_panel = task % panel_groups * panels_per_group;
-    float* packed = ThreadScratch(ScratchSlot::kGemmPacking, PackedRowsSize(rows, k));
-    PackRows(a + first_row, lda, rows, k, packed);
-    GemmPacked(rows, packed, b, c + first_row, ldc, first_panel,
-               std::min(panels, first_panel + panels_per_group));
+    const int row_part = task / column_parts;
+    const int column_part = task % column_parts;
+    const int first_panel = share(b.panels(), column_parts, column_part);
+    const int end_panel = share(b.panels(), column_parts, column_part + 1);
+    const int end_row = std::min(m, share(row_panels, row_parts, row_part + 1) * kRows);
+    for (int first_row = share(row_panels, row_parts, row_part) * kRows; first_row < end_row;
+         first_row += kBlockPanels * kRows) {
+      const int rows = std::min(kBlockPanels * kRows, end_row - first_row);
+      float* packed = ThreadScratch(ScratchSlot::kGemmPacking, PackedRowsSize(rows, k));
+      PackRows(a + first_row, lda, rows, k, packed);
+      GemmPacked(rows, packed, b, c + first_row, ldc, first_panel, end_panel);
+    }
   }
 }
 
