@@ -117,12 +117,12 @@ Options ParseOptions(int argc, char** argv) {
   return options;
 }
 
-// Threads the process owns right now (Linux), to show that --threads T really means T threads.
-int ProcessThreadCount() {
+// A number field of /proc/self/status (Linux), such as "Threads:" or "VmHWM:" (peak RSS, kB).
+long ProcessStatus(const std::string& field) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("Threads:", 0) == 0) return std::atoi(line.c_str() + 8);
+    if (line.rfind(field, 0) == 0) return std::atol(line.c_str() + field.size());
   }
   return 0;
 }
@@ -133,19 +133,25 @@ double Median(std::vector<double> values) {
   return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
-void PrintProfile(lumen::RuntimeGraph& graph, const std::vector<lumen::TensorBatch>& inputs) {
-  std::vector<lumen::TensorBatch> outputs;
+// Milliseconds since `start`.
+double ElapsedMilliseconds(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// Times one Run (inputs already in place) with per-operator timing and prints the table, the
+// framework overhead (Run minus the operators' own times) and the memory figures.
+void PrintProfile(lumen::RuntimeGraph& graph) {
   graph.set_profiling(true);
   const auto start = std::chrono::steady_clock::now();
-  graph.Forward(inputs, &outputs);
-  const double total =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  graph.Run();
+  const double total = ElapsedMilliseconds(start);
   graph.set_profiling(false);
   const std::vector<const lumen::RuntimeOperator*> order = graph.ExecutionOrder();
   const std::vector<double>& times = graph.operator_milliseconds();
   double layer_total = 0;
   for (double time : times) layer_total += time;
-  std::printf("%-22s %-28s %-22s %10s %7s\n", "type", "name", "output shape", "time ms", "share");
+  std::printf("%-22s %-34s %-22s %10s %7s\n", "type", "name", "output shape", "time ms", "share");
   for (size_t i = 0; i < order.size(); ++i) {
     const lumen::RuntimeOperator& op = *order[i];
     std::string shape = "-";
@@ -153,28 +159,31 @@ void PrintProfile(lumen::RuntimeGraph& graph, const std::vector<lumen::TensorBat
       std::vector<uint32_t> extents(op.outputs[0]->shape.begin(), op.outputs[0]->shape.end());
       shape = lumen::ShapeToString(extents);
     }
-    std::printf("%-22s %-28s %-22s %10.3f %6.1f%%\n", op.type.c_str(), op.name.c_str(),
+    std::string name = op.name;
+    for (const std::string& fused : op.fused) name += " +" + fused.substr(0, fused.find(' '));
+    std::printf("%-22s %-34s %-22s %10.3f %6.1f%%\n", op.type.c_str(), name.c_str(),
                 shape.c_str(), times[i], 100.0 * times[i] / total);
   }
-  std::printf("layers %.3f ms, Forward %.3f ms, framework overhead %.3f ms (%.2f%%)\n", layer_total,
-              total, total - layer_total, 100.0 * (total - layer_total) / total);
+  std::printf("operators %.3f ms, Run %.3f ms, framework overhead %.3f ms (%.2f%%)\n",
+              layer_total, total, total - layer_total, 100.0 * (total - layer_total) / total);
+  std::printf("activation memory: %.1f MB planned, %.1f MB with one buffer per operand; "
+              "peak RSS %.1f MB\n",
+              graph.planned_activation_bytes() / 1e6, graph.separate_activation_bytes() / 1e6,
+              ProcessStatus("VmHWM:") / 1e3);
 }
 
-void PrintLatency(lumen::RuntimeGraph& graph, const std::vector<lumen::TensorBatch>& inputs,
-                  int repeat) {
-  std::vector<lumen::TensorBatch> outputs;
-  graph.Forward(inputs, &outputs);  // warm-up: first-touch of every buffer
+// Times `repeat` runs after one warm-up (inputs already in place) and prints the median and min.
+void PrintLatency(lumen::RuntimeGraph& graph, int repeat) {
+  graph.Run();  // warm-up: first touch of every buffer, scratch memory grows to its final size
   std::vector<double> times;
   for (int i = 0; i < repeat; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    graph.Forward(inputs, &outputs);
-    times.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count());
+    graph.Run();
+    times.push_back(ElapsedMilliseconds(start));
   }
   std::printf("median %.3f ms, min %.3f ms (%d runs, %d threads)\n", Median(times),
               *std::min_element(times.begin(), times.end()), repeat, lumen::GetNumThreads());
-  std::printf("process threads: %d; BLAS: %s\n", ProcessThreadCount(),
+  std::printf("process threads: %ld; BLAS: %s\n", ProcessStatus("Threads:"),
               lumen::BlasDescription().c_str());
 }
 
@@ -237,8 +246,9 @@ int Run(const Options& options) {
                   lumen::ShapeToString(lumen::BatchShape(outputs[i])).c_str(), path.c_str());
     }
   }
-  if (options.profile) PrintProfile(graph, inputs);
-  if (options.repeat > 0) PrintLatency(graph, inputs, options.repeat);
+  // The inputs are still in the graph's input operands from Forward: time Run on them.
+  if (options.profile) PrintProfile(graph);
+  if (options.repeat > 0) PrintLatency(graph, options.repeat);
   return status;
 }
 

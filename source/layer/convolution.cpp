@@ -45,6 +45,7 @@ void Convolution::Prepare(const std::vector<Shape>& input_shapes,
                 " but the graph says ", ShapeToString(output_shapes[0])));
   }
   algorithm_ = ChooseConvolutionAlgorithm(spec_);
+  std::vector<float>().swap(spec_.weights);  // the algorithm keeps what it needs, rearranged
 }
 
 void Convolution::Forward(const std::vector<const TensorBatch*>& inputs,

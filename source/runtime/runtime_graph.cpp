@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <queue>
 
@@ -11,6 +12,7 @@
 #include "lumen/layer/activation.hpp"
 #include "lumen/layer/convolution.hpp"
 #include "lumen/layer/layer_registry.hpp"
+#include "lumen/runtime/memory_plan.hpp"
 
 namespace lumen {
 namespace {
@@ -109,6 +111,9 @@ void RuntimeGraph::CreateLayers() {
     } catch (const Error& error) {
       failures += Concat("\n  ", error.what());
     }
+    // The layer has taken its own (converted) copy of the weights: free the raw bytes now, so
+    // that a model's weights are in memory at most twice, never three times, while it builds.
+    for (auto& [key, attribute] : op->attributes) std::vector<char>().swap(attribute.data);
     steps_.push_back(std::move(step));
   }
   if (!failures.empty()) throw Error(Concat("cannot build some layers:", failures));
@@ -204,8 +209,51 @@ void RuntimeGraph::AllocateOperands() {
       throw Error(Concat("operand '", operand->name, "' has dtype ", DataTypeName(operand->type),
                          "; Lumen computes in f32 only"));
     }
-    const Shape sample_shape(shape.begin() + 1, shape.end());
-    operand->data.assign(static_cast<size_t>(shape[0]), Tensor(sample_shape));
+  }
+  // Each operand lives from the step that produces it to the last step that reads it; graph
+  // outputs live to the end, for Forward to copy out. Operands that are never alive together
+  // share memory in one arena (see memory_plan.hpp).
+  std::map<const RuntimeOperand*, BufferLifetime> lifetimes;
+  for (size_t step = 0; step < steps_.size(); ++step) {
+    for (const RuntimeOperand* operand : steps_[step].op->outputs) {
+      lifetimes[operand].first_step = lifetimes[operand].last_step = static_cast<int>(step);
+    }
+    for (const RuntimeOperand* operand : steps_[step].op->inputs) {
+      lifetimes[operand].last_step = static_cast<int>(step);
+    }
+  }
+  // The caller fills the inputs before Run and reads the outputs after it: inputs keep their
+  // memory for the whole run (so that Run can be repeated on them), outputs from their producer on.
+  for (const RuntimeOperand* operand : input_operands_) {
+    lifetimes[operand].first_step = 0;
+    lifetimes[operand].last_step = static_cast<int>(steps_.size());
+  }
+  for (const RuntimeOperand* operand : output_operands_) {
+    lifetimes[operand].last_step = static_cast<int>(steps_.size());
+  }
+  std::vector<BufferLifetime> buffers;
+  for (const auto& operand : model_.operands) {
+    BufferLifetime lifetime = lifetimes[operand.get()];
+    lifetime.size = 1;
+    for (int extent : operand->shape) lifetime.size *= static_cast<size_t>(extent);
+    buffers.push_back(lifetime);
+  }
+  constexpr size_t kAlignment = 16;  // floats: every operand starts on a 64-byte cache line
+  const MemoryPlan plan = PlanMemory(buffers, kAlignment);
+  arena_.assign(plan.arena_size + kAlignment, 0.0f);
+  float* base = arena_.data();
+  while (reinterpret_cast<uintptr_t>(base) % (kAlignment * sizeof(float)) != 0) ++base;
+  planned_floats_ = plan.arena_size;
+  separate_floats_ = plan.separate_size;
+  for (size_t i = 0; i < model_.operands.size(); ++i) {
+    RuntimeOperand& operand = *model_.operands[i];
+    const Shape sample_shape(operand.shape.begin() + 1, operand.shape.end());
+    const size_t sample_size = ShapeElementCount(sample_shape);
+    operand.data.clear();
+    operand.data.reserve(static_cast<size_t>(operand.shape[0]));  // views must never move
+    for (int sample = 0; sample < operand.shape[0]; ++sample) {
+      operand.data.emplace_back(base + plan.offsets[i] + sample * sample_size, sample_shape);
+    }
   }
   input_shapes_.clear();
   output_shapes_.clear();
@@ -269,7 +317,8 @@ void RuntimeGraph::CheckInputs(const std::vector<TensorBatch>& inputs) const {
   }
 }
 
-void RuntimeGraph::RunSteps() {
+void RuntimeGraph::Run() {
+  if (!built_) throw Error("RuntimeGraph::Run called before Build");
   using Clock = std::chrono::steady_clock;
   for (size_t i = 0; i < steps_.size(); ++i) {
     Step& step = steps_[i];
@@ -291,7 +340,7 @@ void RuntimeGraph::Forward(const std::vector<TensorBatch>& inputs,
     TensorBatch& target = input_operands_[i]->data;
     for (size_t sample = 0; sample < target.size(); ++sample) target[sample] = inputs[i][sample];
   }
-  RunSteps();
+  Run();
   outputs->resize(output_operands_.size());
   for (size_t i = 0; i < output_operands_.size(); ++i) (*outputs)[i] = output_operands_[i]->data;
 }

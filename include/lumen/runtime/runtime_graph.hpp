@@ -45,6 +45,14 @@ class RuntimeGraph {
   // Same, writing the outputs into `outputs` and reusing its memory across calls.
   void Forward(const std::vector<TensorBatch>& inputs, std::vector<TensorBatch>* outputs);
 
+  // The zero-copy way, for callers that produce inputs and consume outputs in place: fill
+  // input(i) (one tensor per sample, already of the right shapes), call Run(), read output(i).
+  TensorBatch& input(size_t index) { return input_operands_.at(index)->data; }
+  // Runs every operator on the current contents of the inputs.
+  void Run();
+  // Graph output `index` after Run(), valid until the next Run or Forward.
+  const TensorBatch& output(size_t index) const { return output_operands_.at(index)->data; }
+
   // Full shapes (batch first) the graph inputs must have.
   const std::vector<Shape>& input_shapes() const { return input_shapes_; }
   // Full shapes (batch first) of the graph outputs.
@@ -52,6 +60,12 @@ class RuntimeGraph {
 
   // Operators in the order Forward runs them (valid after Build).
   std::vector<const RuntimeOperator*> ExecutionOrder() const;
+
+  // Bytes of the arena that holds every operand, as planned (operands that are never alive at
+  // the same time share memory).
+  size_t planned_activation_bytes() const { return planned_floats_ * sizeof(float); }
+  // Bytes the operands would need with one buffer each, for comparison.
+  size_t separate_activation_bytes() const { return separate_floats_ * sizeof(float); }
 
   // Turns per-operator timing on or off for the following Forward calls.
   void set_profiling(bool enabled) { profiling_ = enabled; }
@@ -74,7 +88,6 @@ class RuntimeGraph {
   void AllocateOperands();
   void PrepareLayers();
   void CheckInputs(const std::vector<TensorBatch>& inputs) const;
-  void RunSteps();
 
   PnnxModel model_;
   bool built_ = false;
@@ -83,6 +96,9 @@ class RuntimeGraph {
   std::vector<RuntimeOperand*> output_operands_;
   std::vector<Shape> input_shapes_;
   std::vector<Shape> output_shapes_;
+  std::vector<float> arena_;  // every operand's storage, laid out by the memory plan
+  size_t planned_floats_ = 0;
+  size_t separate_floats_ = 0;
   bool profiling_ = false;
   std::vector<double> operator_milliseconds_;
 };
