@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/parallel.hpp"
 #include "lumen/kernel/convolution_algorithm.hpp"
 
 namespace lumen {
@@ -19,8 +20,7 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
     const int multiplier = spec_.out_channels / spec_.in_channels;
     const int output_h = spec_.output_h;
     const int taps = w.kernel_h * w.kernel_w;
-#pragma omp parallel for schedule(static)
-    for (int channel = 0; channel < spec_.out_channels; ++channel) {
+    ParallelFor(spec_.out_channels, [&](int channel) {
       const float* source = input.channel_data(channel / multiplier);
       float* target = output->channel_data(channel);
       std::fill(target, target + static_cast<size_t>(output_h) * spec_.output_w, 0.0f);
@@ -45,7 +45,7 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
         }
       }
       FinishChannel(channel, target, static_cast<size_t>(output_h) * spec_.output_w);
-    }
+    });
   }
 };
 

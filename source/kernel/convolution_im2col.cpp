@@ -10,6 +10,7 @@
 // the output is computed in blocks of whole output columns, a few megabytes of im2col rows each.
 #include <algorithm>
 
+#include "lumen/base/parallel.hpp"
 #include "lumen/kernel/convolution_algorithm.hpp"
 #include "lumen/math/packed_gemm.hpp"
 
@@ -64,11 +65,10 @@ class Im2colConvolution : public ConvolutionAlgorithm {
         // (pixels x K) * (K x group_out) -> rows [first_pixel, +pixels) of the group's outputs
         float* result = output->channel_data(group * group_out) + first_pixel;
         PackedGemm(pixels, columns_.data(), pixels, weights_[group], result, area);
-#pragma omp parallel for schedule(static)
-        for (int channel = 0; channel < group_out; ++channel) {
+        ParallelFor(group_out, [&](int channel) {
           FinishChannel(group * group_out + channel, result + static_cast<size_t>(channel) * area,
                         pixels);
-        }
+        });
       }
     }
   }
@@ -81,21 +81,22 @@ class Im2colConvolution : public ConvolutionAlgorithm {
     Im2Col(input, 0, 0, area);
     pixels_.PackTransposed(columns_.data(), kernel_size_, area, area);
     const int row_panels = (out + kPanelRows - 1) / kPanelRows;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int panel = 0; panel < row_panels; ++panel) {
-      const int first = panel * kPanelRows;
-      GemmPacked(std::min(kPanelRows, out - first),
-                 weight_rows_.data() + static_cast<size_t>(first) * kernel_size_, pixels_,
-                 transposed_result_.data() + first, out);
-    }
-#pragma omp parallel for schedule(static)
-    for (int channel = 0; channel < out; ++channel) {
+    ParallelFor(
+        row_panels,
+        [&](int panel) {
+          const int first = panel * kPanelRows;
+          GemmPacked(std::min(kPanelRows, out - first),
+                     weight_rows_.data() + static_cast<size_t>(first) * kernel_size_, pixels_,
+                     transposed_result_.data() + first, out);
+        },
+        Schedule::kDynamic);
+    ParallelFor(out, [&](int channel) {
       float* target = output->channel_data(channel);
       for (int pixel = 0; pixel < area; ++pixel) {
         target[pixel] = transposed_result_[static_cast<size_t>(pixel) * out + channel];
       }
       FinishChannel(channel, target, area);
-    }
+    });
   }
 
   // Fills columns_ with the (pixels x K) column-major im2col rows of the output columns starting
@@ -106,8 +107,7 @@ class Im2colConvolution : public ConvolutionAlgorithm {
     const int kernel_area = w.kernel_h * w.kernel_w;
     const int output_h = spec_.output_h;
     const int columns = pixels / output_h;
-#pragma omp parallel for schedule(static)
-    for (int k = 0; k < kernel_size_; ++k) {
+    ParallelFor(kernel_size_, [&](int k) {
       const int channel = group * (spec_.in_channels / spec_.groups) + k / kernel_area;
       const int ky = (k % kernel_area) / w.kernel_w;
       const int kx = k % w.kernel_w;
@@ -133,7 +133,7 @@ class Im2colConvolution : public ConvolutionAlgorithm {
         }
         std::fill(target + end_row, target + output_h, 0.0f);
       }
-    }
+    });
   }
 
   int kernel_size_;                    // K: (in_channels / groups) * kH * kW

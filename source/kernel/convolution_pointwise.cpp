@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/parallel.hpp"
 #include "lumen/base/scratch.hpp"
 #include "lumen/kernel/convolution_algorithm.hpp"
 #include "lumen/math/packed_gemm.hpp"
@@ -33,24 +34,28 @@ class PointwiseConvolution : public ConvolutionAlgorithm {
     const TaskGrid grid =
         PlanTasks((area + block_pixels_ - 1) / block_pixels_, weights_[0].panels());
     const int tasks = grid.tasks() * spec_.groups;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int task = 0; task < tasks; ++task) {
-      const int group = task / grid.tasks();
-      const int block = task % grid.tasks() / grid.panel_groups;
-      const int first_panel = task % grid.panel_groups * grid.panels_per_group;
-      const int end_panel = std::min(first_panel + grid.panels_per_group, weights_[group].panels());
-      const int first_pixel = block * block_pixels_;
-      const int pixels = std::min(block_pixels_, area - first_pixel);
-      float* packed = ThreadScratch(ScratchSlot::kFirst, PackedRowsSize(pixels, group_in));
-      PackRows(input.channel_data(group * group_in) + first_pixel, area, pixels, group_in, packed);
-      float* result = output->channel_data(group * group_out) + first_pixel;
-      GemmPacked(pixels, packed, weights_[group], result, area, first_panel, end_panel);
-      const int end_channel = std::min(group_out, end_panel * kPanelColumns);
-      for (int channel = first_panel * kPanelColumns; channel < end_channel; ++channel) {
-        FinishChannel(group * group_out + channel, result + static_cast<size_t>(channel) * area,
-                      pixels);
-      }
-    }
+    ParallelFor(
+        tasks,
+        [&](int task) {
+          const int group = task / grid.tasks();
+          const int block = task % grid.tasks() / grid.panel_groups;
+          const int first_panel = task % grid.panel_groups * grid.panels_per_group;
+          const int end_panel =
+              std::min(first_panel + grid.panels_per_group, weights_[group].panels());
+          const int first_pixel = block * block_pixels_;
+          const int pixels = std::min(block_pixels_, area - first_pixel);
+          float* packed = ThreadScratch(ScratchSlot::kFirst, PackedRowsSize(pixels, group_in));
+          PackRows(input.channel_data(group * group_in) + first_pixel, area, pixels, group_in,
+                   packed);
+          float* result = output->channel_data(group * group_out) + first_pixel;
+          GemmPacked(pixels, packed, weights_[group], result, area, first_panel, end_panel);
+          const int end_channel = std::min(group_out, end_panel * kPanelColumns);
+          for (int channel = first_panel * kPanelColumns; channel < end_channel; ++channel) {
+            FinishChannel(group * group_out + channel, result + static_cast<size_t>(channel) * area,
+                          pixels);
+          }
+        },
+        Schedule::kDynamic);
   }
 
  private:

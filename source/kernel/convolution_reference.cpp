@@ -1,5 +1,6 @@
 // The reference convolution: the definition, loop by loop. Slow, obviously right, and the ground
 // truth the fast algorithms are tested against.
+#include "lumen/base/parallel.hpp"
 #include "lumen/kernel/convolution_algorithm.hpp"
 
 namespace lumen {
@@ -15,8 +16,7 @@ class ReferenceConvolution : public ConvolutionAlgorithm {
     const Window2d& w = s.window;
     const int group_in = s.in_channels / s.groups;
     const int group_out = s.out_channels / s.groups;
-#pragma omp parallel for schedule(static)
-    for (int out_channel = 0; out_channel < s.out_channels; ++out_channel) {
+    ParallelFor(s.out_channels, [&](int out_channel) {
       const int group = out_channel / group_out;
       for (int oy = 0; oy < s.output_h; ++oy) {
         for (int ox = 0; ox < s.output_w; ++ox) {
@@ -42,7 +42,7 @@ class ReferenceConvolution : public ConvolutionAlgorithm {
       }
       FinishChannel(out_channel, output->channel_data(out_channel),
                     static_cast<size_t>(s.output_h) * s.output_w);
-    }
+    });
   }
 };
 

@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/parallel.hpp"
 #include "lumen/base/scratch.hpp"
 #include "lumen/kernel/convolution_algorithm.hpp"
 #include "lumen/math/packed_gemm.hpp"
@@ -115,8 +116,7 @@ class WinogradConvolution : public ConvolutionAlgorithm {
       blocks = (blocks + threads - 1) / threads * threads;
       const int block_tiles = (tiles_ + blocks - 1) / blocks;
       blocks = (tiles_ + block_tiles - 1) / block_tiles;
-#pragma omp parallel for schedule(static)
-      for (int block = 0; block < blocks; ++block) {
+      ParallelFor(blocks, [&](int block) {
         Buffers buffers = MakeBuffers(block_tiles);
         buffers.input = ThreadScratch(ScratchSlot::kSecond, kPositions * buffers.input_step);
         buffers.products = ThreadScratch(ScratchSlot::kThird, kPositions * buffers.product_step);
@@ -129,27 +129,25 @@ class WinogradConvolution : public ConvolutionAlgorithm {
         for (int k = 0; k < spec_.out_channels; ++k) {
           TransformOutput(k, first_tile, tiles, buffers, output);
         }
-      }
+      });
       return;
     }
     const int panels = transformed_weights_[0].panels();
     const TaskGrid grid = PlanTasks(kPositions, panels);
     for (int first_tile = 0; first_tile < tiles_; first_tile += shared_.block_tiles) {
       const int tiles = std::min(shared_.block_tiles, tiles_ - first_tile);
-#pragma omp parallel for schedule(static)
-      for (int c = 0; c < spec_.in_channels; ++c) {
-        TransformInput(input, c, first_tile, tiles, shared_);
-      }
-#pragma omp parallel for schedule(dynamic, 1)
-      for (int task = 0; task < grid.tasks(); ++task) {
-        const int first_panel = task % grid.panel_groups * grid.panels_per_group;
-        Multiply(task / grid.panel_groups, tiles, shared_, first_panel,
-                 std::min(panels, first_panel + grid.panels_per_group));
-      }
-#pragma omp parallel for schedule(static)
-      for (int k = 0; k < spec_.out_channels; ++k) {
-        TransformOutput(k, first_tile, tiles, shared_, output);
-      }
+      ParallelFor(spec_.in_channels,
+                  [&](int c) { TransformInput(input, c, first_tile, tiles, shared_); });
+      ParallelFor(
+          grid.tasks(),
+          [&](int task) {
+            const int first_panel = task % grid.panel_groups * grid.panels_per_group;
+            Multiply(task / grid.panel_groups, tiles, shared_, first_panel,
+                     std::min(panels, first_panel + grid.panels_per_group));
+          },
+          Schedule::kDynamic);
+      ParallelFor(spec_.out_channels,
+                  [&](int k) { TransformOutput(k, first_tile, tiles, shared_, output); });
     }
   }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/parallel.hpp"
 
 namespace lumen {
 namespace {
@@ -15,10 +16,16 @@ constexpr size_t kParallelThreshold = 1 << 14;
 
 void ApplyActivation(const Activation& activation, const float* input, float* output,
                      size_t count) {
+  // Contiguous chunks, so that each thread's share is one vectorised loop.
+  constexpr size_t kChunk = kParallelThreshold;
   WithActivation(activation, [&](auto function) {
-    const auto total = static_cast<std::ptrdiff_t>(count);
-#pragma omp parallel for if (count >= kParallelThreshold) schedule(static)
-    for (std::ptrdiff_t i = 0; i < total; ++i) output[i] = function(input[i]);
+    ParallelFor(static_cast<std::ptrdiff_t>((count + kChunk - 1) / kChunk),
+                [&](std::ptrdiff_t chunk) {
+                  const size_t end = std::min(count, (static_cast<size_t>(chunk) + 1) * kChunk);
+                  for (size_t i = static_cast<size_t>(chunk) * kChunk; i < end; ++i) {
+                    output[i] = function(input[i]);
+                  }
+                });
   });
 }
 

@@ -1,6 +1,7 @@
 #include "lumen/layer/adaptive_average_pooling.hpp"
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/parallel.hpp"
 #include "lumen/layer/layer_registry.hpp"
 #include "lumen/layer/pooling_shape.hpp"
 
@@ -42,8 +43,7 @@ void AdaptiveAveragePooling::Forward(const std::vector<const TensorBatch*>& inpu
     const int input_h = static_cast<int>(input.rows());
     const int input_w = static_cast<int>(input.cols());
     const int channels = static_cast<int>(input.channels());
-#pragma omp parallel for schedule(static)
-    for (int channel = 0; channel < channels; ++channel) {
+    ParallelFor(channels, [&](int channel) {
       const float* source = input.channel_data(channel);
       float* target = output.channel_data(channel);
       for (int ox = 0; ox < output_w_; ++ox) {
@@ -60,7 +60,7 @@ void AdaptiveAveragePooling::Forward(const std::vector<const TensorBatch*>& inpu
               sum / static_cast<float>((y_end - y_begin) * (x_end - x_begin));
         }
       }
-    }
+    });
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/parallel.hpp"
 #include "lumen/layer/layer_registry.hpp"
 #include "lumen/layer/pooling_shape.hpp"
 
@@ -38,8 +39,7 @@ void AveragePooling::Forward(const std::vector<const TensorBatch*>& inputs,
     const int output_h = static_cast<int>(output.rows());
     const int output_w = static_cast<int>(output.cols());
     const int channels = static_cast<int>(input.channels());
-#pragma omp parallel for schedule(static)
-    for (int channel = 0; channel < channels; ++channel) {
+    ParallelFor(channels, [&](int channel) {
       const float* source = input.channel_data(channel);
       float* target = output.channel_data(channel);
       for (int ox = 0; ox < output_w; ++ox) {
@@ -65,7 +65,7 @@ void AveragePooling::Forward(const std::vector<const TensorBatch*>& inputs,
           target[ox * output_h + oy] = divisor > 0 ? sum / static_cast<float>(divisor) : 0.0f;
         }
       }
-    }
+    });
   }
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/parallel.hpp"
 #include "lumen/layer/layer_registry.hpp"
 
 namespace lumen {
@@ -43,14 +44,13 @@ void BatchNorm::Forward(const std::vector<const TensorBatch*>& inputs,
     Tensor& output = (*outputs[0])[sample];
     const int channels = static_cast<int>(input.channels());
     const size_t area = static_cast<size_t>(input.rows()) * input.cols();
-#pragma omp parallel for schedule(static)
-    for (int channel = 0; channel < channels; ++channel) {
+    ParallelFor(channels, [&](int channel) {
       const float* source = input.channel_data(channel);
       float* target = output.channel_data(channel);
       const float scale = scale_[channel];
       const float shift = shift_[channel];
       for (size_t i = 0; i < area; ++i) target[i] = source[i] * scale + shift;
-    }
+    });
   }
 }
 

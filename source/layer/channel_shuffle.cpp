@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/parallel.hpp"
 #include "lumen/layer/layer_registry.hpp"
 
 namespace lumen {
@@ -31,11 +32,10 @@ void ChannelShuffle::Forward(const std::vector<const TensorBatch*>& inputs,
     const int channels = static_cast<int>(input.channels());
     const int per_group = channels / groups_;
     const size_t area = static_cast<size_t>(input.rows()) * input.cols();
-#pragma omp parallel for schedule(static)
-    for (int channel = 0; channel < channels; ++channel) {
+    ParallelFor(channels, [&](int channel) {
       const int source = (channel % groups_) * per_group + channel / groups_;
       std::copy_n(input.channel_data(source), area, output.channel_data(channel));
-    }
+    });
   }
 }
 

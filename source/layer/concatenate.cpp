@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/parallel.hpp"
 #include "lumen/layer/layer_registry.hpp"
 #include "lumen/tensor/strided.hpp"
 
@@ -50,15 +51,17 @@ void Concatenate::Forward(const std::vector<const TensorBatch*>& inputs,
   for (size_t sample = 0; sample < outputs[0]->size(); ++sample) {
     float* target = (*outputs[0])[sample].data();
     const auto outer = static_cast<std::ptrdiff_t>(outer_);
-#pragma omp parallel for if (outer_ * output_block >= (1 << 15)) schedule(static)
-    for (std::ptrdiff_t block = 0; block < outer; ++block) {
-      float* position = target + static_cast<size_t>(block) * output_block;
-      for (size_t input = 0; input < inputs.size(); ++input) {
-        const float* source =
-            (*inputs[input])[sample].data() + static_cast<size_t>(block) * block_sizes_[input];
-        position = std::copy(source, source + block_sizes_[input], position);
-      }
-    }
+    ParallelFor(
+        outer,
+        [&](std::ptrdiff_t block) {
+          float* position = target + static_cast<size_t>(block) * output_block;
+          for (size_t input = 0; input < inputs.size(); ++input) {
+            const float* source =
+                (*inputs[input])[sample].data() + static_cast<size_t>(block) * block_sizes_[input];
+            position = std::copy(source, source + block_sizes_[input], position);
+          }
+        },
+        Schedule::kStatic, outer_ * output_block >= (1 << 15));
   }
 }
 

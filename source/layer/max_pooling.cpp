@@ -1,6 +1,7 @@
 #include "lumen/layer/max_pooling.hpp"
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/parallel.hpp"
 #include "lumen/layer/layer_registry.hpp"
 #include "lumen/layer/pooling_shape.hpp"
 
@@ -35,8 +36,7 @@ void MaxPooling::Forward(const std::vector<const TensorBatch*>& inputs,
     const Tensor& input = (*inputs[0])[sample];
     Tensor& output = (*outputs[0])[sample];
     const int channels = static_cast<int>(input.channels());
-#pragma omp parallel for schedule(static)
-    for (int channel = 0; channel < channels; ++channel) {
+    ParallelFor(channels, [&](int channel) {
       if (separable) {
         MaxPoolSeparable(window_, plane_, input.channel_data(channel), output.channel_data(channel),
                          workspace_.data() + channel * workspace_size);
@@ -44,7 +44,7 @@ void MaxPooling::Forward(const std::vector<const TensorBatch*>& inputs,
         MaxPoolReference(window_, plane_, input.channel_data(channel),
                          output.channel_data(channel));
       }
-    }
+    });
   }
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/parallel.hpp"
 #include "lumen/layer/layer_registry.hpp"
 
 namespace lumen {
@@ -33,34 +34,36 @@ void Softmax::Forward(const std::vector<const TensorBatch*>& inputs,
   for (size_t sample = 0; sample < inputs[0]->size(); ++sample) {
     const float* source = (*inputs[0])[sample].data();
     float* target = (*outputs[0])[sample].data();
-#pragma omp parallel for if (split_.outer * extent * inner >= (1 << 14)) schedule(static)
-    for (std::ptrdiff_t task = 0; task < tasks; ++task) {
-      const size_t block = static_cast<size_t>(task) / lane_groups;
-      const size_t first = static_cast<size_t>(task) % lane_groups * kLanes;
-      const size_t lanes = std::min(kLanes, inner - first);
-      const size_t base = block * extent * inner + first;
-      float maximum[kLanes];
-      float sum[kLanes];
-      std::fill(maximum, maximum + lanes, -INFINITY);
-      std::fill(sum, sum + lanes, 0.0f);
-      for (size_t e = 0; e < extent; ++e) {
-        const float* row = source + base + e * inner;
-        for (size_t lane = 0; lane < lanes; ++lane)
-          maximum[lane] = std::max(maximum[lane], row[lane]);
-      }
-      for (size_t e = 0; e < extent; ++e) {
-        const float* row = source + base + e * inner;
-        float* out = target + base + e * inner;
-        for (size_t lane = 0; lane < lanes; ++lane) {
-          out[lane] = std::exp(row[lane] - maximum[lane]);
-          sum[lane] += out[lane];
-        }
-      }
-      for (size_t e = 0; e < extent; ++e) {
-        float* out = target + base + e * inner;
-        for (size_t lane = 0; lane < lanes; ++lane) out[lane] /= sum[lane];
-      }
-    }
+    ParallelFor(
+        tasks,
+        [&](std::ptrdiff_t task) {
+          const size_t block = static_cast<size_t>(task) / lane_groups;
+          const size_t first = static_cast<size_t>(task) % lane_groups * kLanes;
+          const size_t lanes = std::min(kLanes, inner - first);
+          const size_t base = block * extent * inner + first;
+          float maximum[kLanes];
+          float sum[kLanes];
+          std::fill(maximum, maximum + lanes, -INFINITY);
+          std::fill(sum, sum + lanes, 0.0f);
+          for (size_t e = 0; e < extent; ++e) {
+            const float* row = source + base + e * inner;
+            for (size_t lane = 0; lane < lanes; ++lane)
+              maximum[lane] = std::max(maximum[lane], row[lane]);
+          }
+          for (size_t e = 0; e < extent; ++e) {
+            const float* row = source + base + e * inner;
+            float* out = target + base + e * inner;
+            for (size_t lane = 0; lane < lanes; ++lane) {
+              out[lane] = std::exp(row[lane] - maximum[lane]);
+              sum[lane] += out[lane];
+            }
+          }
+          for (size_t e = 0; e < extent; ++e) {
+            float* out = target + base + e * inner;
+            for (size_t lane = 0; lane < lanes; ++lane) out[lane] /= sum[lane];
+          }
+        },
+        Schedule::kStatic, split_.outer * extent * inner >= (1 << 14));
   }
 }
 

@@ -3,8 +3,9 @@
 #include <algorithm>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/parallel.hpp"
 #include "lumen/layer/layer_registry.hpp"
-#include "lumen/math/gemm.hpp"
+#include "lumen/math/packed_gemm.hpp"
 
 namespace lumen {
 
@@ -31,8 +32,18 @@ TransposedConvolution::TransposedConvolution(const RuntimeOperator& op) : Layer(
       (output_padding_w_ >= window_.stride_w && output_padding_w_ >= window_.dilation_w)) {
     Fail("output_padding must be smaller than either stride or dilation");
   }
-  weights_ = op.AttributeFloats(
+  const std::vector<float> weights = op.AttributeFloats(
       "weight", {in_channels_, out_channels_ / groups_, window_.kernel_h, window_.kernel_w});
+  // Each group's weights are a row-major (in/g x K) matrix: read column-major, the transpose of
+  // the (in/g x K) right-hand side, which PackTransposed packs as it is.
+  const int group_in = in_channels_ / groups_;
+  const int kernel_size = out_channels_ / groups_ * window_.kernel_h * window_.kernel_w;
+  packed_weights_.resize(groups_);
+  for (int group = 0; group < groups_; ++group) {
+    packed_weights_[group].PackTransposed(
+        weights.data() + static_cast<size_t>(group) * group_in * kernel_size, group_in, kernel_size,
+        kernel_size);
+  }
   if (op.BoolParam("bias", false)) bias_ = op.AttributeFloats("bias", {out_channels_});
 }
 
@@ -68,8 +79,7 @@ void TransposedConvolution::Col2Im(int group, Tensor* output) const {
   const int kernel_area = window_.kernel_h * window_.kernel_w;
   const int input_area = input_h_ * input_w_;
   // Each output channel gathers from its own kH*kW columns, so channels run in parallel.
-#pragma omp parallel for schedule(static)
-  for (int channel = 0; channel < group_out; ++channel) {
+  ParallelFor(group_out, [&](int channel) {
     float* target = output->channel_data(group * group_out + channel);
     for (int k = 0; k < kernel_area; ++k) {
       const int ky = k / window_.kernel_w;
@@ -86,14 +96,12 @@ void TransposedConvolution::Col2Im(int group, Tensor* output) const {
         }
       }
     }
-  }
+  });
 }
 
 void TransposedConvolution::Forward(const std::vector<const TensorBatch*>& inputs,
                                     const std::vector<TensorBatch*>& outputs) {
   const int group_in = in_channels_ / groups_;
-  const int group_out = out_channels_ / groups_;
-  const int kernel_size = group_out * window_.kernel_h * window_.kernel_w;
   const int input_area = input_h_ * input_w_;
   const int output_area = output_h_ * output_w_;
   for (size_t sample = 0; sample < inputs[0]->size(); ++sample) {
@@ -103,11 +111,8 @@ void TransposedConvolution::Forward(const std::vector<const TensorBatch*>& input
       std::fill_n(output.channel_data(channel), output_area, bias_.empty() ? 0.0f : bias_[channel]);
     }
     for (int group = 0; group < groups_; ++group) {
-      // The group's weights are a row-major (group_in x K) matrix, i.e. column-major K x group_in:
-      // its transpose is the right-hand side.
-      const float* weights = weights_.data() + static_cast<size_t>(group) * group_in * kernel_size;
-      Gemm(input_area, kernel_size, group_in, input.channel_data(group * group_in), input_area,
-           false, weights, kernel_size, true, 0.0f, columns_.data(), input_area);
+      PackedGemm(input_area, input.channel_data(group * group_in), input_area,
+                 packed_weights_[group], columns_.data(), input_area);
       Col2Im(group, &output);
     }
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/parallel.hpp"
 #include "lumen/layer/layer_registry.hpp"
 
 namespace lumen {
@@ -114,8 +115,7 @@ void Upsample::Forward(const std::vector<const TensorBatch*>& inputs,
     Tensor& output = (*outputs[0])[sample];
     const int input_h = static_cast<int>(input.rows());
     const int channels = static_cast<int>(input.channels());
-#pragma omp parallel for schedule(static)
-    for (int channel = 0; channel < channels; ++channel) {
+    ParallelFor(channels, [&](int channel) {
       const float* source = input.channel_data(channel);
       float* target = output.channel_data(channel);
       for (int ox = 0; ox < output_w; ++ox) {
@@ -133,7 +133,7 @@ void Upsample::Forward(const std::vector<const TensorBatch*>& inputs,
                   (col.first_weight * left[row.second] + col.second_weight * right[row.second]);
         }
       }
-    }
+    });
   }
 }
 

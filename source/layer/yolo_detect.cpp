@@ -3,8 +3,9 @@
 #include <cmath>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/parallel.hpp"
 #include "lumen/layer/layer_registry.hpp"
-#include "lumen/math/gemm.hpp"
+#include "lumen/math/packed_gemm.hpp"
 
 namespace lumen {
 namespace {
@@ -48,7 +49,9 @@ YoloDetect::YoloDetect(const RuntimeOperator& op) : Layer(op) {
     }
     Level entry;
     entry.channels = shape[1];
-    entry.weights = op.AttributeFloats(prefix + "weight");
+    const std::vector<float> weights = op.AttributeFloats(prefix + "weight");
+    // (na*no, channels) row-major read column-major is the (channels x na*no) right-hand side.
+    entry.packed_weights = PackedMatrix(weights.data(), shape[1], shape[0], shape[1]);
     entry.bias = op.AttributeFloats(prefix + "bias", {shape[0]});
     outputs_ = shape[0] / anchors_;
     levels_.push_back(std::move(entry));
@@ -115,14 +118,13 @@ void YoloDetect::Forward(const std::vector<const TensorBatch*>& inputs,
     for (size_t i = 0; i < levels_.size(); ++i) {
       Level& level = levels_[i];
       const int cells = level.height * level.width;
-      const int features = anchors_ * outputs_;
-      // The 1x1 convolution: (cells x channels) * (channels x features); see Convolution.
-      Gemm(cells, features, level.channels, (*inputs[i])[sample].data(), cells, false,
-           level.weights.data(), level.channels, false, 0.0f, level.convolved.data(), cells);
-#pragma omp parallel for collapse(2) schedule(static)
-      for (int anchor = 0; anchor < anchors_; ++anchor) {
-        for (int feature = 0; feature < outputs_; ++feature) {
-          const int channel = anchor * outputs_ + feature;
+      // The 1x1 convolution: (cells x channels) * (channels x na*no); see Convolution.
+      PackedGemm(cells, (*inputs[i])[sample].data(), cells, level.packed_weights,
+                 level.convolved.data(), cells);
+      ParallelFor(anchors_ * outputs_, [&](int channel) {
+        {
+          const int anchor = channel / outputs_;
+          const int feature = channel % outputs_;
           const float* values = level.convolved.data() + static_cast<size_t>(channel) * cells;
           float* column =
               result + feature * total_rows + level.first_row + static_cast<size_t>(anchor) * cells;
@@ -144,7 +146,7 @@ void YoloDetect::Forward(const std::vector<const TensorBatch*>& inputs,
             }
           }
         }
-      }
+      });
     }
   }
 }

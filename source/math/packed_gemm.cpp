@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "lumen/base/parallel.hpp"
 #include "lumen/base/scratch.hpp"
 
 namespace lumen {
@@ -110,8 +111,7 @@ void PackedMatrix::PackTransposed(const float* bt, int k, int n, int ldbt) {
   const int panels = (n + kColumns - 1) / kColumns;
   data_.resize(static_cast<size_t>(panels) * k * kColumns);
   // Rebuilt on every run of a layer, so the threads share the copying, row by row.
-#pragma omp parallel for schedule(static)
-  for (int p = 0; p < k; ++p) {
+  ParallelFor(k, [&](int p) {
     const float* row = bt + static_cast<size_t>(p) * ldbt;
     for (int panel = 0; panel < panels; ++panel) {
       float* target = data_.data() + (static_cast<size_t>(panel) * k + p) * kColumns;
@@ -119,7 +119,7 @@ void PackedMatrix::PackTransposed(const float* bt, int k, int n, int ldbt) {
       std::copy(row + panel * kColumns, row + panel * kColumns + valid, target);
       std::fill(target + valid, target + kColumns, 0.0f);
     }
-  }
+  });
 }
 
 PackedMatrix::PackedMatrix(const float* b, int k, int n, int ldb) : rows_(k), cols_(n) {
@@ -172,21 +172,23 @@ void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c,
   const auto share = [](int items, int parts, int part) {  // first item of an even share
     return static_cast<int>(static_cast<int64_t>(items) * part / parts);
   };
-#pragma omp parallel for if (parallel && tasks > 1) schedule(dynamic, 1)
-  for (int task = 0; task < tasks; ++task) {
-    const int row_part = task / column_parts;
-    const int column_part = task % column_parts;
-    const int first_panel = share(b.panels(), column_parts, column_part);
-    const int end_panel = share(b.panels(), column_parts, column_part + 1);
-    const int end_row = std::min(m, share(row_panels, row_parts, row_part + 1) * kRows);
-    for (int first_row = share(row_panels, row_parts, row_part) * kRows; first_row < end_row;
-         first_row += kBlockPanels * kRows) {
-      const int rows = std::min(kBlockPanels * kRows, end_row - first_row);
-      float* packed = ThreadScratch(ScratchSlot::kGemmPacking, PackedRowsSize(rows, k));
-      PackRows(a + first_row, lda, rows, k, packed);
-      GemmPacked(rows, packed, b, c + first_row, ldc, first_panel, end_panel);
-    }
-  }
+  ParallelFor(
+      tasks,
+      [&](int task) {
+        const int row_part = task / column_parts;
+        const int column_part = task % column_parts;
+        const int first_panel = share(b.panels(), column_parts, column_part);
+        const int end_panel = share(b.panels(), column_parts, column_part + 1);
+        const int end_row = std::min(m, share(row_panels, row_parts, row_part + 1) * kRows);
+        for (int first_row = share(row_panels, row_parts, row_part) * kRows; first_row < end_row;
+             first_row += kBlockPanels * kRows) {
+          const int rows = std::min(kBlockPanels * kRows, end_row - first_row);
+          float* packed = ThreadScratch(ScratchSlot::kGemmPacking, PackedRowsSize(rows, k));
+          PackRows(a + first_row, lda, rows, k, packed);
+          GemmPacked(rows, packed, b, c + first_row, ldc, first_panel, end_panel);
+        }
+      },
+      Schedule::kDynamic, parallel && tasks > 1);
 }
 
 void ReferenceGemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,

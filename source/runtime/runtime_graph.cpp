@@ -9,6 +9,7 @@
 #include <queue>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/scratch.hpp"
 #include "lumen/layer/activation.hpp"
 #include "lumen/layer/convolution.hpp"
 #include "lumen/layer/layer_registry.hpp"
@@ -131,8 +132,8 @@ void RuntimeGraph::FuseActivations() {
     if (convolution == nullptr || step.op->outputs.size() != 1) continue;
     RuntimeOperand* middle = step.op->outputs[0];
     if (middle->consumers.size() != 1) continue;
-    const bool is_graph_output =
-        std::find(output_operands_.begin(), output_operands_.end(), middle) != output_operands_.end();
+    const bool is_graph_output = std::find(output_operands_.begin(), output_operands_.end(),
+                                           middle) != output_operands_.end();
     Step& next = *step_of[middle->consumers[0]];
     auto* activation = dynamic_cast<ActivationLayer*>(next.layer.get());
     if (is_graph_output || activation == nullptr || next.op->outputs.size() != 1) continue;
@@ -153,12 +154,12 @@ void RuntimeGraph::FuseActivations() {
                               }),
                steps_.end());
   // The operands between a fused pair are no longer produced or read by anything.
-  model_.operands.erase(
-      std::remove_if(model_.operands.begin(), model_.operands.end(),
-                     [](const std::unique_ptr<RuntimeOperand>& operand) {
-                       return operand->producer == nullptr && operand->consumers.empty();
-                     }),
-      model_.operands.end());
+  model_.operands.erase(std::remove_if(model_.operands.begin(), model_.operands.end(),
+                                       [](const std::unique_ptr<RuntimeOperand>& operand) {
+                                         return operand->producer == nullptr &&
+                                                operand->consumers.empty();
+                                       }),
+                        model_.operands.end());
 }
 
 void RuntimeGraph::SortTopologically() {
@@ -331,6 +332,8 @@ void RuntimeGraph::Run() {
     operator_milliseconds_[i] =
         std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   }
+  // After the first run every thread's scratch memory has its final size: no more allocations.
+  ShareScratchSizes();
 }
 
 void RuntimeGraph::Forward(const std::vector<TensorBatch>& inputs,

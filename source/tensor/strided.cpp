@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/parallel.hpp"
 
 namespace lumen {
 namespace {
@@ -67,18 +68,20 @@ void GatherStrided(const Tensor& input, std::ptrdiff_t offset,
   const auto outer = static_cast<std::ptrdiff_t>(output->size() / inner);
   const float* source = input.data();
   float* target = output->data();
-#pragma omp parallel for if (output->size() >= (1 << 15)) schedule(static)
-  for (std::ptrdiff_t block = 0; block < outer; ++block) {
-    std::ptrdiff_t position = offset;
-    size_t remaining = static_cast<size_t>(block);
-    for (size_t dim = rank - 1; dim-- > 0;) {
-      position += static_cast<std::ptrdiff_t>(remaining % extents[dim]) * steps[dim];
-      remaining /= extents[dim];
-    }
-    float* run = target + static_cast<size_t>(block) * inner;
-    for (size_t i = 0; i < inner; ++i)
-      run[i] = source[position + static_cast<std::ptrdiff_t>(i) * inner_step];
-  }
+  ParallelFor(
+      outer,
+      [&](std::ptrdiff_t block) {
+        std::ptrdiff_t position = offset;
+        size_t remaining = static_cast<size_t>(block);
+        for (size_t dim = rank - 1; dim-- > 0;) {
+          position += static_cast<std::ptrdiff_t>(remaining % extents[dim]) * steps[dim];
+          remaining /= extents[dim];
+        }
+        float* run = target + static_cast<size_t>(block) * inner;
+        for (size_t i = 0; i < inner; ++i)
+          run[i] = source[position + static_cast<std::ptrdiff_t>(i) * inner_step];
+      },
+      Schedule::kStatic, output->size() >= (1 << 15));
 }
 
 }  // namespace lumen

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "lumen/layer/layer.hpp"
+#include "lumen/math/packed_gemm.hpp"
 
 namespace lumen {
 
@@ -12,7 +13,7 @@ namespace lumen {
 //
 // Each channel of a sample is a column-major (rows x in_features) matrix X; PyTorch's row-major
 // (out, in) weight buffer, read column-major, is W^T as an (in x out) matrix; so Y = X * W^T is one
-// GEMM with no transposes or copies.
+// GEMM with no transposes (a matrix-vector product when there is a single row).
 class Linear : public Layer {
  public:
   // Reads in_features, out_features, bias and the weights.
@@ -27,8 +28,9 @@ class Linear : public Layer {
  private:
   int in_features_ = 0;
   int out_features_ = 0;
-  std::vector<float> weights_;  // (out, in) row-major == (in x out) column-major
-  std::vector<float> bias_;     // empty without bias
+  std::vector<float> weights_;   // (out, in) row-major == (in x out) column-major
+  PackedMatrix packed_weights_;  // the same, packed for PackedGemm
+  std::vector<float> bias_;      // empty without bias
 };
 
 }  // namespace lumen

@@ -6,6 +6,7 @@
 
 #include "lumen/layer/layer.hpp"
 #include "lumen/layer/window.hpp"
+#include "lumen/math/packed_gemm.hpp"
 
 namespace lumen {
 
@@ -34,8 +35,8 @@ class TransposedConvolution : public Layer {
   int groups_ = 1;
   Window2d window_;
   int output_padding_h_ = 0, output_padding_w_ = 0;
-  // PyTorch's (in, out/groups, kH, kW) weights: per group a row-major (in/g x K) matrix.
-  std::vector<float> weights_;
+  // PyTorch's (in, out/groups, kH, kW) weights: per group the (in/g x K) right-hand side, packed.
+  std::vector<PackedMatrix> packed_weights_;
   std::vector<float> bias_;  // empty without bias
   int input_h_ = 0, input_w_ = 0, output_h_ = 0, output_w_ = 0;
   std::vector<float> columns_;  // (input_h * input_w) x K

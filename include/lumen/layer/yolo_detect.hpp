@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "lumen/layer/layer.hpp"
+#include "lumen/math/packed_gemm.hpp"
 
 namespace lumen {
 
@@ -33,7 +34,7 @@ class YoloDetect : public Layer {
     int channels = 0;
     int height = 0, width = 0;
     size_t first_row = 0;            // where this level's rows start in the output
-    std::vector<float> weights;      // (na*no, channels) row-major
+    PackedMatrix packed_weights;     // the 1x1 convolution: (channels x na*no), packed
     std::vector<float> bias;         // na*no
     std::vector<float> grid;         // (na, ny, nx, 2) row-major: cell offsets
     std::vector<float> anchor_grid;  // (na, ny, nx, 2) row-major: anchor sizes in pixels

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "lumen/base/parallel.hpp"
 #include "lumen/tensor/tensor.hpp"
 
 namespace lumen {
@@ -62,29 +63,33 @@ void BroadcastWalk::ForEachRun(RunFunction run_function, bool parallel) const {
   if (outer_count == 1) {
     // One long run (equal shapes): cut it into chunks so that every thread gets a share.
     const auto chunks = static_cast<std::ptrdiff_t>((inner + kChunk - 1) / kChunk);
-#pragma omp parallel for if (parallel && chunks > 1) schedule(static)
-    for (std::ptrdiff_t chunk = 0; chunk < chunks; ++chunk) {
-      const size_t start = static_cast<size_t>(chunk) * kChunk;
-      run_function(Run{start,
-                       {start * inner_strides_[0], start * inner_strides_[1]},
-                       std::min(kChunk, inner - start)});
-    }
+    ParallelFor(
+        chunks,
+        [&](std::ptrdiff_t chunk) {
+          const size_t start = static_cast<size_t>(chunk) * kChunk;
+          run_function(Run{start,
+                           {start * inner_strides_[0], start * inner_strides_[1]},
+                           std::min(kChunk, inner - start)});
+        },
+        Schedule::kStatic, parallel && chunks > 1);
     return;
   }
   const auto outer = static_cast<std::ptrdiff_t>(outer_count);
-#pragma omp parallel for if (parallel && element_count_ >= kParallelThreshold) schedule(static)
-  for (std::ptrdiff_t index = 0; index < outer; ++index) {
-    Run run{0, {0, 0}, inner};
-    size_t remaining = static_cast<size_t>(index);
-    for (size_t dim = extents_.size() - 1; dim-- > 0;) {
-      const size_t position = remaining % extents_[dim];
-      remaining /= extents_[dim];
-      run.result_offset += position * result_strides_[dim];
-      run.operand_offsets[0] += position * operand_strides_[0][dim];
-      run.operand_offsets[1] += position * operand_strides_[1][dim];
-    }
-    run_function(run);
-  }
+  ParallelFor(
+      outer,
+      [&](std::ptrdiff_t index) {
+        Run run{0, {0, 0}, inner};
+        size_t remaining = static_cast<size_t>(index);
+        for (size_t dim = extents_.size() - 1; dim-- > 0;) {
+          const size_t position = remaining % extents_[dim];
+          remaining /= extents_[dim];
+          run.result_offset += position * result_strides_[dim];
+          run.operand_offsets[0] += position * operand_strides_[0][dim];
+          run.operand_offsets[1] += position * operand_strides_[1][dim];
+        }
+        run_function(run);
+      },
+      Schedule::kStatic, parallel && element_count_ >= kParallelThreshold);
 }
 
 }  // namespace lumen
