@@ -86,6 +86,8 @@ Comparison CompareWithTolerance(const std::vector<float>& got, const std::vector
   comparison.element_count = got.size();
   bool saw_nan = false;
   for (size_t i = 0; i < got.size(); ++i) {
+    // NaN where PyTorch has NaN is a match (as torch.allclose(equal_nan=True)); elsewhere it fails.
+    if (std::isnan(got[i]) && std::isnan(reference[i])) continue;
     const double error = std::fabs(static_cast<double>(got[i]) - reference[i]);
     const double magnitude = std::fabs(static_cast<double>(reference[i]));
     const bool within = error <= absolute_tolerance + relative_tolerance * magnitude;  // NaN fails

@@ -37,6 +37,11 @@ void Convolution::Prepare(const std::vector<Shape>& input_shapes,
   spec_.input_w = static_cast<int>(input[3]);
   spec_.output_h = spec_.window.OutputHeight(spec_.input_h);
   spec_.output_w = spec_.window.OutputWidth(spec_.input_w);
+  if (spec_.output_h < 1 || spec_.output_w < 1) {
+    Fail(Concat("the ", spec_.window.kernel_h, "x", spec_.window.kernel_w,
+                " kernel does not fit in the padded ", spec_.input_h, "x", spec_.input_w,
+                " input"));
+  }
   const Shape expected{input[0], static_cast<uint32_t>(spec_.out_channels),
                        static_cast<uint32_t>(std::max(spec_.output_h, 0)),
                        static_cast<uint32_t>(std::max(spec_.output_w, 0))};

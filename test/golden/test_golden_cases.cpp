@@ -5,10 +5,10 @@
 #include <filesystem>
 
 #include "lumen/io/golden_case.hpp"
-#include "lumen/io/raw_file.hpp"
 #include "lumen/layer/layer_registry.hpp"
 #include "lumen/pnnx/param_reader.hpp"
 #include "lumen/runtime/runtime_graph.hpp"
+#include "support/case_runner.hpp"
 
 namespace lumen {
 namespace {
@@ -42,28 +42,15 @@ TEST_P(GoldenCaseTest, MatchesPyTorch) {
   const std::vector<std::string> missing = UnsupportedOps(golden.param_path);
   if (!missing.empty()) GTEST_SKIP() << "unsupported op " << missing.front();
 
-  RuntimeGraph graph(golden.param_path, golden.bin_path);
-  graph.Build();
-  std::vector<TensorBatch> inputs;
-  for (const auto& input : golden.inputs) {
-    inputs.push_back(ReadBatchFile(input.path, input.shape));
-  }
-  const std::vector<TensorBatch> outputs = graph.Forward(inputs);
-  ASSERT_EQ(outputs.size(), golden.outputs.size());
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    ASSERT_EQ(BatchShape(outputs[i]), golden.outputs[i].shape) << "output " << i;
-    std::vector<float> got(ShapeElementCount(golden.outputs[i].shape));
-    BatchToRowMajor(outputs[i], got.data());
-    const std::vector<float> reference = ReadFloatFile(golden.outputs[i].path, got.size());
-    const Comparison comparison =
-        CompareWithTolerance(got, reference, golden.absolute_tolerance, golden.relative_tolerance);
-    EXPECT_TRUE(comparison.passed())
-        << "output " << i << ": " << comparison.mismatch_count << " of " << comparison.element_count
-        << " values outside atol " << golden.absolute_tolerance << " rtol "
-        << golden.relative_tolerance << "; max abs error " << comparison.max_absolute_error
-        << ", first at index " << comparison.first_mismatch << " (got "
-        << got[comparison.first_mismatch] << ", PyTorch " << reference[comparison.first_mismatch]
-        << ")";
+  test_support::ExpectCaseMatches(kModelsDirectory + "/" + GetParam());
+}
+
+// Every corpus case must run: a case skipped for a missing op would hide a regression.
+TEST(Corpus, EveryCaseIsSupported) {
+  for (const std::string& name : ListCases()) {
+    const GoldenCase golden = ReadGoldenCase(kModelsDirectory + "/" + name);
+    const std::vector<std::string> missing = UnsupportedOps(golden.param_path);
+    EXPECT_TRUE(missing.empty()) << name << " uses unsupported " << missing.front();
   }
 }
 

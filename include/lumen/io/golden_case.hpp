@@ -46,7 +46,8 @@ struct Comparison {
   bool passed() const { return mismatch_count == 0; }
 };
 
-// Compares two row-major buffers elementwise with PyTorch's allclose rule. Sizes must match.
+// Compares two row-major buffers elementwise with PyTorch's allclose rule (NaN matches NaN only).
+// Sizes must match.
 Comparison CompareWithTolerance(const std::vector<float>& got, const std::vector<float>& reference,
                                 float absolute_tolerance, float relative_tolerance);
 

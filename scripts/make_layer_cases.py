@@ -1,0 +1,603 @@
+#!/usr/bin/env python3
+"""Writes the layer test cases in test/data/layers/: one-operator PNNX models with PyTorch's outputs.
+
+    /usr/bin/python3 scripts/make_layer_cases.py        (Debian's python3-torch)
+
+Each case is a folder in the corpus format (see tmp/models/README.md): model.pnnx.param,
+model.pnnx.bin (a stored zip), in*.f32, out*.f32 and case.txt. The param line of the operator is
+written the way pnnx writes it (parameters sorted by key, then @weights, then #shape notes), and the
+output comes from running the same operation in PyTorch on a seeded random input, so the C++ tests
+(test/layer/test_*.cpp) compare Lumen with PyTorch, never with Lumen's own output. The script is
+deterministic: running it again rewrites identical files.
+"""
+import math
+import pathlib
+import shutil
+import zipfile
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent / "test/data/layers"
+EXACT = (1e-6, 1e-6)          # pure data movement, max, relu
+ARITHMETIC = (1e-5, 1e-4)     # sums of products (conv, linear, pooling averages)
+TRANSCENDENTAL = (1e-6, 1e-5)  # exp, tanh, ...
+
+
+def text(value):
+    """A parameter value in pnnx's spelling."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, (list, tuple)):
+        return "(" + ",".join(text(v) for v in value) + ")"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def shape_text(tensor):
+    return "(" + ",".join(str(d) for d in tensor.shape) + ")f32"
+
+
+class Case:
+    """Builds one case: the graph's inputs, one operator line (or a few), and its outputs."""
+
+    def __init__(self, name, tolerance, note):
+        self.name, self.tolerance, self.note = name, tolerance, note
+        self.lines, self.inputs, self.outputs, self.weights = [], [], [], {}
+        self.shapes = {}
+
+    def input(self, tensor):
+        operand = str(len(self.shapes))
+        self.shapes[operand] = tensor
+        self.inputs.append((operand, tensor))
+        self.lines.append(("pnnx.Input", f"pnnx_input_{len(self.inputs) - 1}", [], [operand], {}, {}, ""))
+        return operand
+
+    def op(self, kind, inputs, results, params=None, weights=None, name="op", keys=""):
+        """Adds an operator: `results` are the PyTorch tensors it produces (one operand each)."""
+        outputs = []
+        for tensor in results:
+            operand = str(len(self.shapes))
+            self.shapes[operand] = tensor
+            outputs.append(operand)
+        self.lines.append((kind, name, inputs, outputs, params or {}, weights or {}, keys))
+        for key, tensor in (weights or {}).items():
+            self.weights[f"{name}.{key}"] = tensor
+        return outputs
+
+    def output(self, operand):
+        self.outputs.append(operand)
+        self.lines.append(("pnnx.Output", f"pnnx_output_{len(self.outputs) - 1}", [operand], [], {}, {}, ""))
+
+    def write(self):
+        folder = ROOT / self.name
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        operand_count = len(self.shapes)
+        lines = ["7767517", f"{len(self.lines)} {operand_count}"]
+        for kind, name, inputs, outputs, params, weights, keys in self.lines:
+            items = [f"{key}={text(params[key])}" for key in sorted(params)]
+            items += [f"@{key}={shape_text(weights[key])}" for key in sorted(weights)]
+            if keys:
+                items.append(keys)
+            items += [f"#{o}={shape_text(self.shapes[o])}" for o in inputs + outputs]
+            lines.append(" ".join([f"{kind:<24}", f"{name:<24}", str(len(inputs)), str(len(outputs))]
+                                  + inputs + outputs + items))
+        (folder / "model.pnnx.param").write_text("\n".join(lines) + "\n")
+        with zipfile.ZipFile(folder / "model.pnnx.bin", "w", zipfile.ZIP_STORED) as archive:
+            for member in sorted(self.weights):
+                data = self.weights[member].detach().numpy().astype("<f4").tobytes()
+                info = zipfile.ZipInfo(member, date_time=(1980, 1, 1, 0, 0, 0))
+                archive.writestr(info, data)
+        case = []
+        for index, (operand, tensor) in enumerate(self.inputs):
+            tensor.detach().numpy().astype("<f4").tofile(folder / f"in{index}.f32")
+            case.append(f"input in{index}.f32 " + ",".join(str(d) for d in tensor.shape))
+        for index, operand in enumerate(self.outputs):
+            tensor = self.shapes[operand]
+            tensor.detach().numpy().astype("<f4").tofile(folder / f"out{index}.f32")
+            case.append(f"output out{index}.f32 " + ",".join(str(d) for d in tensor.shape))
+        case.append(f"tolerance {self.tolerance[0]} {self.tolerance[1]}")
+        case.append(f"note {self.note}")
+        (folder / "case.txt").write_text("\n".join(case) + "\n")
+
+
+def seeded(seed, *shape, scale=1.0):
+    generator = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=generator) * scale
+
+
+def unary(name, kind, shape, fn, params=None, weights=None, tolerance=ARITHMETIC, seed=0,
+          note="", scale=1.0, keys="$input=0", x=None):
+    """A case with one input, one operator, one output: fn(x) in PyTorch."""
+    case = Case(name, tolerance, note or f"{kind} {params or ''}")
+    x = seeded(seed, *shape, scale=scale) if x is None else x
+    a = case.input(x)
+    (y,) = case.op(kind, [a], [fn(x)], params, weights, keys=keys if kind.startswith(("F.", "torch.", "Tensor.")) else "")
+    case.output(y)
+    case.write()
+
+
+# ---------------------------------------------------------------------------------------------
+def convolution_cases():
+    def conv(name, shape, out, kernel, stride=1, padding=0, dilation=1, groups=1, bias=True, seed=1):
+        torch.manual_seed(seed)
+        module = torch.nn.Conv2d(shape[1], out, kernel, stride, padding, dilation, groups, bias)
+        k = module.kernel_size
+        params = dict(bias=bias, dilation=module.dilation, groups=groups, in_channels=shape[1],
+                      kernel_size=k, out_channels=out,
+                      padding=padding if isinstance(padding, str) else module.padding,
+                      padding_mode="zeros", stride=module.stride)
+        weights = {"weight": module.weight.detach()}
+        if bias:
+            weights["bias"] = module.bias.detach()
+        with torch.no_grad():
+            unary(name, "nn.Conv2d", shape, module, params, weights, seed=seed,
+                  note=f"nn.Conv2d {shape[1]}->{out} k{kernel} s{stride} p{padding} d{dilation} g{groups} bias={bias}")
+
+    conv("conv_stride2_odd", (1, 3, 13, 11), 5, 3, stride=2, padding=1)
+    conv("conv_same_even_kernel", (1, 3, 9, 10), 4, 4, padding="same")
+    conv("conv_valid", (1, 2, 7, 8), 3, 3, padding="valid")
+    conv("conv_dilation3", (1, 3, 14, 13), 4, 3, padding=3, dilation=3)
+    conv("conv_groups3", (1, 6, 9, 8), 9, 3, padding=1, groups=3)
+    conv("conv_depthwise_multiplier2", (1, 4, 10, 9), 8, 3, padding=1, groups=4)
+    conv("conv_depthwise_stride2", (1, 8, 11, 12), 8, 3, stride=2, padding=1, groups=8)
+    conv("conv_1x5_nobias", (1, 3, 8, 12), 4, (1, 5), padding=(0, 2), bias=False)
+    conv("conv_5x1", (1, 3, 12, 8), 4, (5, 1), padding=(2, 0))
+    conv("conv_1x1_stride2", (1, 8, 9, 11), 6, 1, stride=2)
+    conv("conv_1x1_pointwise", (1, 16, 9, 7), 12, 1)
+    conv("conv_batch3", (3, 4, 9, 11), 6, 3, padding=1)
+    conv("conv_winograd_odd", (1, 16, 21, 19), 24, 3, padding=1)
+    conv("conv_winograd_unpadded", (1, 16, 18, 23), 16, 3, padding=0)
+    conv("conv_tiny_map_many_channels", (1, 48, 5, 5), 40, 3, padding=1)
+    conv("conv_7x7_stride2", (1, 3, 23, 25), 8, 7, stride=2, padding=3)
+    conv("conv_6x6_stride2_yolo_stem", (1, 3, 20, 22), 8, 6, stride=2, padding=2)
+
+
+def pooling_cases():
+    def maxpool(name, shape, kernel, stride=None, padding=0, dilation=1, ceil=False, x=None,
+                kind="nn.MaxPool2d", written_stride=None):
+        module = torch.nn.MaxPool2d(kernel, stride, padding, dilation, ceil_mode=ceil)
+        pair = lambda v: (v, v) if isinstance(v, int) else tuple(v)
+        params = dict(ceil_mode=ceil, dilation=pair(dilation), kernel_size=pair(kernel),
+                      padding=pair(padding), return_indices=False,
+                      stride=written_stride if written_stride is not None else pair(module.stride))
+        unary(name, kind, shape, module, params, tolerance=EXACT, x=x,
+              note=f"max pool k{kernel} s{stride} p{padding} d{dilation} ceil={ceil}")
+
+    maxpool("maxpool_ceil_odd", (1, 3, 10, 13), 3, 2, ceil=True)
+    maxpool("maxpool_padding", (1, 3, 9, 8), 3, 2, padding=1)
+    maxpool("maxpool_dilation2", (1, 2, 11, 10), 3, 1, padding=1, dilation=2)
+    maxpool("maxpool_k5_s1_p2", (1, 4, 8, 9), 5, 1, padding=2)
+    maxpool("maxpool_functional_default_stride", (1, 2, 8, 9), 2, kind="F.max_pool2d",
+            written_stride=())
+    nan_input = seeded(7, 1, 2, 6, 6)
+    nan_input[0, 1, 2, 3] = float("nan")
+    maxpool("maxpool_nan", (1, 2, 6, 6), 2, 2, x=nan_input)
+
+    def avgpool(name, shape, kernel, stride=None, padding=0, ceil=False, include=True,
+                divisor=None):
+        module = torch.nn.AvgPool2d(kernel, stride, padding, ceil, include, divisor)
+        pair = lambda v: (v, v) if isinstance(v, int) else tuple(v)
+        params = dict(ceil_mode=ceil, count_include_pad=include, divisor_override=divisor,
+                      kernel_size=pair(kernel), padding=pair(padding), stride=pair(module.stride))
+        unary(name, "nn.AvgPool2d", shape, module, params,
+              note=f"avg pool k{kernel} s{stride} p{padding} ceil={ceil} include={include} div={divisor}")
+
+    avgpool("avgpool_include_pad", (1, 3, 9, 8), 3, 2, padding=1)
+    avgpool("avgpool_exclude_pad", (1, 3, 9, 8), 3, 2, padding=1, include=False)
+    avgpool("avgpool_ceil", (1, 2, 10, 11), 3, 2, ceil=True)
+    avgpool("avgpool_divisor", (1, 2, 8, 8), 2, 2, divisor=5)
+
+    def adaptive(name, shape, size, kind="nn.AdaptiveAvgPool2d"):
+        module = torch.nn.AdaptiveAvgPool2d(size)
+        unary(name, kind, shape, module, dict(output_size=size),
+              note=f"adaptive average pool to {size}")
+
+    adaptive("adaptive_7_to_4", (1, 3, 7, 7), (4, 4))
+    adaptive("adaptive_upsampling", (1, 2, 5, 6), (7, 7))
+    adaptive("adaptive_1x1", (1, 4, 6, 5), (1, 1))
+    adaptive("adaptive_keep_height", (1, 2, 6, 9), (None, 3))
+    adaptive("adaptive_functional", (1, 3, 10, 10), (3, 3), kind="F.adaptive_avg_pool2d")
+
+
+def normalisation_and_linear_cases():
+    def batchnorm(name, channels, affine, eps):
+        torch.manual_seed(5)
+        module = torch.nn.BatchNorm2d(channels, eps=eps, affine=affine).eval()
+        module.running_mean.normal_(0, 0.1)
+        module.running_var.uniform_(0.5, 1.5)
+        weights = {"running_mean": module.running_mean, "running_var": module.running_var}
+        if affine:
+            module.weight.data.uniform_(0.5, 1.5)
+            module.bias.data.normal_(0, 0.1)
+            weights.update(weight=module.weight.detach(), bias=module.bias.detach())
+        with torch.no_grad():
+            unary(name, "nn.BatchNorm2d", (1, channels, 5, 7), module,
+                  dict(affine=affine, eps=eps, num_features=channels), weights,
+                  note=f"BatchNorm2d affine={affine} eps={eps}")
+
+    batchnorm("batchnorm_no_affine", 3, False, 1e-5)
+    batchnorm("batchnorm_eps", 4, True, 1e-3)
+
+    def flatten(name, shape, start, end):
+        unary(name, "torch.flatten", shape, lambda x: torch.flatten(x, start, end),
+              dict(end_dim=end, start_dim=start), tolerance=EXACT, note=f"flatten({start},{end})")
+
+    flatten("flatten_start2", (1, 3, 4, 5), 2, -1)
+    flatten("flatten_middle", (1, 3, 4, 5), 1, -2)
+    flatten("flatten_negative", (2, 3, 4, 5), -3, -1)
+
+    def linear(name, shape, out, bias=True):
+        torch.manual_seed(3)
+        module = torch.nn.Linear(shape[-1], out, bias)
+        weights = {"weight": module.weight.detach()}
+        if bias:
+            weights["bias"] = module.bias.detach()
+        with torch.no_grad():
+            unary(name, "nn.Linear", shape, module,
+                  dict(bias=bias, in_features=shape[-1], out_features=out), weights,
+                  note=f"Linear {shape[-1]}->{out} bias={bias} on rank {len(shape)}")
+
+    linear("linear_nobias", (1, 12), 7, bias=False)
+    linear("linear_rank3", (1, 5, 9), 4)
+    linear("linear_rank4", (1, 2, 3, 7), 5)
+    linear("linear_batch2", (2, 16), 10)
+
+
+def activation_cases():
+    def act(name, kind, fn, params=None, tolerance=TRANSCENDENTAL):
+        unary(name, kind, (1, 3, 7, 9), fn, params, tolerance=tolerance, scale=3.0, seed=11,
+              note=f"{kind} {params or ''} on 3*randn")
+
+    act("relu_module", "nn.ReLU", torch.relu, tolerance=EXACT)
+    act("relu_functional", "F.relu", torch.relu, tolerance=EXACT)
+    act("sigmoid_functional", "F.sigmoid", torch.sigmoid)
+    act("silu_functional", "F.silu", F.silu)
+    act("tanh_module", "nn.Tanh", torch.tanh)
+    act("hardswish_functional", "F.hardswish", F.hardswish)
+    act("hardsigmoid_functional", "F.hardsigmoid", F.hardsigmoid)
+    act("relu6_functional", "F.relu6", F.relu6, tolerance=EXACT)
+    act("leakyrelu_slope", "nn.LeakyReLU", lambda x: F.leaky_relu(x, 0.2), dict(negative_slope=0.2))
+    act("leakyrelu_functional", "F.leaky_relu", lambda x: F.leaky_relu(x, 0.05),
+        dict(negative_slope=0.05))
+    act("elu_alpha", "nn.ELU", lambda x: F.elu(x, 0.5), dict(alpha=0.5))
+    # Large magnitudes: exp overflow and underflow must still give PyTorch's saturated values.
+    big = seeded(12, 1, 2, 5, 5, scale=60.0)
+    unary("sigmoid_large", "nn.Sigmoid", (1, 2, 5, 5), torch.sigmoid, x=big,
+          tolerance=TRANSCENDENTAL, note="sigmoid on 60*randn")
+    unary("silu_large", "nn.SiLU", (1, 2, 5, 5), F.silu, x=big, tolerance=TRANSCENDENTAL,
+          note="silu on 60*randn")
+
+    def softmax(name, shape, dim, kind="nn.Softmax"):
+        unary(name, kind, shape, lambda x: torch.softmax(x, dim), dict(dim=dim),
+              tolerance=TRANSCENDENTAL, scale=4.0, note=f"softmax dim={dim}")
+
+    softmax("softmax_dim1", (1, 5, 4, 3), 1)
+    softmax("softmax_dim2", (1, 3, 6, 4), 2)
+    softmax("softmax_last", (1, 3, 4, 7), -1, kind="F.softmax")
+    softmax("softmax_rank3", (2, 4, 6), 1)
+
+
+def expression_cases():
+    def expression(name, expr, shapes, fn, tolerance=ARITHMETIC, seed=21, scale=1.0, positive=False,
+                   attribute=None):
+        case = Case(name, tolerance, f"pnnx.Expression {expr}")
+        tensors = []
+        for index, shape in enumerate(shapes):
+            x = seeded(seed + index, *shape, scale=scale)
+            if positive:
+                x = x.abs() + 0.1
+            tensors.append(x)
+        operands = [case.input(x) for x in tensors]
+        if attribute is not None:
+            (constant,) = case.op("pnnx.Attribute", [], [attribute], weights={"data": attribute},
+                                  name="constant")
+            operands.append(constant)
+            tensors.append(attribute)
+        (y,) = case.op("pnnx.Expression", operands, [fn(*tensors)], dict(expr=expr))
+        case.output(y)
+        case.write()
+
+    s = (1, 3, 5, 6)
+    expression("expr_add", "add(@0,@1)", [s, s], torch.add)
+    expression("expr_sub_div", "div(sub(@0,@1),@2)", [s, s, s], lambda a, b, c: (a - b) / c,
+               positive=True)
+    expression("expr_nested", "add(mul(@0,@1),sub(@0,div(@1,2)))", [s, s],
+               lambda a, b: a * b + (a - b / 2))
+    expression("expr_reuse", "add(mul(@0,@1),@0)", [s, s], lambda a, b: a * b + a)
+    expression("expr_constants", "add(mul(@0,-1.5),sub(3,@0))", [s], lambda a: a * -1.5 + (3 - a))
+    expression("expr_exponent_constants", "mul(add(@0,2.000000e+00),1.0e-1)", [s],
+               lambda a: (a + 2.0) * 0.1)
+    expression("expr_yolo_xy", "mul(add(mul(@0,2),@1),8.0)", [(1, 3, 4, 5, 2), (1, 3, 4, 5, 2)],
+               lambda a, b: (a * 2 + b) * 8.0)
+    expression("expr_yolo_wh", "mul(pow(mul(@0,2),2),@1)", [(1, 3, 4, 5, 2), (1, 3, 4, 5, 2)],
+               lambda a, b: (a * 2) ** 2 * b)
+    expression("expr_broadcast_channel", "mul(@0,@1)", [(1, 4, 5, 6), (1, 4, 1, 1)], torch.mul)
+    expression("expr_broadcast_plane", "add(@0,@1)", [(1, 4, 5, 6), (1, 1, 5, 6)], torch.add)
+    expression("expr_broadcast_column", "sub(@0,@1)", [(1, 4, 5, 6), (1, 4, 5, 1)], torch.sub)
+    expression("expr_broadcast_row", "sub(@1,@0)", [(1, 4, 5, 6), (1, 4, 1, 6)],
+               lambda a, b: b - a)
+    expression("expr_broadcast_batch", "add(@0,@1)", [(2, 3, 4, 5), (1, 3, 4, 5)], torch.add)
+    expression("expr_rank5", "mul(@0,@1)", [(1, 3, 4, 5, 6), (1, 3, 1, 1, 6)], torch.mul)
+    expression("expr_attribute_no_batch", "add(@0,@1)", [(2, 3, 4, 5)],
+               torch.add, attribute=seeded(29, 3, 1, 1))
+    expression("expr_attribute_batch1", "mul(@0,@1)", [(1, 3, 4, 5)], torch.mul,
+               attribute=seeded(30, 1, 3, 1, 1))
+
+    positive = dict(positive=True)
+    unit = lambda x: torch.tanh(x) * 0.9  # inside (-1, 1) for asin, acos, atanh
+    unary_functions = [
+        ("neg", torch.neg, {}), ("abs", torch.abs, {}), ("sqrt", torch.sqrt, positive),
+        ("rsqrt", torch.rsqrt, positive), ("exp", torch.exp, {}), ("expm1", torch.expm1, {}),
+        ("log", torch.log, positive), ("log10", torch.log10, positive),
+        ("log1p", torch.log1p, positive), ("sin", torch.sin, {}), ("cos", torch.cos, {}),
+        ("tan", torch.tan, {}), ("atan", torch.atan, {}), ("sinh", torch.sinh, {}),
+        ("cosh", torch.cosh, {}), ("tanh", torch.tanh, {}), ("asinh", torch.asinh, {}),
+        ("erf", torch.erf, {}), ("ceil", torch.ceil, {}), ("floor", torch.floor, {}),
+        ("trunc", torch.trunc, {}), ("sign", torch.sign, {}), ("square", torch.square, {}),
+        ("reciprocal", torch.reciprocal, positive),
+    ]
+    for function, fn, options in unary_functions:
+        expression(f"expr_{function}", f"{function}(@0)", [s], fn, tolerance=TRANSCENDENTAL,
+                   scale=2.0, **options)
+    expression("expr_acosh", "acosh(add(@0,1))", [s], lambda a: torch.acosh(a + 1),
+               tolerance=TRANSCENDENTAL, positive=True)
+    for function, fn in (("asin", torch.asin), ("acos", torch.acos), ("atanh", torch.atanh)):
+        expression(f"expr_{function}", f"{function}(mul(tanh(@0),0.9))", [s],
+                   lambda a, fn=fn: fn(torch.tanh(a) * 0.9), tolerance=TRANSCENDENTAL)
+    # round: PyTorch rounds halves to even; the input holds exact halves.
+    halves = torch.tensor([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 0.4, -0.6, 7.5]).reshape(1, 1, 2, 5)
+    case = Case("expr_round_halves", EXACT, "round(@0) on exact halves: ties to even")
+    a = case.input(halves)
+    (y,) = case.op("pnnx.Expression", [a], [torch.round(halves)], dict(expr="round(@0)"))
+    case.output(y)
+    case.write()
+
+    binary_functions = [
+        ("add", torch.add, {}), ("sub", torch.sub, {}), ("mul", torch.mul, {}),
+        ("div", torch.div, {}), ("max", torch.maximum, {}), ("min", torch.minimum, {}),
+        ("maximum", torch.maximum, {}), ("minimum", torch.minimum, {}),
+        ("fmod", torch.fmod, {}), ("remainder", torch.remainder, {}),
+        ("floor_divide", lambda a, b: torch.div(a, b, rounding_mode="floor"), {}),
+        ("atan2", torch.atan2, {}), ("logaddexp", torch.logaddexp, {}),
+        ("pow", torch.pow, positive),
+    ]
+    for function, fn, options in binary_functions:
+        expression(f"expr_binary_{function}", f"{function}(@0,@1)", [s, s], fn,
+                   tolerance=TRANSCENDENTAL, scale=3.0, **options)
+
+
+def shape_cases():
+    def case_of(name, kind, shape, fn, params, seed=31, keys="$input=0"):
+        unary(name, kind, shape, fn, params, tolerance=EXACT, seed=seed, keys=keys,
+              note=f"{kind} {params}")
+
+    case_of("reshape_minus_one", "Tensor.reshape", (1, 4, 6, 5), lambda x: x.reshape(1, -1, 10),
+            dict(shape=(1, -1, 10)))
+    case_of("view_rank5", "Tensor.view", (1, 12, 4, 5), lambda x: x.view(1, 3, 4, 4, 5),
+            dict(shape=(1, 3, 4, 4, 5)))
+    case_of("reshape_batch2", "Tensor.reshape", (2, 3, 4, 5), lambda x: x.reshape(2, 5, 12),
+            dict(shape=(2, 5, 12)))
+    case_of("permute_nhwc", "torch.permute", (1, 3, 4, 5), lambda x: x.permute(0, 2, 3, 1),
+            dict(dims=(0, 2, 3, 1)))
+    case_of("permute_yolo_rank5", "Tensor.permute", (1, 3, 6, 4, 5),
+            lambda x: x.permute(0, 1, 3, 4, 2), dict(dims=(0, 1, 3, 4, 2)))
+    case_of("permute_negative", "Tensor.permute", (2, 3, 4, 5), lambda x: x.permute(0, -1, 1, 2),
+            dict(dims=(0, -1, 1, 2)))
+    case_of("transpose_channels_rows", "torch.transpose", (1, 3, 4, 5),
+            lambda x: x.transpose(1, 2), dict(dim0=1, dim1=2))
+    case_of("transpose_last_two", "torch.transpose", (2, 3, 4, 5),
+            lambda x: x.transpose(-1, -2), dict(dim0=-1, dim1=-2))
+    case_of("slice_step2", "Tensor.slice", (1, 4, 9, 5), lambda x: x[:, :, 1:-1:2],
+            dict(dim=2, end=-1, start=1, step=2))
+    case_of("slice_open_end", "Tensor.slice", (1, 6, 4, 5), lambda x: x[:, 2:],
+            dict(dim=1, end=2147483647, start=2, step=1))
+    case_of("slice_negative_start", "Tensor.slice", (1, 3, 4, 7), lambda x: x[..., -3:],
+            dict(dim=3, end=2147483647, start=-3, step=1))
+    case_of("slice_multi", "Tensor.slice", (1, 5, 6, 7), lambda x: x[:, 1:4, :, ::3],
+            dict(dims=(1, 3), ends=(4, 2147483647), starts=(1, 0), steps=(1, 3)))
+    case_of("squeeze_dim", "torch.squeeze", (1, 3, 1, 5), lambda x: x.squeeze(2), dict(dim=2))
+    # Batch 2: with batch 1 PyTorch would squeeze the batch dimension away too.
+    case_of("squeeze_all", "torch.squeeze", (2, 1, 4, 1, 5), lambda x: x.squeeze(), {})
+    case_of("unsqueeze_last", "torch.unsqueeze", (1, 3, 4), lambda x: x.unsqueeze(-1),
+            dict(dim=-1))
+    case_of("unsqueeze_middle", "torch.unsqueeze", (2, 3, 4), lambda x: x.unsqueeze(2),
+            dict(dim=2))
+    unary("channel_shuffle_2", "nn.ChannelShuffle", (1, 6, 3, 4),
+          torch.nn.ChannelShuffle(2), dict(groups=2), tolerance=EXACT, note="ChannelShuffle 2")
+    unary("channel_shuffle_3", "nn.ChannelShuffle", (2, 9, 2, 3),
+          torch.nn.ChannelShuffle(3), dict(groups=3), tolerance=EXACT, note="ChannelShuffle 3")
+
+    def reduction(name, kind, shape, dims, keepdim):
+        fn = torch.mean if kind == "torch.mean" else torch.sum
+        unary(name, kind, shape, lambda x: fn(x, dims, keepdim), dict(dim=dims, keepdim=keepdim),
+              note=f"{kind} dim={dims} keepdim={keepdim}")
+
+    reduction("mean_spatial_keepdim", "torch.mean", (1, 4, 5, 6), (2, 3), True)
+    reduction("mean_spatial", "torch.mean", (1, 4, 5, 6), (2, 3), False)
+    reduction("sum_channels", "torch.sum", (2, 4, 5, 6), (1,), False)
+    reduction("sum_last", "torch.sum", (1, 3, 4, 5), (-1,), False)
+    reduction("mean_rows_keepdim", "torch.mean", (1, 3, 4, 5), (2,), True)
+
+    # Multi-input and multi-output operators.
+    def cat(name, shapes, dim):
+        case = Case(name, EXACT, f"torch.cat dim={dim} of {len(shapes)} inputs")
+        tensors = [seeded(40 + i, *shape) for i, shape in enumerate(shapes)]
+        operands = [case.input(x) for x in tensors]
+        (y,) = case.op("torch.cat", operands, [torch.cat(tensors, dim)], dict(dim=dim))
+        case.output(y)
+        case.write()
+
+    cat("cat_channels_4", [(1, 2, 3, 4), (1, 3, 3, 4), (1, 1, 3, 4), (1, 2, 3, 4)], 1)
+    cat("cat_rows", [(1, 2, 3, 4), (1, 2, 5, 4)], 2)
+    cat("cat_last", [(2, 2, 3, 4), (2, 2, 3, 1)], -1)
+    cat("cat_rank5_last", [(1, 3, 2, 2, 2), (1, 3, 2, 2, 3)], 4)
+    cat("cat_rank3", [(1, 5, 4), (1, 2, 4)], 1)
+
+    def split(name, shape, kind, argument, dim):
+        case = Case(name, EXACT, f"{kind} {argument} dim={dim}")
+        x = seeded(50, *shape)
+        a = case.input(x)
+        if kind == "torch.chunk":
+            pieces = torch.chunk(x, argument, dim)
+            params = dict(chunks=argument, dim=dim)
+            keys = "$input=0"
+        else:
+            pieces = torch.split(x, argument, dim)
+            params = dict(dim=dim, split_size_or_sections=argument)
+            keys = "$tensor=0"
+        outputs = case.op(kind, [a], list(pieces), params, keys=keys)
+        for operand in outputs:
+            case.output(operand)
+        case.write()
+
+    split("split_size_remainder", (1, 7, 3, 4), "torch.split", 3, 1)
+    split("split_sections_last", (1, 2, 3, 6), "torch.split", (1, 3, 2), -1)
+    split("split_yolo_rank5", (1, 3, 2, 2, 85), "torch.split", (2, 2, 81), 4)
+    split("chunk_uneven", (1, 3, 7, 4), "torch.chunk", 3, 2)
+
+    case = Case("tuple_construct", EXACT, "prim::TupleConstruct passes its input through")
+    x = seeded(60, 1, 2, 3, 4)
+    a = case.input(x)
+    (y,) = case.op("prim::TupleConstruct", [a], [x.clone()])
+    case.output(y)
+    case.write()
+
+    # A graph needs an input; this one is not used: the output is the stored tensor itself.
+    case = Case("attribute_constant", EXACT, "pnnx.Attribute alone: the stored tensor is the output")
+    case.input(seeded(62, 1, 2))
+    data = seeded(61, 1, 3, 4, 2)
+    (y,) = case.op("pnnx.Attribute", [], [data], weights={"data": data}, name="constant")
+    case.output(y)
+    case.write()
+
+
+def resize_cases():
+    def upsample(name, shape, kind, mode, scale=None, size=None, align=None, recompute=None):
+        def fn(x):
+            return F.interpolate(x, size=size, scale_factor=scale, mode=mode,
+                                 align_corners=align, recompute_scale_factor=recompute)
+        params = dict(mode=mode, scale_factor=None if scale is None else (float(scale),) * 2
+                      if not isinstance(scale, tuple) else tuple(float(s) for s in scale),
+                      size=size)
+        if mode == "bilinear":
+            params["align_corners"] = bool(align)
+        if kind == "F.interpolate":
+            params["recompute_scale_factor"] = recompute
+        unary(name, kind, shape, fn, params, tolerance=TRANSCENDENTAL,
+              note=f"{kind} {mode} scale={scale} size={size} align_corners={align}")
+
+    upsample("upsample_nearest_scale3", (1, 2, 4, 5), "nn.Upsample", "nearest", scale=3)
+    upsample("upsample_nearest_fraction", (1, 2, 6, 8), "nn.Upsample", "nearest", scale=1.5)
+    upsample("upsample_nearest_size", (1, 2, 5, 4), "nn.Upsample", "nearest", size=(7, 9))
+    upsample("upsample_bilinear_size", (1, 2, 5, 4), "nn.Upsample", "bilinear", size=(7, 9),
+             align=False)
+    upsample("upsample_bilinear_size_corners", (1, 2, 5, 4), "nn.Upsample", "bilinear",
+             size=(7, 9), align=True)
+    upsample("upsample_bilinear_downscale", (1, 2, 9, 8), "F.upsample", "bilinear",
+             scale=(0.5, 0.5), align=False)
+    upsample("interpolate_bilinear_scale", (1, 3, 4, 6), "F.interpolate", "bilinear",
+             scale=(2.5, 2.5), align=False, recompute=None)
+    upsample("interpolate_recompute", (1, 3, 4, 6), "F.interpolate", "bilinear",
+             scale=(2.5, 2.5), align=False, recompute=True)
+
+    def deconv(name, shape, out, kernel, stride=1, padding=0, output_padding=0, groups=1,
+               dilation=1, bias=True):
+        torch.manual_seed(9)
+        module = torch.nn.ConvTranspose2d(shape[1], out, kernel, stride, padding, output_padding,
+                                          groups, bias, dilation)
+        params = dict(bias=bias, dilation=module.dilation, groups=groups, in_channels=shape[1],
+                      kernel_size=module.kernel_size, out_channels=out,
+                      output_padding=module.output_padding, padding=module.padding,
+                      stride=module.stride)
+        weights = {"weight": module.weight.detach()}
+        if bias:
+            weights["bias"] = module.bias.detach()
+        with torch.no_grad():
+            unary(name, "nn.ConvTranspose2d", shape, module, params, weights,
+                  note=f"ConvTranspose2d {shape[1]}->{out} k{kernel} s{stride} p{padding} "
+                       f"op{output_padding} g{groups} d{dilation}")
+
+    deconv("deconv_groups2", (1, 4, 5, 6), 6, 3, stride=2, padding=1, groups=2)
+    deconv("deconv_dilation2", (1, 3, 5, 5), 4, 3, stride=1, padding=2, dilation=2)
+    deconv("deconv_k4_s2_p1", (1, 3, 6, 7), 5, 4, stride=2, padding=1)
+    deconv("deconv_nobias_odd", (2, 2, 5, 4), 3, (3, 2), stride=(2, 3), padding=(1, 0),
+           output_padding=(1, 2), bias=False)
+
+
+def detect_cases():
+    """models.yolo.Detect as pnnx keeps it with moduleop=models.yolo.Detect, on small features."""
+    def detect(name, old_style):
+        torch.manual_seed(70)
+        anchors_per_level, classes = 3, 2
+        outputs = classes + 5
+        channels, sizes, strides = (4, 8, 16), ((4, 6), (2, 3), (1, 2)), (8.0, 16.0, 32.0)
+        anchors = torch.tensor([[10, 13, 16, 30, 33, 23], [30, 61, 62, 45, 59, 119],
+                                [116, 90, 156, 198, 373, 326]], dtype=torch.float32).view(3, 3, 2)
+        case = Case(name, (1e-4, 1e-5), "models.yolo.Detect " +
+                    ("old (v6) grid convention and attribute names" if old_style else "v7.0"))
+        features = [seeded(71 + i, 1, c, h, w) for i, (c, (h, w)) in enumerate(zip(channels, sizes))]
+        operands = [case.input(x) for x in features]
+        weights, rows = {}, []
+        grids, anchor_grids = [], []
+        for level, (x, (ny, nx)) in enumerate(zip(features, sizes)):
+            conv = torch.nn.Conv2d(channels[level], anchors_per_level * outputs, 1)
+            weights[f"m.{level}.weight"] = conv.weight.detach()
+            weights[f"m.{level}.bias"] = conv.bias.detach()
+            yv, xv = torch.meshgrid(torch.arange(ny, dtype=torch.float32),
+                                    torch.arange(nx, dtype=torch.float32), indexing="ij")
+            grid = torch.stack((xv, yv), 2).expand(1, anchors_per_level, ny, nx, 2)
+            grid = grid if old_style else grid - 0.5
+            anchor_grid = (anchors[level] * strides[level]).view(1, anchors_per_level, 1, 1, 2)
+            anchor_grid = anchor_grid.expand(1, anchors_per_level, ny, nx, 2)
+            grids.append(grid.contiguous())
+            anchor_grids.append(anchor_grid.contiguous())
+            with torch.no_grad():
+                y = conv(x).view(1, anchors_per_level, outputs, ny, nx).permute(0, 1, 3, 4, 2)
+                y = y.sigmoid()
+                shift = -0.5 if old_style else 0.0
+                xy = (y[..., 0:2] * 2 + shift + grid) * strides[level]
+                wh = (y[..., 2:4] * 2) ** 2 * anchor_grid
+                rows.append(torch.cat((xy, wh, y[..., 4:]), 4).reshape(1, -1, outputs))
+        stride_tensor = torch.tensor(strides)
+        if old_style:  # 2022-23 pnnx: pnnx_0..6, strides at pnnx_5
+            order = [grids[0], anchor_grids[0], grids[1], anchor_grids[1], grids[2], stride_tensor,
+                     anchor_grids[2]]
+            names = [f"pnnx_{i}" for i in range(7)]
+        else:  # 2026 pnnx: pnnx_00..06, strides at pnnx_01
+            order = [grids[0], stride_tensor, anchor_grids[0], grids[1], anchor_grids[1], grids[2],
+                     anchor_grids[2]]
+            names = [f"pnnx_{i:02d}" for i in range(7)]
+        weights.update(dict(zip(names, order)))
+        (y,) = case.op("models.yolo.Detect", operands, [torch.cat(rows, 1)], weights=weights,
+                       name="24")
+        case.output(y)
+        case.write()
+
+    detect("detect_v7", old_style=False)
+    detect("detect_old_grid_names", old_style=True)
+
+
+def main():
+    if ROOT.exists():
+        shutil.rmtree(ROOT)
+    ROOT.mkdir(parents=True)
+    convolution_cases()
+    pooling_cases()
+    normalisation_and_linear_cases()
+    activation_cases()
+    expression_cases()
+    shape_cases()
+    resize_cases()
+    detect_cases()
+    print(f"wrote {len(list(ROOT.iterdir()))} cases under {ROOT}")
+
+
+if __name__ == "__main__":
+    main()

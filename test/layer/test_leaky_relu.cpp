@@ -1,0 +1,16 @@
+// nn.LeakyReLU / F.leaky_relu with their negative_slope against PyTorch.
+//
+// The cases run one-operator PNNX models written by scripts/make_layer_cases.py, whose expected
+// outputs come from PyTorch.
+#include <gtest/gtest.h>
+
+#include "support/case_runner.hpp"
+
+namespace lumen {
+namespace {
+
+LUMEN_LAYER_CASE_TEST(LeakyRelu, leakyrelu_functional)
+LUMEN_LAYER_CASE_TEST(LeakyRelu, leakyrelu_slope)
+
+}  // namespace
+}  // namespace lumen

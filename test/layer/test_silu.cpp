@@ -1,0 +1,16 @@
+// nn.SiLU / F.silu against PyTorch, including saturation.
+//
+// The cases run one-operator PNNX models written by scripts/make_layer_cases.py, whose expected
+// outputs come from PyTorch.
+#include <gtest/gtest.h>
+
+#include "support/case_runner.hpp"
+
+namespace lumen {
+namespace {
+
+LUMEN_LAYER_CASE_TEST(Silu, silu_functional)
+LUMEN_LAYER_CASE_TEST(Silu, silu_large)
+
+}  // namespace
+}  // namespace lumen

@@ -1,0 +1,16 @@
+// torch.unsqueeze against PyTorch.
+//
+// The cases run one-operator PNNX models written by scripts/make_layer_cases.py, whose expected
+// outputs come from PyTorch.
+#include <gtest/gtest.h>
+
+#include "support/case_runner.hpp"
+
+namespace lumen {
+namespace {
+
+LUMEN_LAYER_CASE_TEST(Unsqueeze, unsqueeze_last)
+LUMEN_LAYER_CASE_TEST(Unsqueeze, unsqueeze_middle)
+
+}  // namespace
+}  // namespace lumen
