@@ -68,7 +68,7 @@ constexpr const char* kUnsupportedFunctions[] = {
 };
 
 struct Token {
-  enum class Kind { kInput, kNumber, kName, kOpen, kClose, kComma, kOpenList, kEnd };
+  enum class Kind { kInput, kNumber, kName, kOpen, kClose, kComma, kOpenList, kCloseList, kEnd };
   Kind kind;
   std::string text;
   size_t position;
@@ -97,11 +97,12 @@ class Parser {
       const auto is_digit = [&](size_t at) {
         return at < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at]));
       };
-      if (c == '(' || c == ')' || c == ',' || c == '[') {
+      if (c == '(' || c == ')' || c == ',' || c == '[' || c == ']') {
         const Token::Kind kind = c == '('   ? Token::Kind::kOpen
                                  : c == ')' ? Token::Kind::kClose
                                  : c == ',' ? Token::Kind::kComma
-                                            : Token::Kind::kOpenList;
+                                 : c == '[' ? Token::Kind::kOpenList
+                                            : Token::Kind::kCloseList;
         tokens_.push_back({kind, std::string(1, c), start});
         ++i;
       } else if (c == '@') {

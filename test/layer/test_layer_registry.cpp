@@ -1,0 +1,89 @@
+// The layer registry: every operator type Lumen implements is registered (which also proves the
+// registrations survive static linking), and unknown types are reported by name.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "lumen/base/error.hpp"
+#include "lumen/layer/layer_registry.hpp"
+
+namespace lumen {
+namespace {
+
+TEST(LayerRegistry, RegistersEveryOperatorAndItsAliases) {
+  const std::vector<std::string> expected = {"pnnx.Input",
+                                             "pnnx.Output",
+                                             "pnnx.Attribute",
+                                             "pnnx.Expression",
+                                             "nn.Conv2d",
+                                             "nn.ConvTranspose2d",
+                                             "nn.ReLU",
+                                             "F.relu",
+                                             "nn.ReLU6",
+                                             "F.relu6",
+                                             "nn.LeakyReLU",
+                                             "F.leaky_relu",
+                                             "nn.ELU",
+                                             "F.elu",
+                                             "nn.SiLU",
+                                             "F.silu",
+                                             "nn.Sigmoid",
+                                             "F.sigmoid",
+                                             "nn.Tanh",
+                                             "F.tanh",
+                                             "nn.Hardswish",
+                                             "F.hardswish",
+                                             "nn.Hardsigmoid",
+                                             "F.hardsigmoid",
+                                             "nn.MaxPool2d",
+                                             "F.max_pool2d",
+                                             "nn.AvgPool2d",
+                                             "nn.AdaptiveAvgPool2d",
+                                             "F.adaptive_avg_pool2d",
+                                             "nn.BatchNorm2d",
+                                             "nn.Linear",
+                                             "torch.flatten",
+                                             "nn.Softmax",
+                                             "F.softmax",
+                                             "torch.cat",
+                                             "nn.Upsample",
+                                             "F.upsample",
+                                             "F.interpolate",
+                                             "Tensor.view",
+                                             "Tensor.reshape",
+                                             "torch.permute",
+                                             "Tensor.permute",
+                                             "torch.transpose",
+                                             "Tensor.slice",
+                                             "torch.split",
+                                             "torch.chunk",
+                                             "torch.squeeze",
+                                             "torch.unsqueeze",
+                                             "torch.mean",
+                                             "torch.sum",
+                                             "nn.ChannelShuffle",
+                                             "prim::TupleConstruct",
+                                             "models.yolo.Detect"};
+  const std::vector<std::string> registered = LayerRegistry::RegisteredTypes();
+  for (const std::string& type : expected) {
+    EXPECT_TRUE(LayerRegistry::Has(type)) << type;
+    EXPECT_TRUE(std::count(registered.begin(), registered.end(), type)) << type;
+  }
+  EXPECT_TRUE(std::is_sorted(registered.begin(), registered.end()));
+}
+
+TEST(LayerRegistry, ReportsAnUnknownTypeWithItsNameAndLine) {
+  RuntimeOperator op;
+  op.type = "nn.Frobnicate";
+  op.name = "layer3.frob";
+  op.line = 42;
+  try {
+    LayerRegistry::Create(op);
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(), "unsupported operator type nn.Frobnicate 'layer3.frob' (line 42)");
+  }
+}
+
+}  // namespace
+}  // namespace lumen
