@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "common/demo_support.hpp"
 #include "lumen/base/error.hpp"
-#include "lumen/base/parse_number.hpp"
 #include "lumen/base/threads.hpp"
 #include "lumen/runtime/runtime_graph.hpp"
 #include "yolo_postprocess.hpp"
@@ -25,6 +25,9 @@ namespace {
 
 using lumen::Concat;
 using lumen::Error;
+using lumen::demo::ParseCount;
+using lumen::demo::ParseFraction;
+using lumen::demo::ReadLines;
 
 const std::string kDemoDirectory = std::string(LUMEN_SOURCE_DIR) + "/demos/yolo";
 const std::string kModelDirectory = std::string(LUMEN_SOURCE_DIR) + "/tmp/models/yolov5s_detect";
@@ -44,22 +47,6 @@ struct Options {
 constexpr const char* kUsage =
     "usage: lumen_yolo [--image PATH] [--param P --bin B] [--names FILE] [--confidence C]\n"
     "                  [--iou I] [--max-detections N] [--output PATH] [--threads T]\n";
-
-float ParseFraction(const std::string& text, const std::string& option) {
-  float value = 0;
-  if (!lumen::ParseFloat(text, &value) || value < 0 || value > 1) {
-    throw Error(Concat(option, " needs a number in [0, 1], got '", text, "'"));
-  }
-  return value;
-}
-
-int ParseCount(const std::string& text, const std::string& option) {
-  int64_t value = 0;
-  if (!lumen::ParseInteger(text, &value) || value < 1 || value > 100000) {
-    throw Error(Concat(option, " needs a positive integer, got '", text, "'"));
-  }
-  return static_cast<int>(value);
-}
 
 Options ParseOptions(int argc, char** argv) {
   Options options;
@@ -95,14 +82,6 @@ Options ParseOptions(int argc, char** argv) {
     }
   }
   return options;
-}
-
-std::vector<std::string> ReadLines(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw Error(Concat(path, ": cannot open the class names file"));
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(file, line);) lines.push_back(line);
-  return lines;
 }
 
 // Letterboxes a BGR image into a (3, height, width) RGB tensor with values in [0, 1].
@@ -150,7 +129,7 @@ void Draw(cv::Mat& image, const lumen::yolo::Detection& detection, const std::st
 
 int Run(const Options& options) {
   if (options.threads > 0) lumen::SetNumThreads(options.threads);
-  const std::vector<std::string> names = ReadLines(options.names);
+  const std::vector<std::string> names = ReadLines(options.names, "class names");
   cv::Mat image = cv::imread(options.image, cv::IMREAD_COLOR);
   if (image.empty()) throw Error(Concat(options.image, ": cannot read the image"));
 
