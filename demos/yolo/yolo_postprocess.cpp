@@ -33,6 +33,7 @@ Box MapToImage(const Box& box, const Letterbox& letterbox, int image_width, int 
 }
 
 float IntersectionOverUnion(const Box& a, const Box& b) {
+  // LESSON 10 BEGIN: overlap area over union area of two boxes
   const float width = std::min(a.x2, b.x2) - std::max(a.x1, b.x1);
   const float height = std::min(a.y2, b.y2) - std::max(a.y1, b.y1);
   if (width <= 0 || height <= 0) return 0;
@@ -40,6 +41,7 @@ float IntersectionOverUnion(const Box& a, const Box& b) {
   const float area_a = (a.x2 - a.x1) * (a.y2 - a.y1);
   const float area_b = (b.x2 - b.x1) * (b.y2 - b.y1);
   return intersection / (area_a + area_b - intersection);
+  // LESSON 10 END
 }
 
 std::vector<Detection> DecodeDetections(const float* rows, size_t row_count, size_t row_size,
@@ -64,6 +66,7 @@ std::vector<Detection> DecodeDetections(const float* rows, size_t row_count, siz
 
 std::vector<Detection> NonMaximumSuppression(std::vector<Detection> candidates, float iou_threshold,
                                              size_t max_detections) {
+  // LESSON 10 BEGIN: keep the best box, drop same-class boxes that overlap it
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Detection& a, const Detection& b) { return a.score > b.score; });
   std::vector<Detection> kept;
@@ -79,6 +82,7 @@ std::vector<Detection> NonMaximumSuppression(std::vector<Detection> candidates, 
     }
   }
   return kept;
+  // LESSON 10 END
 }
 
 }  // namespace yolo

@@ -5,9 +5,12 @@
 #include <cstdlib>
 #include <limits>
 
+#include "lumen/base/error.hpp"
+
 namespace lumen {
 
 bool ParseInteger(const std::string& text, int64_t* value) {
+  // LESSON 01 BEGIN: an optional sign and decimal digits, nothing else, no overflow
   if (text.empty()) return false;
   size_t first_digit = (text[0] == '-' || text[0] == '+') ? 1 : 0;
   if (first_digit == text.size()) return false;
@@ -19,9 +22,11 @@ bool ParseInteger(const std::string& text, int64_t* value) {
   if (errno == ERANGE) return false;
   *value = parsed;
   return true;
+  // LESSON 01 END
 }
 
 bool ParseFloat(const std::string& text, float* value) {
+  // LESSON 01 BEGIN: decimal and exponent spellings, inf and nan; nothing else, no overflow
   if (text == "inf" || text == "+inf") {
     *value = std::numeric_limits<float>::infinity();
     return true;
@@ -52,6 +57,7 @@ bool ParseFloat(const std::string& text, float* value) {
   if (errno == ERANGE && std::isinf(parsed)) return false;
   *value = parsed;
   return true;
+  // LESSON 01 END
 }
 
 }  // namespace lumen

@@ -103,6 +103,7 @@ class Im2colConvolution : public ConvolutionAlgorithm {
   // at first_column, for one group: column k holds input channel `channel` shifted by (ky, kx),
   // and each output column is one contiguous run of rows read from one input column.
   void Im2Col(const Tensor& input, int group, int first_column, int pixels) {
+    // LESSON 07 BEGIN: one im2col column per (channel, ky, kx), for the block's pixels
     const Window2d& w = spec_.window;
     const int kernel_area = w.kernel_h * w.kernel_w;
     const int output_h = spec_.output_h;
@@ -134,6 +135,7 @@ class Im2colConvolution : public ConvolutionAlgorithm {
         std::fill(target + end_row, target + output_h, 0.0f);
       }
     });
+    // LESSON 07 END
   }
 
   int kernel_size_;                    // K: (in_channels / groups) * kH * kW

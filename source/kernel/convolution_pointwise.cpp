@@ -28,6 +28,7 @@ class PointwiseConvolution : public ConvolutionAlgorithm {
   const char* name() const override { return "pointwise"; }
 
   void Run(const Tensor& input, Tensor* output) override {
+    // LESSON 11 BEGIN: a 1x1 convolution is a GEMM: no im2col needed
     const int group_in = spec_.in_channels / spec_.groups;
     const int group_out = spec_.out_channels / spec_.groups;
     const int area = spec_.output_h * spec_.output_w;
@@ -56,6 +57,7 @@ class PointwiseConvolution : public ConvolutionAlgorithm {
           }
         },
         Schedule::kDynamic);
+    // LESSON 11 END
   }
 
  private:

@@ -12,6 +12,7 @@ class ReferenceConvolution : public ConvolutionAlgorithm {
   const char* name() const override { return "reference"; }
 
   void Run(const Tensor& input, Tensor* output) override {
+    // LESSON 07 BEGIN: the definition: every output pixel, loop by loop
     const ConvolutionSpec& s = spec_;
     const Window2d& w = s.window;
     const int group_in = s.in_channels / s.groups;
@@ -43,6 +44,7 @@ class ReferenceConvolution : public ConvolutionAlgorithm {
       FinishChannel(out_channel, output->channel_data(out_channel),
                     static_cast<size_t>(s.output_h) * s.output_w);
     });
+    // LESSON 07 END
   }
 };
 

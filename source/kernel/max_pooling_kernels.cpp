@@ -21,6 +21,7 @@ void ValidRange(int offset, int stride, int size, int outputs, int* first, int* 
 
 void MaxPoolReference(const Window2d& w, const PoolingPlane& plane, const float* input,
                       float* output) {
+  // LESSON 07 BEGIN: the maximum over each window, NaN winning
   for (int ox = 0; ox < plane.output_w; ++ox) {
     for (int oy = 0; oy < plane.output_h; ++oy) {
       float maximum = kMinusInfinity;
@@ -36,10 +37,12 @@ void MaxPoolReference(const Window2d& w, const PoolingPlane& plane, const float*
       output[ox * plane.output_h + oy] = maximum;
     }
   }
+  // LESSON 07 END
 }
 
 void MaxPoolSeparable(const Window2d& w, const PoolingPlane& plane, const float* input,
                       float* output, float* workspace) {
+  // LESSON 07 BEGIN: a max down the columns, then across them
   const int output_h = plane.output_h;
   // Pass 1: workspace column ix, row oy = max over the window's rows of input column ix.
   for (int ix = 0; ix < plane.input_w; ++ix) {
@@ -66,6 +69,7 @@ void MaxPoolSeparable(const Window2d& w, const PoolingPlane& plane, const float*
       for (int oy = 0; oy < output_h; ++oy) target[oy] = MaxKeepingNan(target[oy], maxima[oy]);
     }
   }
+  // LESSON 07 END
 }
 
 }  // namespace lumen

@@ -16,6 +16,7 @@ constexpr size_t kParallelThreshold = 1 << 14;
 
 void ApplyActivation(const Activation& activation, const float* input, float* output,
                      size_t count) {
+  // LESSON 06 BEGIN: output[i] = f(input[i]), in chunks across the threads
   // Contiguous chunks, so that each thread's share is one vectorised loop.
   constexpr size_t kChunk = kParallelThreshold;
   WithActivation(activation, [&](auto function) {
@@ -27,6 +28,7 @@ void ApplyActivation(const Activation& activation, const float* input, float* ou
                   }
                 });
   });
+  // LESSON 06 END
 }
 
 void AddBiasAndActivate(const Activation& activation, float bias, float* values, size_t count) {
@@ -46,11 +48,13 @@ void ActivationLayer::Prepare(const std::vector<Shape>& input_shapes,
 
 void ActivationLayer::Forward(const std::vector<const TensorBatch*>& inputs,
                               const std::vector<TensorBatch*>& outputs) {
+  // LESSON 06 BEGIN: apply the activation to every sample of the batch
   const TensorBatch& input = *inputs[0];
   TensorBatch& output = *outputs[0];
   for (size_t sample = 0; sample < input.size(); ++sample) {
     ApplyActivation(activation_, input[sample].data(), output[sample].data(), input[sample].size());
   }
+  // LESSON 06 END
 }
 
 }  // namespace lumen

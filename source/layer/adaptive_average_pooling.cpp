@@ -37,6 +37,7 @@ void AdaptiveAveragePooling::Prepare(const std::vector<Shape>& input_shapes,
 
 void AdaptiveAveragePooling::Forward(const std::vector<const TensorBatch*>& inputs,
                                      const std::vector<TensorBatch*>& outputs) {
+  // LESSON 09 BEGIN: average each output cell's window, as PyTorch places it
   for (size_t sample = 0; sample < inputs[0]->size(); ++sample) {
     const Tensor& input = (*inputs[0])[sample];
     Tensor& output = (*outputs[0])[sample];
@@ -62,6 +63,7 @@ void AdaptiveAveragePooling::Forward(const std::vector<const TensorBatch*>& inpu
       }
     });
   }
+  // LESSON 09 END
 }
 
 LUMEN_REGISTER_LAYER(AdaptiveAveragePooling, "nn.AdaptiveAvgPool2d", "F.adaptive_avg_pool2d");

@@ -90,6 +90,7 @@ class Parser {
   }
 
   void Tokenize() {
+    // LESSON 08 BEGIN: split the text into inputs, numbers, names and punctuation
     size_t i = 0;
     while (i < text_.size()) {
       const char c = text_[i];
@@ -136,6 +137,7 @@ class Parser {
       }
     }
     tokens_.push_back({Token::Kind::kEnd, "", text_.size()});
+    // LESSON 08 END
   }
 
   const Token& Peek() const { return tokens_[next_]; }
@@ -147,6 +149,7 @@ class Parser {
   }
 
   ExpressionNode ParseNode() {
+    // LESSON 08 BEGIN: an input, a number, a constant or a function call
     const Token& token = Take();
     ExpressionNode node;
     node.position = token.position;
@@ -180,9 +183,11 @@ class Parser {
       default:
         Fail(token.position, "expected an input (@N), a number or a function call");
     }
+    // LESSON 08 END
   }
 
   ExpressionNode ParseCall(const Token& name) {
+    // LESSON 08 BEGIN: name ( argument, ... ) with the right number of arguments
     for (const char* unsupported : kUnsupportedFunctions) {
       if (name.text == unsupported) {
         Fail(name.position, Concat("'", name.text,
@@ -212,6 +217,7 @@ class Parser {
                                  node.arguments.size()));
     }
     return node;
+    // LESSON 08 END
   }
 
   const std::string& text_;

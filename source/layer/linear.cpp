@@ -37,6 +37,7 @@ void Linear::Prepare(const std::vector<Shape>& input_shapes,
 
 void Linear::Forward(const std::vector<const TensorBatch*>& inputs,
                      const std::vector<TensorBatch*>& outputs) {
+  // LESSON 09 BEGIN: x W^T + b for every row of every sample
   for (size_t sample = 0; sample < inputs[0]->size(); ++sample) {
     const Tensor& input = (*inputs[0])[sample];
     Tensor& output = (*outputs[0])[sample];
@@ -65,6 +66,7 @@ void Linear::Forward(const std::vector<const TensorBatch*>& inputs,
       }
     }
   }
+  // LESSON 09 END
 }
 
 LUMEN_REGISTER_LAYER(Linear, "nn.Linear");

@@ -111,6 +111,7 @@ void YoloDetect::Prepare(const std::vector<Shape>& input_shapes,
 
 void YoloDetect::Forward(const std::vector<const TensorBatch*>& inputs,
                          const std::vector<TensorBatch*>& outputs) {
+  // LESSON 10 BEGIN: the 1x1 convolutions, sigmoid, then grid and anchor decoding
   for (size_t sample = 0; sample < outputs[0]->size(); ++sample) {
     Tensor& output = (*outputs[0])[sample];
     const size_t total_rows = output.rows();
@@ -149,6 +150,7 @@ void YoloDetect::Forward(const std::vector<const TensorBatch*>& inputs,
       });
     }
   }
+  // LESSON 10 END
 }
 
 LUMEN_REGISTER_LAYER(YoloDetect, "models.yolo.Detect");

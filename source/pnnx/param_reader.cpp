@@ -108,6 +108,7 @@ struct ShapeNote {
 // Parses one item (`key=value`, `@attr=...`, `$role=...`, `#operand=...`) into `op`.
 void ParseItem(const std::string& token, const Location& where, RuntimeOperator* op,
                std::vector<ShapeNote>* notes) {
+  // LESSON 03 BEGIN: one key=value, @weight, $input or #shape item into the operator
   const size_t equals = token.find('=');
   if (equals == std::string::npos) {
     Fail(where, Concat("operator '", op->name, "': item '", token,
@@ -149,11 +150,13 @@ void ParseItem(const std::string& token, const Location& where, RuntimeOperator*
       Fail(where, Concat("parameter '", token, "': ", error.what()));
     }
   }
+  // LESSON 03 END
 }
 
 // Parses one operator line. The operands it names are linked later, once all lines are read.
 std::unique_ptr<RuntimeOperator> ParseOperatorLine(const std::string& line, const Location& where,
                                                    std::vector<ShapeNote>* notes) {
+  // LESSON 03 BEGIN: type, name, counts, operand names, then the items
   const std::vector<std::string> tokens = SplitWhitespace(line);
   if (tokens.size() < 4) {
     Fail(where, Concat("an operator line needs at least 4 tokens (type name inputs outputs), got ",
@@ -186,6 +189,7 @@ std::unique_ptr<RuntimeOperator> ParseOperatorLine(const std::string& line, cons
   }
   for (; index < tokens.size(); ++index) ParseItem(tokens[index], where, op.get(), notes);
   return op;
+  // LESSON 03 END
 }
 
 }  // namespace

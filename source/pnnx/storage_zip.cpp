@@ -120,6 +120,7 @@ StorageZip::StorageZip(const std::string& path) : path_(path) {
                 directory_offset + directory_size, ") does not fit in the file"));
   }
 
+  // LESSON 04 BEGIN: one member per central directory entry
   const std::vector<char> directory = ReadAt(directory_offset, directory_size);
   size_t pos = 0;
   for (uint64_t entry = 0; entry < entry_count; ++entry) {
@@ -188,6 +189,7 @@ StorageZip::StorageZip(const std::string& path) : path_(path) {
     }
     pos = extra_end + comment_length;
   }
+  // LESSON 04 END
 }
 
 bool StorageZip::Contains(const std::string& name) const { return members_.count(name) > 0; }
@@ -205,6 +207,7 @@ std::vector<std::string> StorageZip::MemberNames() const {
 }
 
 void StorageZip::Read(const std::string& name, std::vector<char>* bytes) {
+  // LESSON 04 BEGIN: copy a member's bytes out and check their CRC-32
   const auto found = members_.find(name);
   if (found == members_.end()) throw Error(Concat(path_, ": no member '", name, "'"));
   *bytes = ReadAt(found->second.data_offset, found->second.size);
@@ -213,6 +216,7 @@ void StorageZip::Read(const std::string& name, std::vector<char>* bytes) {
     throw Error(Concat(path_, ": member '", name, "' fails its CRC-32 check (stored ", std::hex,
                        found->second.crc32, ", computed ", crc32, "): the file is corrupt"));
   }
+  // LESSON 04 END
 }
 
 }  // namespace lumen

@@ -33,6 +33,7 @@ const DataTypeInfo& InfoOf(DataType type) {
 
 // IEEE binary16 -> binary32, including subnormals, infinities and NaN.
 float HalfToFloat(uint16_t half) {
+  // LESSON 04 BEGIN: IEEE half (sign, 5-bit exponent, 10-bit mantissa) to float
   const uint32_t sign = (half & 0x8000u) << 16;
   uint32_t exponent = (half >> 10) & 0x1Fu;
   uint32_t mantissa = half & 0x3FFu;
@@ -55,6 +56,7 @@ float HalfToFloat(uint16_t half) {
   float value;
   std::memcpy(&value, &bits, sizeof(value));
   return value;
+  // LESSON 04 END
 }
 
 // Reads element `index` of a little-endian array of T from unaligned bytes.
@@ -90,6 +92,7 @@ size_t RuntimeAttribute::ElementCount() const {
 size_t RuntimeAttribute::DeclaredByteCount() const { return ElementCount() * DataTypeSize(type); }
 
 std::vector<float> RuntimeAttribute::ToFloats() const {
+  // LESSON 04 BEGIN: every dtype pnnx writes to f32, or a clear error
   if (data.size() != DeclaredByteCount()) {
     throw Error(Concat("attribute holds ", data.size(), " bytes but its shape and dtype declare ",
                        DeclaredByteCount()));
@@ -141,6 +144,7 @@ std::vector<float> RuntimeAttribute::ToFloats() const {
     }
   }
   return values;
+  // LESSON 04 END
 }
 
 }  // namespace lumen

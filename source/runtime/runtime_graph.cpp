@@ -41,6 +41,7 @@ void RuntimeGraph::Build() {
 }
 
 void RuntimeGraph::LinkOperands() {
+  // LESSON 05 BEGIN: connect each operand to its producer and consumers
   std::map<std::string, RuntimeOperand*> operands;
   for (const auto& operand : model_.operands) {
     if (!operands.emplace(operand->name, operand.get()).second) {
@@ -91,6 +92,7 @@ void RuntimeGraph::LinkOperands() {
   }
   if (input_operands_.empty()) throw Error("the graph has no pnnx.Input operator");
   if (output_operands_.empty()) throw Error("the graph has no pnnx.Output operator");
+  // LESSON 05 END
 }
 
 void RuntimeGraph::CreateLayers() {
@@ -163,6 +165,7 @@ void RuntimeGraph::FuseActivations() {
 }
 
 void RuntimeGraph::SortTopologically() {
+  // LESSON 05 BEGIN: Kahn's algorithm; earliest line first among the ready
   // Kahn's algorithm. Among the operators that are ready, the one earliest in the file runs first,
   // so a file that is already in order (as pnnx writes them) keeps its order.
   std::map<const RuntimeOperator*, size_t> file_index;
@@ -193,6 +196,7 @@ void RuntimeGraph::SortTopologically() {
     throw Error(Concat("the graph has a cycle; these operators can never run:", stuck));
   }
   steps_ = std::move(sorted);
+  // LESSON 05 END
 }
 
 void RuntimeGraph::AllocateOperands() {

@@ -54,6 +54,7 @@ std::string FloatText(float value) {
 }  // namespace
 
 RuntimeParameter RuntimeParameter::Parse(const std::string& text) {
+  // LESSON 03 BEGIN: None, bool, int, float, string or a list of them
   RuntimeParameter parameter;
   parameter.text_ = text;
   if (text == "None") return parameter;
@@ -112,6 +113,7 @@ RuntimeParameter RuntimeParameter::Parse(const std::string& text) {
     parameter.type_ = Type::kStringArray;
   }
   return parameter;
+  // LESSON 03 END
 }
 
 RuntimeParameter RuntimeParameter::FromBool(bool value) { return Parse(value ? "True" : "False"); }

@@ -16,6 +16,7 @@ struct CubeDims {
 };
 
 CubeDims CubeDimsOf(const Shape& shape) {
+  // LESSON 02 BEGIN: fold every dimension but the last two into channels
   CubeDims dims;
   const size_t rank = shape.size();
   if (rank >= 1) dims.cols = shape[rank - 1];
@@ -27,6 +28,7 @@ CubeDims CubeDimsOf(const Shape& shape) {
   }
   dims.channels = static_cast<uint32_t>(channels);
   return dims;
+  // LESSON 02 END
 }
 
 // Storage order equals row-major order when each channel is a single row or a single column.
@@ -67,6 +69,7 @@ Tensor Tensor::FromRowMajor(const float* values, const Shape& shape) {
 }
 
 void Tensor::CopyFromRowMajor(const float* values) {
+  // LESSON 02 BEGIN: row-major values into the column-major channels
   const uint32_t row_count = rows();
   const uint32_t col_count = cols();
   if (StorageIsRowMajor({channels(), row_count, col_count})) {
@@ -83,9 +86,11 @@ void Tensor::CopyFromRowMajor(const float* values) {
       }
     }
   }
+  // LESSON 02 END
 }
 
 void Tensor::CopyToRowMajor(float* values) const {
+  // LESSON 02 BEGIN: the column-major channels out in row-major order
   const uint32_t row_count = rows();
   const uint32_t col_count = cols();
   if (StorageIsRowMajor({channels(), row_count, col_count})) {
@@ -101,6 +106,7 @@ void Tensor::CopyToRowMajor(float* values) const {
       }
     }
   }
+  // LESSON 02 END
 }
 
 std::vector<float> Tensor::ToRowMajor() const {
@@ -143,6 +149,7 @@ void Tensor::Fill(const std::vector<float>& values) {
 }
 
 void Tensor::Reshape(const Shape& new_shape) {
+  // LESSON 02 BEGIN: a new shape, same row-major element order (PyTorch's view)
   if (ShapeElementCount(new_shape) != size()) {
     throw Error(Concat("cannot reshape a tensor of shape ", ShapeToString(shape_), " (", size(),
                        " elements) to ", ShapeToString(new_shape), " (",
@@ -163,6 +170,7 @@ void Tensor::Reshape(const Shape& new_shape) {
   cube_.set_size(new_dims.rows, new_dims.cols, new_dims.channels);
   shape_ = new_shape;
   CopyFromRowMajor(values.data());
+  // LESSON 02 END
 }
 
 Tensor Tensor::Padded(uint32_t top, uint32_t bottom, uint32_t left, uint32_t right,
