@@ -34,9 +34,7 @@ constexpr LayerShape kLayers[] = {
     {"yolov5s", 128, 256, 80, 3, 2, 1},
 };
 
-enum Algorithm { kChosen, kIm2col, kPointwise, kWinograd, kReference };
-constexpr const char* kAlgorithmNames[] = {"chosen", "im2col", "pointwise", "winograd",
-                                           "reference"};
+enum Algorithm { kChosen, kIm2col, kPointwise, kWinograd, kWinograd2x2, kReference };
 
 ConvolutionSpec MakeSpec(const LayerShape& layer) {
   ConvolutionSpec spec;
@@ -66,16 +64,17 @@ void BM_Convolution(benchmark::State& state) {
   SetNumThreads(static_cast<int>(state.range(2)));
   const ConvolutionSpec spec = MakeSpec(layer);
   if ((algorithm == kPointwise && !PointwiseApplies(spec)) ||
-      (algorithm == kWinograd && !WinogradApplies(spec))) {
+      ((algorithm == kWinograd || algorithm == kWinograd2x2) && !WinogradApplies(spec))) {
     state.SkipWithError("not applicable");
     return;
   }
   std::unique_ptr<ConvolutionAlgorithm> convolution =
-      algorithm == kChosen      ? ChooseConvolutionAlgorithm(spec)
-      : algorithm == kIm2col    ? MakeIm2colConvolution(spec)
-      : algorithm == kPointwise ? MakePointwiseConvolution(spec)
-      : algorithm == kWinograd  ? MakeWinogradConvolution(spec)
-                                : MakeReferenceConvolution(spec);
+      algorithm == kChosen        ? ChooseConvolutionAlgorithm(spec)
+      : algorithm == kIm2col      ? MakeIm2colConvolution(spec)
+      : algorithm == kPointwise   ? MakePointwiseConvolution(spec)
+      : algorithm == kWinograd    ? MakeWinogradConvolution(spec, 4)
+      : algorithm == kWinograd2x2 ? MakeWinogradConvolution(spec, 2)
+                                  : MakeReferenceConvolution(spec);
   Tensor input({static_cast<uint32_t>(layer.in_channels), static_cast<uint32_t>(layer.size),
                 static_cast<uint32_t>(layer.size)});
   input.Fill(0.5f);
@@ -97,7 +96,7 @@ void BM_Convolution(benchmark::State& state) {
 void ConvolutionArguments(benchmark::internal::Benchmark* benchmark) {
   for (int threads : {1, 2}) {
     for (size_t layer = 0; layer < std::size(kLayers); ++layer) {
-      for (int algorithm : {kChosen, kIm2col, kPointwise, kWinograd}) {
+      for (int algorithm : {kChosen, kIm2col, kPointwise, kWinograd, kWinograd2x2}) {
         benchmark->Args({static_cast<int64_t>(layer), algorithm, threads});
       }
     }

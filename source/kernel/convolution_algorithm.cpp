@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "lumen/math/packed_gemm.hpp"
+
 namespace lumen {
 
 void ConvolutionAlgorithm::FinishChannel(int channel, float* values, size_t count) const {
@@ -43,11 +45,19 @@ bool WinogradApplies(const ConvolutionSpec& spec) {
 std::unique_ptr<ConvolutionAlgorithm> ChooseConvolutionAlgorithm(const ConvolutionSpec& spec) {
   if (DepthwiseApplies(spec)) return MakeDepthwiseConvolution(spec);
   if (PointwiseApplies(spec)) return MakePointwiseConvolution(spec);
-  // Winograd pays for its transforms when there are enough channels to share them, and enough
-  // 4x4 tiles that padding the last row and column of tiles wastes little.
-  const int tiles = ((spec.output_h + 3) / 4) * ((spec.output_w + 3) / 4);
-  if (WinogradApplies(spec) && spec.in_channels >= 16 && spec.out_channels >= 16 && tiles >= 16) {
-    return MakeWinogradConvolution(spec);
+  // Winograd pays for its transforms when there are enough channels to share them. Its GEMMs have
+  // one row per tile, so it also needs enough tiles to fill most of a micro-kernel panel
+  // (kPanelRows rows): F(4x4) where its 4x4 tiles do (ResNet's 28x28 and larger maps), else
+  // F(2x2), whose 2x2 tiles are four times as many (14x14 maps), else im2col (7x7 maps). Measured
+  // with bench/bench_convolution.cpp at ResNet18's and YOLOv5s's shapes.
+  const int enough_tiles = 3 * kPanelRows / 4;
+  const auto tiles = [&](int tile_size) {
+    return ((spec.output_h + tile_size - 1) / tile_size) *
+           ((spec.output_w + tile_size - 1) / tile_size);
+  };
+  if (WinogradApplies(spec) && spec.in_channels >= 16 && spec.out_channels >= 16) {
+    if (tiles(4) >= enough_tiles) return MakeWinogradConvolution(spec, 4);
+    if (tiles(2) >= enough_tiles) return MakeWinogradConvolution(spec, 2);
   }
   return MakeIm2colConvolution(spec);
 }

@@ -1,4 +1,4 @@
-// Winograd F(4x4, 3x3) for 3x3 stride-1 convolutions (Lavin and Gray, 2015).
+// Winograd F(4x4, 3x3) and F(2x2, 3x3) for 3x3 stride-1 convolutions (Lavin and Gray, 2015).
 //
 // A 3x3 convolution producing a 4x4 output tile reads a 6x6 input tile. Directly that costs
 // 16 * 9 = 144 multiplications per (input channel, output channel) pair; in the Winograd domain it
@@ -10,6 +10,9 @@
 // for each of the 36 positions xi of the 6x6 tile, M_xi (tiles x C_out) = V_xi (tiles x C_in) *
 // U_xi (C_in x C_out). So the algorithm is: transform the weights once (U), transform the input
 // (V), run 36 GEMMs, transform back (A^T M A), add the bias and apply the activation.
+//
+// F(2x2, 3x3) is the same with 4x4 input tiles, 2x2 output tiles and 16 GEMMs. The class below is
+// written once for both; only the three small matrices differ.
 #include <omp.h>
 
 #include <algorithm>
@@ -23,44 +26,87 @@
 namespace lumen {
 namespace {
 
-constexpr int kTile = 4;       // output tile size
-constexpr int kInputTile = 6;  // kTile + 3 - 1
-constexpr int kPositions = kInputTile * kInputTile;
+// The three 1-D transforms of F(m x m, 3 x 3); the 2-D ones apply them down columns, then along
+// rows. Each reads `in[i * in_step]` and writes `out[i * out_step]`: the callers use the strides
+// to walk rows or columns of their buffers, and inside their loops over tiles the compiler inlines
+// these and vectorises across tiles.
+template <int kTileSize>
+struct WinogradMatrices;
 
-// The three 1-D transforms; the 2-D ones apply them to columns, then to rows.
-// g (3) -> G g (6)
-void KernelTransform(const float* g, int step, float* out, int out_step) {
-  out[0 * out_step] = g[0] / 4.0f;
-  out[1 * out_step] = -(g[0] + g[step] + g[2 * step]) / 6.0f;
-  out[2 * out_step] = -(g[0] - g[step] + g[2 * step]) / 6.0f;
-  out[3 * out_step] = g[0] / 24.0f + g[step] / 12.0f + g[2 * step] / 6.0f;
-  out[4 * out_step] = g[0] / 24.0f - g[step] / 12.0f + g[2 * step] / 6.0f;
-  out[5 * out_step] = g[2 * step];
-}
+// F(4x4, 3x3): 6x6 input tiles, 36 products for 16 outputs (a quarter of the direct 144).
+template <>
+struct WinogradMatrices<4> {
+  static constexpr int kTile = 4;
+  static constexpr int kInput = 6;
+  // g (3) -> G g (6)
+  static void Kernel(const float* g, int step, float* out, int out_step) {
+    out[0 * out_step] = g[0] / 4.0f;
+    out[1 * out_step] = -(g[0] + g[step] + g[2 * step]) / 6.0f;
+    out[2 * out_step] = -(g[0] - g[step] + g[2 * step]) / 6.0f;
+    out[3 * out_step] = g[0] / 24.0f + g[step] / 12.0f + g[2 * step] / 6.0f;
+    out[4 * out_step] = g[0] / 24.0f - g[step] / 12.0f + g[2 * step] / 6.0f;
+    out[5 * out_step] = g[2 * step];
+  }
+  // d (6) -> B^T d (6)
+  static void Input(const float* d, int step, float* out, int out_step) {
+    const float d0 = d[0], d1 = d[step], d2 = d[2 * step];
+    const float d3 = d[3 * step], d4 = d[4 * step], d5 = d[5 * step];
+    out[0 * out_step] = 4.0f * d0 - 5.0f * d2 + d4;
+    out[1 * out_step] = -4.0f * d1 - 4.0f * d2 + d3 + d4;
+    out[2 * out_step] = 4.0f * d1 - 4.0f * d2 - d3 + d4;
+    out[3 * out_step] = -2.0f * d1 - d2 + 2.0f * d3 + d4;
+    out[4 * out_step] = 2.0f * d1 - d2 - 2.0f * d3 + d4;
+    out[5 * out_step] = 4.0f * d1 - 5.0f * d3 + d5;
+  }
+  // m (6) -> A^T m (4)
+  static void Output(const float* m, int step, float* out, int out_step) {
+    const float m0 = m[0], m1 = m[step], m2 = m[2 * step];
+    const float m3 = m[3 * step], m4 = m[4 * step], m5 = m[5 * step];
+    out[0 * out_step] = m0 + m1 + m2 + m3 + m4;
+    out[1 * out_step] = m1 - m2 + 2.0f * (m3 - m4);
+    out[2 * out_step] = m1 + m2 + 4.0f * (m3 + m4);
+    out[3 * out_step] = m1 - m2 + 8.0f * (m3 - m4) + m5;
+  }
+};
 
-// d (6) -> B^T d (6)
-void InputTransform(const float* d, int step, float* out, int out_step) {
-  const float d0 = d[0], d1 = d[step], d2 = d[2 * step];
-  const float d3 = d[3 * step], d4 = d[4 * step], d5 = d[5 * step];
-  out[0 * out_step] = 4.0f * d0 - 5.0f * d2 + d4;
-  out[1 * out_step] = -4.0f * d1 - 4.0f * d2 + d3 + d4;
-  out[2 * out_step] = 4.0f * d1 - 4.0f * d2 - d3 + d4;
-  out[3 * out_step] = -2.0f * d1 - d2 + 2.0f * d3 + d4;
-  out[4 * out_step] = 2.0f * d1 - d2 - 2.0f * d3 + d4;
-  out[5 * out_step] = 4.0f * d1 - 5.0f * d3 + d5;
-}
+// F(2x2, 3x3): 4x4 input tiles, 16 products for 4 outputs (direct: 36). It saves less than
+// F(4x4) but wastes less on small maps: a 14x14 map is 49 tiles instead of 16, and its transformed
+// weights are 16/9 of the kernel's size instead of 36/9, which matters when they come from DRAM.
+template <>
+struct WinogradMatrices<2> {
+  static constexpr int kTile = 2;
+  static constexpr int kInput = 4;
+  // g (3) -> G g (4)
+  static void Kernel(const float* g, int step, float* out, int out_step) {
+    out[0 * out_step] = g[0];
+    out[1 * out_step] = (g[0] + g[step] + g[2 * step]) / 2.0f;
+    out[2 * out_step] = (g[0] - g[step] + g[2 * step]) / 2.0f;
+    out[3 * out_step] = g[2 * step];
+  }
+  // d (4) -> B^T d (4)
+  static void Input(const float* d, int step, float* out, int out_step) {
+    const float d0 = d[0], d1 = d[step], d2 = d[2 * step], d3 = d[3 * step];
+    out[0 * out_step] = d0 - d2;
+    out[1 * out_step] = d1 + d2;
+    out[2 * out_step] = d2 - d1;
+    out[3 * out_step] = d1 - d3;
+  }
+  // m (4) -> A^T m (2)
+  static void Output(const float* m, int step, float* out, int out_step) {
+    const float m0 = m[0], m1 = m[step], m2 = m[2 * step], m3 = m[3 * step];
+    out[0 * out_step] = m0 + m1 + m2;
+    out[1 * out_step] = m1 - m2 - m3;
+  }
+};
 
-// m (6) -> A^T m (4)
-void OutputTransform(const float* m, int step, float* out, int out_step) {
-  const float m0 = m[0], m1 = m[step], m2 = m[2 * step];
-  const float m3 = m[3 * step], m4 = m[4 * step], m5 = m[5 * step];
-  out[0 * out_step] = m0 + m1 + m2 + m3 + m4;
-  out[1 * out_step] = m1 - m2 + 2.0f * (m3 - m4);
-  out[2 * out_step] = m1 + m2 + 4.0f * (m3 + m4);
-  out[3 * out_step] = m1 - m2 + 8.0f * (m3 - m4) + m5;
-}
-
+// F(m x m, 3 x 3) with m = kTileSize: the matrices above, the blocking below.
+template <int kTileSize>
 class WinogradConvolution : public ConvolutionAlgorithm {
+  using Matrices = WinogradMatrices<kTileSize>;
+  static constexpr int kTile = Matrices::kTile;        // output tile size
+  static constexpr int kInputTile = Matrices::kInput;  // kTile + 3 - 1
+  static constexpr int kPositions = kInputTile * kInputTile;
+
  public:
   explicit WinogradConvolution(const ConvolutionSpec& spec)
       : ConvolutionAlgorithm(spec),
@@ -74,10 +120,12 @@ class WinogradConvolution : public ConvolutionAlgorithm {
     for (int k = 0; k < out; ++k) {
       for (int c = 0; c < in; ++c) {
         const float* g = spec.weights.data() + (static_cast<size_t>(k) * in + c) * 9;
-        float columns[6 * 3];  // G g: 6 rows x 3 columns, row-major
-        for (int j = 0; j < 3; ++j) KernelTransform(g + j, 3, columns + j, 3);
-        float tile[kPositions];  // (G g) G^T: 6 x 6, row-major
-        for (int i = 0; i < 6; ++i) KernelTransform(columns + i * 3, 1, tile + i * 6, 1);
+        float columns[kInputTile * 3];  // G g: kInputTile rows x 3 columns, row-major
+        for (int j = 0; j < 3; ++j) Matrices::Kernel(g + j, 3, columns + j, 3);
+        float tile[kPositions];  // (G g) G^T: kInputTile x kInputTile, row-major
+        for (int i = 0; i < kInputTile; ++i) {
+          Matrices::Kernel(columns + i * 3, 1, tile + i * kInputTile, 1);
+        }
         for (int xi = 0; xi < kPositions; ++xi) {
           transformed[(static_cast<size_t>(xi) * out + k) * in + c] = tile[xi];
         }
@@ -100,7 +148,7 @@ class WinogradConvolution : public ConvolutionAlgorithm {
     shared_.products = products_.data();
   }
 
-  const char* name() const override { return "winograd"; }
+  const char* name() const override { return kTile == 4 ? "winograd" : "winograd-2x2"; }
 
   // Tiles are numbered down the columns of tiles (t = tx * tiles_h + ty), like the output's
   // column-major pixels, and processed in blocks of consecutive tiles: transform the block's input
@@ -152,7 +200,7 @@ class WinogradConvolution : public ConvolutionAlgorithm {
   }
 
  private:
-  // Where one block's V and M live: 36 matrices each, `*_step` floats apart.
+  // Where one block's V and M live: kPositions matrices each, `*_step` floats apart.
   struct Buffers {
     int block_tiles = 0;      // tiles per block: the rows of V and M
     size_t input_step = 0;    // V_xi: packed block_tiles x C_in
@@ -173,8 +221,8 @@ class WinogradConvolution : public ConvolutionAlgorithm {
   }
 
   // Sizes (not memory) of the buffers for blocks of `block_tiles` tiles. A few spare floats
-  // between the 36 matrices keep their starts from being a power of two apart, which would map
-  // the 36 streams of a transform onto the same L1 cache sets.
+  // between the kPositions matrices keep their starts from being a power of two apart, which
+  // would map the streams of a transform onto the same L1 cache sets.
   Buffers MakeBuffers(int block_tiles) const {
     constexpr size_t kSpacer = 16;
     Buffers buffers;
@@ -193,15 +241,16 @@ class WinogradConvolution : public ConvolutionAlgorithm {
 
   // V_xi[t, c] = (B^T d_tc B)[xi] for input channel c and the block's tiles, written into the
   // packed row panels of position xi. B^T d B is separable, so it runs as two passes:
-  //   1. down each input column: rows[x][r][ty] = (B^T d)[r] for the 6 rows of tile row ty;
-  //   2. across: V_(r,s)[t] = B^T applied to rows[4 tx + 0..5][r][ty], one vector loop over ty.
+  //   1. down each input column: rows[x][r][ty] = (B^T d)[r] for the input rows of tile row ty;
+  //   2. across: V_(r,s)[t] = B^T applied to rows[kTile tx + s'][r][ty] for s' < kInputTile, one
+  //      vector loop over ty.
   void TransformInput(const Tensor& input, int c, int first_tile, int tiles,
                       const Buffers& buffers) const {
     const Window2d& w = spec_.window;
     const float* source = input.channel_data(c);  // column-major input_h x input_w
     const int first_column = first_tile / tiles_h_;
     const int columns = (first_tile + tiles - 1) / tiles_h_ - first_column + 1;
-    const int input_columns = kTile * columns + 2;
+    const int input_columns = kTile * columns + kInputTile - kTile;
     float* rows = ThreadScratch(ScratchSlot::kFirst,
                                 static_cast<size_t>(input_columns) * kInputTile * tiles_h_);
     for (int local_x = 0; local_x < input_columns; ++local_x) {
@@ -212,8 +261,8 @@ class WinogradConvolution : public ConvolutionAlgorithm {
         continue;
       }
       const float* column = source + x * spec_.input_h;
-      // Tile rows whose six input rows all lie inside the image take the unchecked loop, which
-      // the compiler vectorises (loads with a stride of 4); the few at the edges are checked.
+      // Tile rows whose input rows all lie inside the image take the unchecked loop, which the
+      // compiler vectorises (loads with a stride of kTile); the few at the edges are checked.
       const int inside_begin = std::min(tiles_h_, (w.pad_top + kTile - 1) / kTile);
       const int last_inside = spec_.input_h + w.pad_top - kInputTile;  // top row <= this
       const int inside_end = last_inside < 0
@@ -226,57 +275,33 @@ class WinogradConvolution : public ConvolutionAlgorithm {
           const int y = top + i;
           d[i] = y >= 0 && y < spec_.input_h ? column[y] : 0.0f;
         }
-        InputTransform(d, 1, target + ty, tiles_h_);
+        Matrices::Input(d, 1, target + ty, tiles_h_);
       };
       for (int ty = 0; ty < inside_begin; ++ty) edge_row(ty);
       for (int ty = inside_end; ty < tiles_h_; ++ty) edge_row(ty);
-      float* out0 = target;
-      float* out1 = target + tiles_h_;
-      float* out2 = target + 2 * tiles_h_;
-      float* out3 = target + 3 * tiles_h_;
-      float* out4 = target + 4 * tiles_h_;
-      float* out5 = target + 5 * tiles_h_;
 #pragma GCC ivdep
       for (int ty = inside_begin; ty < inside_end; ++ty) {
-        const float* d = column + (kTile * ty - w.pad_top);
-        const float d0 = d[0], d1 = d[1], d2 = d[2], d3 = d[3], d4 = d[4], d5 = d[5];
-        out0[ty] = 4.0f * d0 - 5.0f * d2 + d4;
-        out1[ty] = -4.0f * d1 - 4.0f * d2 + d3 + d4;
-        out2[ty] = 4.0f * d1 - 4.0f * d2 - d3 + d4;
-        out3[ty] = -2.0f * d1 - d2 + 2.0f * d3 + d4;
-        out4[ty] = 2.0f * d1 - d2 - 2.0f * d3 + d4;
-        out5[ty] = 4.0f * d1 - 5.0f * d3 + d5;
+        Matrices::Input(column + (kTile * ty - w.pad_top), 1, target + ty, tiles_h_);
       }
     }
     const size_t step = buffers.input_step;  // from position (r, s) to (r, s + 1)
     for (int local_column = 0; local_column < columns; ++local_column) {
       const ColumnSpan span = Span(first_column + local_column, first_tile, tiles);
       for (int r = 0; r < kInputTile; ++r) {
-        // Row r of (B^T d) in the tile column's 6 input columns.
+        // Row r of (B^T d) in the tile column's input columns, one every kInputTile rows.
         const size_t first_row = static_cast<size_t>(kTile * local_column) * kInputTile + r;
-        const float* q0 = rows + (first_row + 0 * kInputTile) * tiles_h_;
-        const float* q1 = rows + (first_row + 1 * kInputTile) * tiles_h_;
-        const float* q2 = rows + (first_row + 2 * kInputTile) * tiles_h_;
-        const float* q3 = rows + (first_row + 3 * kInputTile) * tiles_h_;
-        const float* q4 = rows + (first_row + 4 * kInputTile) * tiles_h_;
-        const float* q5 = rows + (first_row + 5 * kInputTile) * tiles_h_;
+        const float* q = rows + first_row * tiles_h_;
+        const int q_step = kInputTile * tiles_h_;
         // The tiles of a column are consecutive rows of V; split them at panel boundaries.
         for (int ty = span.begin; ty < span.end;) {
           const int t = span.offset + ty - span.begin;
           const int count = std::min(span.end - ty, kPanelRows - t % kPanelRows);
           float* v = buffers.input + PackedRowIndex(t, c, spec_.in_channels) +
                      static_cast<size_t>(r) * kInputTile * step;
-          // The six inputs and six outputs never overlap: let the compiler vectorise over i.
+          // Inputs and outputs never overlap: let the compiler vectorise over i.
 #pragma GCC ivdep
           for (int i = 0; i < count; ++i) {
-            const float d0 = q0[ty + i], d1 = q1[ty + i], d2 = q2[ty + i];
-            const float d3 = q3[ty + i], d4 = q4[ty + i], d5 = q5[ty + i];
-            v[i] = 4.0f * d0 - 5.0f * d2 + d4;
-            v[i + step] = -4.0f * d1 - 4.0f * d2 + d3 + d4;
-            v[i + 2 * step] = 4.0f * d1 - 4.0f * d2 - d3 + d4;
-            v[i + 3 * step] = -2.0f * d1 - d2 + 2.0f * d3 + d4;
-            v[i + 4 * step] = 2.0f * d1 - d2 - 2.0f * d3 + d4;
-            v[i + 5 * step] = 4.0f * d1 - 5.0f * d3 + d5;
+            Matrices::Input(q + ty + i, q_step, v + i, static_cast<int>(step));
           }
           ty += count;
         }
@@ -313,28 +338,20 @@ class WinogradConvolution : public ConvolutionAlgorithm {
             buffers.products + static_cast<size_t>(k) * buffers.block_tiles + span.offset;
         for (int r = 0; r < kInputTile; ++r) {
           const float* row = m + static_cast<size_t>(r) * kInputTile * step;
-          float* u0 = u + (0 * kInputTile + r) * tiles_h_;
-          float* u1 = u + (1 * kInputTile + r) * tiles_h_;
-          float* u2 = u + (2 * kInputTile + r) * tiles_h_;
-          float* u3 = u + (3 * kInputTile + r) * tiles_h_;
+          float* u_row = u + r * tiles_h_;
 #pragma GCC ivdep
           for (int i = 0; i < count; ++i) {
-            const float m0 = row[i], m1 = row[i + step], m2 = row[i + 2 * step];
-            const float m3 = row[i + 3 * step], m4 = row[i + 4 * step], m5 = row[i + 5 * step];
-            u0[i] = m0 + m1 + m2 + m3 + m4;
-            u1[i] = m1 - m2 + 2.0f * (m3 - m4);
-            u2[i] = m1 + m2 + 4.0f * (m3 + m4);
-            u3[i] = m1 - m2 + 8.0f * (m3 - m4) + m5;
+            Matrices::Output(row + i, static_cast<int>(step), u_row + i, kInputTile * tiles_h_);
           }
         }
-        // Down: output column x = 4 tx + j gets, for each tile row, 4 rows of A^T u[j][.][i].
+        // Down: output column x = kTile tx + j gets, for each tile row, 4 rows of A^T u[j][.][i].
         for (int j = 0; j < kTile && kTile * tx + j < spec_.output_w; ++j) {
           float* column = target + (kTile * tx + j) * output_h;
           const float* uj = u + static_cast<size_t>(j) * kInputTile * tiles_h_;
           for (int i = 0; i < count; ++i) {
             const int ty = span.begin + i;
             float y[kTile];
-            OutputTransform(uj + i, tiles_h_, y, 1);
+            Matrices::Output(uj + i, tiles_h_, y, 1);
             const int rows = std::min(kTile, output_h - kTile * ty);
             for (int row = 0; row < rows; ++row) {
               column[kTile * ty + row] = activation(y[row] + bias);
@@ -348,16 +365,19 @@ class WinogradConvolution : public ConvolutionAlgorithm {
   int tiles_h_, tiles_w_, tiles_;
   int private_tiles_ = 0;                          // the budget of a private block, in tiles
   Buffers shared_;                                 // the shared block's buffers (memory below)
-  std::vector<PackedMatrix> transformed_weights_;  // U: 36 packed C_in x C_out matrices
+  std::vector<PackedMatrix> transformed_weights_;  // U: kPositions packed C_in x C_out matrices
   std::vector<float> transformed_input_;           // V of the shared block
   std::vector<float> products_;                    // M of the shared block
 };
 
 }  // namespace
 
-std::unique_ptr<ConvolutionAlgorithm> MakeWinogradConvolution(const ConvolutionSpec& spec) {
-  if (!WinogradApplies(spec)) throw Error("Winograd F(4x4,3x3) needs a 3x3, stride-1 convolution");
-  return std::make_unique<WinogradConvolution>(spec);
+std::unique_ptr<ConvolutionAlgorithm> MakeWinogradConvolution(const ConvolutionSpec& spec,
+                                                              int tile_size) {
+  if (!WinogradApplies(spec)) throw Error("Winograd needs a 3x3, stride-1 convolution");
+  if (tile_size == 2) return std::make_unique<WinogradConvolution<2>>(spec);
+  if (tile_size == 4) return std::make_unique<WinogradConvolution<4>>(spec);
+  throw Error(Concat("Winograd F(m x m, 3 x 3) is implemented for m = 2 and 4, not ", tile_size));
 }
 
 }  // namespace lumen

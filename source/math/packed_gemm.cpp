@@ -39,13 +39,18 @@ void StoreVector(float* target, const Vector& value) { std::memcpy(target, &valu
 
 // C[0:rows, 0:cols] (=, or += when accumulate) A_panel * B_panel, over `depth` steps of kRows
 // floats of A and kColumns floats of B. The loop below is where a CNN spends most of its time.
-void MicroKernel(int depth, const float* a, const float* b, float* c, int ldc, int rows, int cols,
-                 bool accumulate) {
+//
+// `next_b` is the B panel the caller multiplies next: its lines are requested from memory while
+// this panel computes. Weights too large for the caches (ResNet's last layers hold 2-9 MB each)
+// then stream in alongside the arithmetic instead of stalling it, one line per step.
+void MicroKernel(int depth, const float* a, const float* b, const float* next_b, float* c, int ldc,
+                 int rows, int cols, bool accumulate) {
   Vector sum[2][kColumns] = {};
   for (int p = 0; p < depth; ++p) {
     const Vector a0 = LoadVector(a + p * kRows);
     const Vector a1 = LoadVector(a + p * kRows + kLanes);
     const float* bp = b + p * kColumns;
+    __builtin_prefetch(next_b + p * kColumns);
 #pragma GCC unroll 16
     for (int j = 0; j < kColumns; ++j) {
       sum[0][j] += a0 * bp[j];  // a vector times a scalar: the scalar is broadcast
@@ -149,7 +154,13 @@ void GemmPacked(int m, const float* packed_a, const PackedMatrix& b, float* c, i
       const int rows = std::min(kRows, m - first_row);
       for (int panel = first_panel; panel < end_panel; ++panel) {
         const int first_col = panel * kColumns;
-        MicroKernel(depth, a_panel, b.panel(panel) + static_cast<size_t>(first_depth) * kColumns,
+        const float* b_slice = b.panel(panel) + static_cast<size_t>(first_depth) * kColumns;
+        // Next: the following panel of this slice, or else the first panel of the next slice.
+        const float* next_b =
+            panel + 1 < end_panel
+                ? b_slice + static_cast<size_t>(k) * kColumns
+                : b.panel(first_panel) + static_cast<size_t>(first_depth + depth) * kColumns;
+        MicroKernel(depth, a_panel, b_slice, next_b,
                     c + static_cast<size_t>(first_col) * ldc + first_row, ldc, rows,
                     std::min(kColumns, n - first_col), first_depth > 0);
       }

@@ -301,11 +301,14 @@ void ExpectAlgorithmsMatchReference(const Geometry& geometry, int threads) {
   algorithms.push_back(MakeIm2colConvolution(spec));
   if (PointwiseApplies(spec)) algorithms.push_back(MakePointwiseConvolution(spec));
   if (DepthwiseApplies(spec)) algorithms.push_back(MakeDepthwiseConvolution(spec));
-  if (WinogradApplies(spec)) algorithms.push_back(MakeWinogradConvolution(spec));
+  if (WinogradApplies(spec)) {
+    algorithms.push_back(MakeWinogradConvolution(spec, 4));
+    algorithms.push_back(MakeWinogradConvolution(spec, 2));
+  }
   algorithms.push_back(ChooseConvolutionAlgorithm(spec));
   for (const auto& algorithm : algorithms) {
     const std::string name = algorithm->name();
-    const float tolerance = name == "winograd" ? kWinogradTolerance : kTolerance;
+    const float tolerance = name.rfind("winograd", 0) == 0 ? kWinogradTolerance : kTolerance;
     // Twice: a second run must not be disturbed by what the first left in the workspaces.
     for (int run = 1; run <= 2; ++run) {
       ExpectClose(RunAlgorithm(algorithm.get(), spec, input), expected, tolerance, tolerance,
@@ -351,21 +354,24 @@ std::string FactoryError(
 }
 
 TEST(ConvolutionAlgorithmFactory, WinogradRejectsWhatIsNotA3x3Stride1Convolution) {
-  const std::string message = "Winograd F(4x4,3x3) needs a 3x3, stride-1 convolution";
+  const std::string message = "Winograd needs a 3x3, stride-1 convolution";
   const Geometry conv3x3 = Conv("conv", 4, 4, 9, 9, 3, 3);
-  EXPECT_THAT(FactoryError(MakeWinogradConvolution, Geometry(conv3x3).Stride(2, 2)),
-              HasSubstr(message));
-  EXPECT_THAT(FactoryError(MakeWinogradConvolution, Geometry(conv3x3).Stride(1, 2)),
-              HasSubstr(message));
-  EXPECT_THAT(FactoryError(MakeWinogradConvolution, Geometry(conv3x3).Dilation(2, 2)),
-              HasSubstr(message));
-  EXPECT_THAT(FactoryError(MakeWinogradConvolution, Geometry(conv3x3).Groups(2)),
-              HasSubstr(message));
-  EXPECT_THAT(FactoryError(MakeWinogradConvolution, Conv("conv", 4, 4, 9, 9, 5, 5)),
-              HasSubstr(message));
-  EXPECT_THAT(FactoryError(MakeWinogradConvolution, Conv("conv", 4, 4, 9, 9, 1, 3)),
-              HasSubstr(message));
-  EXPECT_EQ(FactoryError(MakeWinogradConvolution, conv3x3), "");
+  for (int tile_size : {4, 2}) {
+    const auto winograd = [tile_size](const ConvolutionSpec& spec) {
+      return MakeWinogradConvolution(spec, tile_size);
+    };
+    EXPECT_THAT(FactoryError(winograd, Geometry(conv3x3).Stride(2, 2)), HasSubstr(message));
+    EXPECT_THAT(FactoryError(winograd, Geometry(conv3x3).Stride(1, 2)), HasSubstr(message));
+    EXPECT_THAT(FactoryError(winograd, Geometry(conv3x3).Dilation(2, 2)), HasSubstr(message));
+    EXPECT_THAT(FactoryError(winograd, Geometry(conv3x3).Groups(2)), HasSubstr(message));
+    EXPECT_THAT(FactoryError(winograd, Conv("conv", 4, 4, 9, 9, 5, 5)), HasSubstr(message));
+    EXPECT_THAT(FactoryError(winograd, Conv("conv", 4, 4, 9, 9, 1, 3)), HasSubstr(message));
+    EXPECT_EQ(FactoryError(winograd, conv3x3), "");
+  }
+  const auto winograd_3x3 = [](const ConvolutionSpec& spec) {
+    return MakeWinogradConvolution(spec, 3);
+  };
+  EXPECT_THAT(FactoryError(winograd_3x3, conv3x3), HasSubstr("implemented for m = 2 and 4, not 3"));
 }
 
 TEST(ConvolutionAlgorithmFactory, PointwiseRejectsWhatIsNotA1x1Stride1UnpaddedConvolution) {

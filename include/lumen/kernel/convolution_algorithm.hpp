@@ -8,7 +8,8 @@
 //   im2col       copy each receptive field into a column, then one GEMM per group
 //   pointwise    a 1x1, stride-1 convolution needs no im2col: the input already is the matrix
 //   depthwise    one input channel per output channel: direct loops, no GEMM
-//   winograd     3x3 stride 1: F(4x4, 3x3) trades 144 multiplications per tile for 36
+//   winograd     3x3 stride 1: F(4x4, 3x3) trades 144 multiplications per tile for 36,
+//                F(2x2, 3x3) trades 36 for 16 and suits small feature maps
 #ifndef LUMEN_KERNEL_CONVOLUTION_ALGORITHM_HPP_
 #define LUMEN_KERNEL_CONVOLUTION_ALGORITHM_HPP_
 
@@ -75,7 +76,9 @@ std::unique_ptr<ConvolutionAlgorithm> MakeReferenceConvolution(const Convolution
 std::unique_ptr<ConvolutionAlgorithm> MakeIm2colConvolution(const ConvolutionSpec& spec);
 std::unique_ptr<ConvolutionAlgorithm> MakePointwiseConvolution(const ConvolutionSpec& spec);
 std::unique_ptr<ConvolutionAlgorithm> MakeDepthwiseConvolution(const ConvolutionSpec& spec);
-std::unique_ptr<ConvolutionAlgorithm> MakeWinogradConvolution(const ConvolutionSpec& spec);
+// Winograd F(tile_size x tile_size, 3x3), tile_size 4 or 2.
+std::unique_ptr<ConvolutionAlgorithm> MakeWinogradConvolution(const ConvolutionSpec& spec,
+                                                              int tile_size = 4);
 
 // Whether the specialised algorithms can compute `spec` (im2col and reference always can).
 bool PointwiseApplies(const ConvolutionSpec& spec);
