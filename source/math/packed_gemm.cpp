@@ -99,17 +99,6 @@ void PackRows(const float* a, int lda, int m, int k, float* packed) {
   }
 }
 
-void PackRowsTransposed(const float* at, int ldat, int m, int k, float* packed) {
-  for (int first = 0; first < m; first += kRows) {
-    const int valid = std::min(kRows, m - first);
-    for (int p = 0; p < k; ++p) {
-      for (int i = 0; i < valid; ++i) packed[i] = at[static_cast<size_t>(first + i) * ldat + p];
-      std::fill(packed + valid, packed + kRows, 0.0f);
-      packed += kRows;
-    }
-  }
-}
-
 void PackedMatrix::PackTransposed(const float* bt, int k, int n, int ldbt) {
   rows_ = k;
   cols_ = n;
@@ -172,13 +161,26 @@ void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c,
   const int k = b.rows();
   const bool parallel = !omp_in_parallel() && omp_get_max_threads() > 1;
   // Tasks own disjoint tiles of C: an even share of the row panels times an even share of the
-  // column panels (columns are split only when there are too few row panels). A few tasks per
-  // thread, taken dynamically, keep the threads busy even when one of them is slowed down.
+  // column panels. A few tasks per thread, taken dynamically, keep the threads busy even when one
+  // of them is slowed down. Each task packs its own rows of A and streams its own panels of B, so
+  // the split decides how often each is read: row_parts copies of B, column_parts copies of A.
+  // Take the split that reads least: row splits for a tall A (a large feature map), column splits
+  // for large weights and few rows (the 7x7 maps of ResNet's last layers, where B is 9 MB).
   const int threads = parallel ? omp_get_max_threads() : 1;
   const int wanted = threads == 1 ? 1 : 4 * threads;
   const int row_panels = (m + kRows - 1) / kRows;
-  const int row_parts = std::min(row_panels, wanted);
-  const int column_parts = std::min(b.panels(), (wanted + row_parts - 1) / row_parts);
+  const auto column_parts_for = [&](int row_parts) {
+    return std::min(b.panels(), (wanted + row_parts - 1) / row_parts);
+  };
+  int row_parts = 1;
+  for (int parts = 2; parts <= std::min(row_panels, wanted); ++parts) {
+    const auto traffic = [&](int rows) {  // floats read, in units of k
+      return static_cast<int64_t>(rows) * b.cols() +
+             static_cast<int64_t>(column_parts_for(rows)) * m;
+    };
+    if (traffic(parts) < traffic(row_parts)) row_parts = parts;
+  }
+  const int column_parts = column_parts_for(row_parts);
   const int tasks = row_parts * column_parts;
   const auto share = [](int items, int parts, int part) {  // first item of an even share
     return static_cast<int>(static_cast<int64_t>(items) * part / parts);

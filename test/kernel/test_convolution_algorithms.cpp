@@ -114,15 +114,14 @@ Geometry Conv(const std::string& name, int in_channels, int out_channels, int in
   return geometry;
 }
 
-// Where the paths are chosen (see source/kernel/): im2col computes C^T when groups == 1 and the
-// output has fewer than 2 * kPanelRows pixels (16 to 64 depending on the instruction set), and
-// cuts the output into blocks of columns when its im2col matrix exceeds 1M floats; pointwise
-// splits the output channels across tasks when there are few pixel blocks; Winograd gives each
-// thread private blocks when there are at least threads * private_tiles / 2 tiles of 4x4, where
-// private_tiles = max(kPanelRows, 262144 / (36 * (in + out))), and otherwise shares one block.
+// Where the paths are chosen (see source/kernel/): im2col cuts the output into blocks of columns
+// when its im2col matrix exceeds 1M floats; pointwise splits the output channels across tasks
+// when there are few pixel blocks; Winograd (both tile sizes) gives each thread private blocks
+// when there are at least threads * private_tiles / 2 tiles, where private_tiles =
+// max(kPanelRows, 262144 / (positions * (in + out))), and otherwise shares one block.
 std::vector<Geometry> Geometries() {
   return {
-      // im2col, transposed path (tiny maps, groups 1).
+      // im2col on tiny maps (fewer pixels than one micro-kernel panel).
       Conv("im2col_input_1x1_k3x3_pad1", 3, 5, 1, 1, 3, 3).Padding(1),
       Conv("im2col_5x7_k3x3_stride2_relu", 3, 17, 5, 7, 3, 3)
           .Stride(2, 2)
@@ -134,7 +133,7 @@ std::vector<Geometry> Geometries() {
           .Padding(1)
           .Activate(Kind::kSigmoid),
       Conv("im2col_single_channel_kernel_7x7_over_5x7", 1, 1, 5, 7, 7, 7).Padding(3),
-      // im2col, normal path.
+      // im2col on larger maps.
       Conv("im2col_13x17_k3x3_dilation2_asymmetric_pad_silu", 5, 17, 13, 17, 3, 3)
           .Dilation(2, 2)
           .Padding(2, 1, 0, 3)

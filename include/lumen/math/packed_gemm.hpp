@@ -47,9 +47,6 @@ inline size_t PackedRowIndex(int row, int k, int depth) {
 // Packs the column-major m x k matrix `a` (leading dimension lda) into row panels, zero padded.
 void PackRows(const float* a, int lda, int m, int k, float* packed);
 
-// The same for an A given transposed: `at` is k x m column-major (so A's row i is at[i * ldat...]).
-void PackRowsTransposed(const float* at, int ldat, int m, int k, float* packed);
-
 // The right-hand side B (k x n), packed into column panels once, the last one zero padded.
 class PackedMatrix {
  public:
