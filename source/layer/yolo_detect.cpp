@@ -5,6 +5,7 @@
 #include "lumen/base/error.hpp"
 #include "lumen/base/parallel.hpp"
 #include "lumen/layer/layer_registry.hpp"
+#include "lumen/math/fast_exp.hpp"
 #include "lumen/math/packed_gemm.hpp"
 
 namespace lumen {
@@ -123,27 +124,31 @@ void YoloDetect::Forward(const std::vector<const TensorBatch*>& inputs,
       PackedGemm(cells, (*inputs[i])[sample].data(), cells, level.packed_weights,
                  level.convolved.data(), cells);
       ParallelFor(anchors_ * outputs_, [&](int channel) {
-        {
-          const int anchor = channel / outputs_;
-          const int feature = channel % outputs_;
-          const float* values = level.convolved.data() + static_cast<size_t>(channel) * cells;
-          float* column =
-              result + feature * total_rows + level.first_row + static_cast<size_t>(anchor) * cells;
-          for (int y = 0; y < level.height; ++y) {
-            for (int x = 0; x < level.width; ++x) {
-              // Feature maps are column-major (x * ny + y); output rows run y-major (y * nx + x).
-              const float score =
-                  1.0f / (1.0f + std::exp(-(values[x * level.height + y] + level.bias[channel])));
-              const int cell = y * level.width + x;
-              const size_t grid_index = (static_cast<size_t>(anchor) * cells + cell) * 2;
-              float decoded = score;
-              if (feature < 2) {
-                decoded = (score * 2.0f + level.grid[grid_index + feature]) * level.stride;
-              } else if (feature < 4) {
-                const float doubled = score * 2.0f;
-                decoded = doubled * doubled * level.anchor_grid[grid_index + feature - 2];
-              }
-              column[cell] = decoded;
+        const int anchor = channel / outputs_;
+        const int feature = channel % outputs_;
+        // Sigmoid in place, over contiguous values: a loop the compiler vectorises. It is the
+        // same sigmoid as nn.Sigmoid's layer (see activation.hpp).
+        float* values = level.convolved.data() + static_cast<size_t>(channel) * cells;
+        const float bias = level.bias[channel];
+        for (int i = 0; i < cells; ++i) values[i] = 1.0f / (1.0f + FastExp(-(values[i] + bias)));
+        // Then decode. Feature maps are column-major (x * ny + y) while output rows run y-major
+        // (y * nx + x), so the read walks down columns and the write along rows.
+        float* column =
+            result + feature * total_rows + level.first_row + static_cast<size_t>(anchor) * cells;
+        const float* grid = level.grid.data() + static_cast<size_t>(anchor) * cells * 2;
+        const float* anchor_grid =
+            level.anchor_grid.data() + static_cast<size_t>(anchor) * cells * 2;
+        for (int y = 0; y < level.height; ++y) {
+          for (int x = 0; x < level.width; ++x) {
+            const int cell = y * level.width + x;
+            const float score = values[x * level.height + y];
+            if (feature < 2) {  // box centre: (2 sigmoid + grid offset) * stride
+              column[cell] = (score * 2.0f + grid[cell * 2 + feature]) * level.stride;
+            } else if (feature < 4) {  // box size: (2 sigmoid)^2 * anchor
+              const float doubled = score * 2.0f;
+              column[cell] = doubled * doubled * anchor_grid[cell * 2 + feature - 2];
+            } else {  // objectness and class scores
+              column[cell] = score;
             }
           }
         }
