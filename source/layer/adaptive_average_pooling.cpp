@@ -10,28 +10,28 @@ namespace lumen {
 AdaptiveAveragePooling::AdaptiveAveragePooling(const RuntimeOperator& op) : Layer(op) {
   const RuntimeParameter& size = op.Param("output_size");
   if (size.type() == RuntimeParameter::Type::kInt) {
-    output_h_ = output_w_ = size.AsInt();
+    requested_h_ = requested_w_ = size.AsInt();
   } else if (size.type() == RuntimeParameter::Type::kStringArray) {
     // (None,7) style: None keeps that input extent.
     const std::vector<std::string>& items = size.AsStringArray();
     if (items.size() != 2) Fail(Concat("output_size must have 2 entries, got '", size.text(), "'"));
-    int* extents[2] = {&output_h_, &output_w_};
+    int* extents[2] = {&requested_h_, &requested_w_};
     for (int i = 0; i < 2; ++i) {
       *extents[i] = items[i] == "None" ? 0 : RuntimeParameter::Parse(items[i]).AsInt();
     }
   } else {
     const std::vector<int> pair = op.IntPairParam("output_size");
-    output_h_ = pair[0];
-    output_w_ = pair[1];
+    requested_h_ = pair[0];
+    requested_w_ = pair[1];
   }
-  if (output_h_ < 0 || output_w_ < 0) Fail("output_size must be positive");
+  if (requested_h_ < 0 || requested_w_ < 0) Fail("output_size must be positive");
 }
 
 void AdaptiveAveragePooling::Prepare(const std::vector<Shape>& input_shapes,
                                      const std::vector<Shape>& output_shapes) {
   CheckFeatureMapInput(*this, input_shapes, output_shapes);
-  if (output_h_ == 0) output_h_ = static_cast<int>(input_shapes[0][2]);
-  if (output_w_ == 0) output_w_ = static_cast<int>(input_shapes[0][3]);
+  output_h_ = requested_h_ == 0 ? static_cast<int>(input_shapes[0][2]) : requested_h_;
+  output_w_ = requested_w_ == 0 ? static_cast<int>(input_shapes[0][3]) : requested_w_;
   CheckPoolingShapes(*this, input_shapes, output_shapes, output_h_, output_w_);
 }
 

@@ -41,7 +41,7 @@ void RuntimeGraph::Build() {
 }
 
 void RuntimeGraph::LinkOperands() {
-  // LESSON 05 BEGIN: connect each operand to its producer and consumers
+  // LESSON 05 BEGIN: link operands to producers and consumers; collect graph inputs, outputs
   std::map<std::string, RuntimeOperand*> operands;
   for (const auto& operand : model_.operands) {
     if (!operands.emplace(operand->name, operand.get()).second) {

@@ -69,7 +69,7 @@ TEST(StorageZip, ReadsPlainAndZip64ArchivesWithUnalignedMembers) {
 TEST(StorageZip, ReadsAnEmptyArchive) {
   StorageZip zip(WriteFile("empty.bin", ZipWriter().Bytes()));
   EXPECT_TRUE(zip.MemberNames().empty());
-  StorageZip weightless(kModels + "relu/model.pnnx.bin");  // the 22-byte archive pnnx writes
+  StorageZip weightless(kModels + "relu/model.pnnx.bin");  // pnnx's archive of no weights
   EXPECT_TRUE(weightless.MemberNames().empty());
 }
 

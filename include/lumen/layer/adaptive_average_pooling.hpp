@@ -20,7 +20,9 @@ class AdaptiveAveragePooling : public Layer {
                const std::vector<TensorBatch*>& outputs) override;
 
  private:
-  int output_h_ = 0;  // 0: same as the input
+  int requested_h_ = 0;  // from output_size; 0 (None): same as the input
+  int requested_w_ = 0;
+  int output_h_ = 0;  // resolved against the input by Prepare
   int output_w_ = 0;
 };
 

@@ -115,7 +115,7 @@ class Tensor {
   Tensor Padded(uint32_t top, uint32_t bottom, uint32_t left, uint32_t right, float value) const;
 
  private:
-  // Computes the logical index of one element from its fcube coordinates.
+  // Computes where in storage the element at a logical index lives (checked).
   size_t StorageOffset(const std::vector<uint32_t>& index) const;
 
   Shape shape_;
