@@ -5,7 +5,6 @@
 #include <atomic>
 #include <vector>
 
-#include "lumen/base/parallel.hpp"
 
 namespace lumen {
 namespace {
@@ -34,12 +33,19 @@ float* ThreadScratch(ScratchSlot slot, size_t count) {
 
 void ShareScratchSizes() {
   if (!grew.exchange(false)) return;
-  // A static schedule gives iteration i to thread i: every thread grows its own buffers.
-  ParallelFor(omp_get_max_threads(), [](std::ptrdiff_t) {
+  const auto grow_own_buffers = [] {
     for (int slot = 0; slot < kSlots; ++slot) {
       ThreadScratch(static_cast<ScratchSlot>(slot), largest[slot].load());
     }
-  });
+  };
+  // Not a loop but one job for every thread of the team, each on its own buffers: a plain
+  // parallel region, since a loop schedule may hand all iterations to one thread.
+  if (omp_get_max_threads() == 1 || omp_in_parallel()) {
+    grow_own_buffers();
+  } else {
+#pragma omp parallel
+    grow_own_buffers();
+  }
   grew = false;
 }
 
