@@ -30,6 +30,7 @@ void RunCase(benchmark::State& state, const std::string& case_name) {
 
 void BM_ResNet18(benchmark::State& state) { RunCase(state, "resnet18"); }
 void BM_ResNet18Batch4(benchmark::State& state) { RunCase(state, "resnet18_b4"); }
+void BM_YoloV5s(benchmark::State& state) { RunCase(state, "yolov5s_detect"); }
 
 BENCHMARK(BM_ResNet18)
     ->Arg(1)
@@ -38,6 +39,12 @@ BENCHMARK(BM_ResNet18)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ResNet18Batch4)
+    ->Arg(1)
+    ->Arg(2)
+    ->ArgName("threads")
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_YoloV5s)
     ->Arg(1)
     ->Arg(2)
     ->ArgName("threads")
