@@ -119,22 +119,22 @@ sync_file() {
   fi
 }
 
-# Saves the student's edits in the course tree (files that differ from how `start` left them).
+# Saves the student's edits in the course tree: files that differ from how `start` left them (its
+# checksums are in .course/manifest), or that `start` did not make.
 save_student_work() {
-  [ -f "$work/.course/lesson" ] || return 0
-  local previous file expected saved="" destination
+  [ -f "$work/.course/lesson" ] && [ -f "$work/.course/manifest" ] || return 0
+  local previous file saved="" destination
   previous=$(cat "$work/.course/lesson")
   destination="$root/course/saved/lesson-$previous-$(date +%Y%m%d-%H%M%S)"
   while IFS= read -r file; do
-    expected="$work/.course/pristine/$file"
-    [ -f "$expected" ] || expected="$root/$file"
-    if ! cmp -s "$work/$file" "$expected"; then
-      mkdir -p "$destination/$(dirname "$file")"
-      cp "$work/$file" "$destination/$file"
-      saved+="  $file"$'\n'
-    fi
-  done < <(cd "$work" && find include source test demos -path test/data -prune -o -type f \
-    \( -name '*.cpp' -o -name '*.hpp' \) -print 2>/dev/null | sort)
+    mkdir -p "$destination/$(dirname "$file")"
+    cp "$work/$file" "$destination/$file"
+    saved+="  $file"$'\n'
+  done < <(cd "$work" && {
+    md5sum --quiet -c .course/manifest 2>/dev/null | sed -n 's/: FAILED$//p' || true
+    find include source test demos -path test/data -prune -o -type f -print 2>/dev/null |
+      grep -v -x -F -f <(awk '{print $2}' .course/manifest) || true
+  } | sort -u)
   if [ -n "$saved" ]; then
     echo "Your edits for lesson $previous are saved in ${destination#"$root"/}:"
     printf '%s' "$saved"
@@ -162,7 +162,7 @@ command_start() {
   ln -sfn "$root/tmp/models" "$work/tmp/models"
   ln -sfn "$root/test/data" "$work/test/data"
   rm -rf "$work/.course"
-  mkdir -p "$work/.course/pristine"
+  mkdir -p "$work/.course"
   local marked
   marked=$(marked_files "$number")
   [ -n "$marked" ] || die "lesson $number marks no function in the source (// LESSON $number BEGIN)"
@@ -172,9 +172,9 @@ command_start() {
     stub_file "$number" "$root/$file" "$file" > "$stubbed"
     sync_file "$stubbed" "$work/$file"
     rm -f "$stubbed"
-    mkdir -p "$work/.course/pristine/$(dirname "$file")"
-    cp "$work/$file" "$work/.course/pristine/$file"
   done
+  (cd "$work" && find include source test demos -path test/data -prune -o -type f -print |
+    sort | xargs md5sum > .course/manifest)
   echo "$number" > "$work/.course/lesson"
   [ -n "$quiet" ] && return 0
   echo "Lesson $number: $(lesson_title "$dir")"
@@ -230,6 +230,9 @@ failure_reason() {
     echo "        the test crashed before it could report (an exception thrown inside a parallel"
     echo "        loop ends the process); its last words:"
     tail -3 "$1" | sed 's/^/        /'
+  elif grep -q 'not written yet (' "$1"; then
+    echo "        it still reaches a TODO stub: $(grep -o 'lesson [0-9]*: not written yet ([^)]*)' "$1" |
+      head -1 | sed 's/.*(\(.*\))/\1/')"
   else
     awk '/Failure$|what\(\)|[Ee]xception|Expected|Which is|evaluates to|Value of|Actual/ {
            print "        " $0; if (++n == 6) exit }' "$1"
