@@ -3,7 +3,11 @@
 #define LUMEN_DEMOS_COMMON_DEMO_SUPPORT_HPP_
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +42,29 @@ inline std::vector<std::string> ReadLines(const std::string& path, const std::st
   std::vector<std::string> lines;
   for (std::string line; std::getline(file, line);) lines.push_back(line);
   return lines;
+}
+
+// What a demo does with the value of one "--name value" option.
+using OptionHandler = std::function<void(const std::string& value)>;
+
+// Walks "--name value" pairs, calling each name's handler with its value; prints `usage` and exits
+// on --help; throws on an unknown option or a missing value.
+inline void ParseCommandLine(int argc, char** argv,
+                             const std::map<std::string, OptionHandler>& handlers,
+                             const char* usage) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string argument = argv[i];
+    if (argument == "--help" || argument == "-h") {
+      std::printf("%s", usage);
+      std::exit(0);
+    }
+    const auto handler = handlers.find(argument);
+    if (handler == handlers.end()) {
+      throw Error(Concat("unknown argument '", argument, "'\n", usage));
+    }
+    if (i + 1 >= argc) throw Error(Concat(argument, " needs a value"));
+    handler->second(argv[++i]);
+  }
 }
 
 }  // namespace demo

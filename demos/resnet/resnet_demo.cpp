@@ -53,31 +53,16 @@ constexpr const char* kUsage =
 
 Options ParseOptions(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string argument = argv[i];
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw Error(Concat(argument, " needs a value"));
-      return argv[++i];
-    };
-    if (argument == "--image") {
-      options.image = value();
-    } else if (argument == "--param") {
-      options.param = value();
-    } else if (argument == "--bin") {
-      options.bin = value();
-    } else if (argument == "--labels") {
-      options.labels = value();
-    } else if (argument == "--top") {
-      options.top = ParseCount(value(), argument);
-    } else if (argument == "--threads") {
-      options.threads = ParseCount(value(), argument);
-    } else if (argument == "--help" || argument == "-h") {
-      std::printf("%s", kUsage);
-      std::exit(0);
-    } else {
-      throw Error(Concat("unknown argument '", argument, "'\n", kUsage));
-    }
-  }
+  lumen::demo::ParseCommandLine(
+      argc, argv,
+      {{"--image", [&](const std::string& value) { options.image = value; }},
+       {"--param", [&](const std::string& value) { options.param = value; }},
+       {"--bin", [&](const std::string& value) { options.bin = value; }},
+       {"--labels", [&](const std::string& value) { options.labels = value; }},
+       {"--top", [&](const std::string& value) { options.top = ParseCount(value, "--top"); }},
+       {"--threads",
+        [&](const std::string& value) { options.threads = ParseCount(value, "--threads"); }}},
+      kUsage);
   return options;
 }
 

@@ -50,37 +50,25 @@ constexpr const char* kUsage =
 
 Options ParseOptions(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string argument = argv[i];
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw Error(Concat(argument, " needs a value"));
-      return argv[++i];
-    };
-    if (argument == "--image") {
-      options.image = value();
-    } else if (argument == "--param") {
-      options.param = value();
-    } else if (argument == "--bin") {
-      options.bin = value();
-    } else if (argument == "--names") {
-      options.names = value();
-    } else if (argument == "--output") {
-      options.output = value();
-    } else if (argument == "--confidence") {
-      options.confidence = ParseFraction(value(), argument);
-    } else if (argument == "--iou") {
-      options.iou = ParseFraction(value(), argument);
-    } else if (argument == "--max-detections") {
-      options.max_detections = ParseCount(value(), argument);
-    } else if (argument == "--threads") {
-      options.threads = ParseCount(value(), argument);
-    } else if (argument == "--help" || argument == "-h") {
-      std::printf("%s", kUsage);
-      std::exit(0);
-    } else {
-      throw Error(Concat("unknown argument '", argument, "'\n", kUsage));
-    }
-  }
+  lumen::demo::ParseCommandLine(
+      argc, argv,
+      {{"--image", [&](const std::string& value) { options.image = value; }},
+       {"--param", [&](const std::string& value) { options.param = value; }},
+       {"--bin", [&](const std::string& value) { options.bin = value; }},
+       {"--names", [&](const std::string& value) { options.names = value; }},
+       {"--output", [&](const std::string& value) { options.output = value; }},
+       {"--confidence",
+        [&](const std::string& value) {
+          options.confidence = ParseFraction(value, "--confidence");
+        }},
+       {"--iou", [&](const std::string& value) { options.iou = ParseFraction(value, "--iou"); }},
+       {"--max-detections",
+        [&](const std::string& value) {
+          options.max_detections = ParseCount(value, "--max-detections");
+        }},
+       {"--threads",
+        [&](const std::string& value) { options.threads = ParseCount(value, "--threads"); }}},
+      kUsage);
   return options;
 }
 
