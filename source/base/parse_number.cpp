@@ -5,8 +5,6 @@
 #include <cstdlib>
 #include <limits>
 
-#include "lumen/base/error.hpp"
-
 namespace lumen {
 
 bool ParseInteger(const std::string& text, int64_t* value) {

@@ -27,9 +27,9 @@ namespace lumen {
 namespace {
 
 // The three 1-D transforms of F(m x m, 3 x 3); the 2-D ones apply them down columns, then along
-// rows. Each reads `in[i * in_step]` and writes `out[i * out_step]`: the callers use the strides
-// to walk rows or columns of their buffers, and inside their loops over tiles the compiler inlines
-// these and vectorises across tiles.
+// rows. Each reads its input i at `[i * step]` and writes its output i at `out[i * out_step]`: the
+// callers use the strides to walk rows or columns of their buffers, and inside their loops over
+// tiles the compiler inlines these and vectorises across tiles.
 template <int kTileSize>
 struct WinogradMatrices;
 

@@ -1,7 +1,5 @@
 #include "lumen/layer/yolo_detect.hpp"
 
-#include <cmath>
-
 #include "lumen/base/error.hpp"
 #include "lumen/base/parallel.hpp"
 #include "lumen/layer/layer_registry.hpp"
