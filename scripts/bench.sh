@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
 models=${MODELS:-"resnet18 yolov5s"}
 threads_list=${THREADS:-"1 2"}
+repeat=${REPEAT:-20}
 
 scripts/install_deps.sh
 if ! /usr/bin/python3 -c "import torch, torchvision" 2>/dev/null; then
@@ -45,8 +46,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for model in $models; do
   case "$model" in
-    resnet18) case_dir=tmp/models/resnet18; repeat=${REPEAT:-20} ;;
-    yolov5s) case_dir=tmp/models/yolov5s_detect; repeat=${REPEAT:-10} ;;
+    resnet18) case_dir=tmp/models/resnet18 ;;
+    yolov5s) case_dir=tmp/models/yolov5s_detect ;;
     *) echo "unknown model $model" >&2; exit 2 ;;
   esac
   for threads in $threads_list; do

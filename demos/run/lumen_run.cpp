@@ -161,15 +161,16 @@ void PrintProfile(lumen::RuntimeGraph& graph) {
     }
     std::string name = op.name;
     for (const std::string& fused : op.fused) name += " +" + fused.substr(0, fused.find(' '));
-    std::printf("%-22s %-34s %-22s %10.3f %6.1f%%\n", op.type.c_str(), name.c_str(),
-                shape.c_str(), times[i], 100.0 * times[i] / total);
+    std::printf("%-22s %-34s %-22s %10.3f %6.1f%%\n", op.type.c_str(), name.c_str(), shape.c_str(),
+                times[i], 100.0 * times[i] / total);
   }
-  std::printf("operators %.3f ms, Run %.3f ms, framework overhead %.3f ms (%.2f%%)\n",
-              layer_total, total, total - layer_total, 100.0 * (total - layer_total) / total);
-  std::printf("activation memory: %.1f MB planned, %.1f MB with one buffer per operand; "
-              "peak RSS %.1f MB\n",
-              graph.planned_activation_bytes() / 1e6, graph.separate_activation_bytes() / 1e6,
-              ProcessStatus("VmHWM:") / 1e3);
+  std::printf("operators %.3f ms, Run %.3f ms, framework overhead %.3f ms (%.2f%%)\n", layer_total,
+              total, total - layer_total, 100.0 * (total - layer_total) / total);
+  std::printf(
+      "activation memory: %.1f MB planned, %.1f MB with one buffer per operand; "
+      "peak RSS %.1f MB\n",
+      graph.planned_activation_bytes() / 1e6, graph.separate_activation_bytes() / 1e6,
+      ProcessStatus("VmHWM:") / 1e3);
 }
 
 // Times `repeat` runs after one warm-up (inputs already in place) and prints the median and min.
