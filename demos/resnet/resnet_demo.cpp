@@ -151,6 +151,11 @@ int Run(const Options& options) {
     const size_t index = order[rank];
     std::printf("  %4zu  %-30s %.4f\n", index, labels[index].c_str(), probabilities[index]);
   }
+  if (options.param == Options().param) {
+    std::printf(
+        "note: the bundled model has random weights, so these classes mean nothing; README.md\n"
+        "      shows how to export pretrained ResNet18 with pnnx and pass it with --param/--bin\n");
+  }
   return 0;
 }
 

@@ -166,6 +166,11 @@ int Run(const Options& options) {
     throw Error(Concat(options.output, ": cannot write the annotated image"));
   }
   std::printf("annotated image: %s\n", options.output.c_str());
+  if (options.param == Options().param) {
+    std::printf(
+        "note: the bundled model has random weights (scores stay below 0.001, boxes mean\n"
+        "      nothing); README.md shows how to export pretrained YOLOv5s with pnnx\n");
+  }
   return 0;
 }
 
