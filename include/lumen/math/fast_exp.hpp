@@ -13,7 +13,7 @@ namespace lumen {
 //
 // exp(x) = 2^k * exp(r) with k = round(x / ln 2) and r = x - k ln 2, so |r| <= ln(2)/2; exp(r) is
 // a degree-7 Taylor polynomial (error below 1e-8 relative on that range), and 2^k is built by
-// writing k straight into the float's exponent bits. ln 2 is split in two parts (Cody and Waite)
+// writing k straight into float exponent bits. ln 2 is split in two parts (Cody and Waite)
 // so that k * ln 2 is subtracted without losing r's low bits.
 inline float FastExp(float x) {
   constexpr float kLog2e = 1.44269504088896341f;
@@ -33,10 +33,16 @@ inline float FastExp(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  const int32_t bits = (static_cast<int32_t>(k) + 127) << 23;
-  float two_to_k;
-  std::memcpy(&two_to_k, &bits, sizeof(two_to_k));
-  const float result = p * two_to_k;
+  // 2^k as 2^half * 2^(k - half): k reaches 128 just below the clamp (exp(88.7) is still a
+  // finite float), and 2^128 has no float of its own, while each half is a normal float.
+  const int32_t whole = static_cast<int32_t>(k);
+  const int32_t half = whole >> 1;
+  const int32_t first_bits = (half + 127) << 23;
+  const int32_t second_bits = (whole - half + 127) << 23;
+  float first_factor, second_factor;
+  std::memcpy(&first_factor, &first_bits, sizeof(first_factor));
+  std::memcpy(&second_factor, &second_bits, sizeof(second_factor));
+  const float result = p * first_factor * second_factor;
   return x != x ? x : result;  // NaN in, NaN out
 }
 

@@ -1,0 +1,56 @@
+// FastExp against std::exp: the activations (sigmoid, SiLU) trust it, so it gets its own test.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "lumen/math/fast_exp.hpp"
+
+namespace lumen {
+namespace {
+
+// Relative error of FastExp at x, measured against the double-precision exp.
+double RelativeError(float x) {
+  const double exact = std::exp(static_cast<double>(x));
+  return std::abs(static_cast<double>(FastExp(x)) - exact) / exact;
+}
+
+TEST(FastExp, MatchesStdExpAcrossTheNormalRange) {
+  // A fine sweep over every input whose exp is a normal float: the polynomial and the 2^k
+  // exponent trick must hold together everywhere, including where k changes and at the top,
+  // where k reaches 128. A float's rounding alone is up to 6e-8; allow about one unit more.
+  double worst = 0;
+  float worst_x = 0;
+  for (float x = -87.3f; x <= 88.7f; x += 0.000731f) {
+    const double error = RelativeError(x);
+    if (error > worst) {
+      worst = error;
+      worst_x = x;
+    }
+  }
+  EXPECT_LT(worst, 1.5e-7) << "worst at x = " << worst_x;
+}
+
+TEST(FastExp, IsExactWhereExpIsSimple) {
+  EXPECT_EQ(FastExp(0.0f), 1.0f);
+  EXPECT_NEAR(FastExp(1.0f), 2.7182817f, 3e-7f);
+  EXPECT_NEAR(FastExp(-1.0f), 0.36787945f, 3e-8f);
+  EXPECT_NEAR(FastExp(std::log(2.0f) * 10), 1024.0f, 1024.0f * 3e-7f);
+}
+
+TEST(FastExp, SaturatesInsteadOfWrappingTheExponent) {
+  // Far outside the range the exponent bits would overflow; clamping keeps the answer sane, so
+  // sigmoid(-1000) is 0 and sigmoid(1000) is 1 instead of garbage.
+  EXPECT_GE(FastExp(-1000.0f), 0.0f);
+  EXPECT_LT(FastExp(-1000.0f), 1e-37f);
+  EXPECT_GT(FastExp(1000.0f), 1e38f);
+  EXPECT_TRUE(std::isfinite(1.0f / (1.0f + FastExp(1000.0f))));
+  EXPECT_EQ(1.0f / (1.0f + FastExp(-1000.0f)), 1.0f);
+}
+
+TEST(FastExp, KeepsNaN) {
+  EXPECT_TRUE(std::isnan(FastExp(std::numeric_limits<float>::quiet_NaN())));
+}
+
+}  // namespace
+}  // namespace lumen
