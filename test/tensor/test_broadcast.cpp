@@ -2,29 +2,19 @@
 // against element-by-element arithmetic on logical indices.
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "lumen/base/error.hpp"
 #include "lumen/tensor/broadcast.hpp"
+#include "support/logical_index.hpp"
 
 namespace lumen {
 namespace {
 
-// Every logical index of `shape`, in row-major order.
-std::vector<std::vector<uint32_t>> AllIndices(const Shape& shape) {
-  std::vector<std::vector<uint32_t>> indices;
-  std::vector<uint32_t> index(shape.size(), 0);
-  for (size_t count = ShapeElementCount(shape); count > 0; --count) {
-    indices.push_back(index);
-    for (size_t dim = shape.size(); dim-- > 0;) {
-      if (++index[dim] < shape[dim]) break;
-      index[dim] = 0;
-    }
-  }
-  return indices;
-}
+using test_support::ForEachLogicalIndex;
 
 // The operand's index for a result index: aligned at the last dimension, 0 where broadcast.
 std::vector<uint32_t> OperandIndex(const std::vector<uint32_t>& result_index, const Shape& shape) {
@@ -49,6 +39,11 @@ struct BroadcastCase {
   Shape result;
 };
 
+// Lets gtest name a failing case by its shapes instead of its bytes.
+void PrintTo(const BroadcastCase& test_case, std::ostream* stream) {
+  *stream << ShapeToString(test_case.first) << " with " << ShapeToString(test_case.second);
+}
+
 class BroadcastWalkTest : public testing::TestWithParam<BroadcastCase> {};
 
 TEST_P(BroadcastWalkTest, ComputesWhatElementwiseIndexingComputes) {
@@ -70,11 +65,12 @@ TEST_P(BroadcastWalkTest, ComputesWhatElementwiseIndexingComputes) {
     }
   });
 
-  for (const std::vector<uint32_t>& index : AllIndices(test_case.result)) {
+  ForEachLogicalIndex(test_case.result, [&](const std::vector<uint32_t>& index) {
+    if (HasFailure()) return;  // one message, not one per element
     const float expected = first.at(OperandIndex(index, test_case.first)) -
                            2 * second.at(OperandIndex(index, test_case.second));
     ASSERT_EQ(result.at(index), expected) << "at result index " << ShapeToString(index);
-  }
+  });
 }
 
 // Shapes the layers meet: equal, per-channel, scalar, row and column vectors, rank 4 and 5 (the

@@ -7,23 +7,12 @@
 
 #include "lumen/base/error.hpp"
 #include "lumen/tensor/strided.hpp"
+#include "support/logical_index.hpp"
 
 namespace lumen {
 namespace {
 
-// Every logical index of `shape`, in row-major order.
-std::vector<std::vector<uint32_t>> AllIndices(const Shape& shape) {
-  std::vector<std::vector<uint32_t>> indices;
-  std::vector<uint32_t> index(shape.size(), 0);
-  for (size_t count = ShapeElementCount(shape); count > 0; --count) {
-    indices.push_back(index);
-    for (size_t dim = shape.size(); dim-- > 0;) {
-      if (++index[dim] < shape[dim]) break;
-      index[dim] = 0;
-    }
-  }
-  return indices;
-}
+using test_support::ForEachLogicalIndex;
 
 // Where `index` lives in the tensor's memory, in floats from its start.
 size_t MemoryPosition(Tensor& tensor, const std::vector<uint32_t>& index) {
@@ -44,12 +33,13 @@ TEST(Strided, StorageStridesAgreeWithTensorAt) {
     Tensor tensor(shape);
     const std::vector<size_t> strides = StorageStrides(shape);
     ASSERT_EQ(strides.size(), shape.size());
-    for (const std::vector<uint32_t>& index : AllIndices(shape)) {
+    ForEachLogicalIndex(shape, [&](const std::vector<uint32_t>& index) {
+      if (::testing::Test::HasFailure()) return;  // one message, not one per element
       size_t offset = 0;
       for (size_t axis = 0; axis < shape.size(); ++axis) offset += index[axis] * strides[axis];
       ASSERT_EQ(offset, MemoryPosition(tensor, index))
           << "shape " << ShapeToString(shape) << " index " << ShapeToString(index);
-    }
+    });
   }
 }
 
@@ -61,13 +51,13 @@ TEST(Strided, SplitAroundAxisAgreesWithTensorAt) {
       ASSERT_EQ(split.outer * split.extent * split.inner, tensor.size());
       ASSERT_EQ(split.extent, shape[axis]);
       // Moving one step along `axis` must move `inner` floats in memory, wherever we start.
-      for (std::vector<uint32_t> index : AllIndices(shape)) {
-        if (index[axis] + 1 >= shape[axis]) continue;
+      ForEachLogicalIndex(shape, [&](std::vector<uint32_t> index) {
+        if (::testing::Test::HasFailure() || index[axis] + 1 >= shape[axis]) return;
         const size_t here = MemoryPosition(tensor, index);
         ++index[axis];
         ASSERT_EQ(MemoryPosition(tensor, index) - here, split.inner)
             << "shape " << ShapeToString(shape) << " axis " << axis;
-      }
+      });
     }
   }
   EXPECT_THROW(SplitAroundAxis({2, 3}, 2), Error);
@@ -83,10 +73,11 @@ TEST(Strided, GatherWithPermutedStridesIsAPermute) {
                 {static_cast<std::ptrdiff_t>(strides[2]), static_cast<std::ptrdiff_t>(strides[0]),
                  static_cast<std::ptrdiff_t>(strides[3]), static_cast<std::ptrdiff_t>(strides[1])},
                 &output);
-  for (const std::vector<uint32_t>& index : AllIndices(output.shape())) {
+  ForEachLogicalIndex(output.shape(), [&](const std::vector<uint32_t>& index) {
+    if (::testing::Test::HasFailure()) return;
     ASSERT_EQ(output.at(index), input.at({index[1], index[3], index[0], index[2]}))
         << "output index " << ShapeToString(index);
-  }
+  });
 }
 
 TEST(Strided, GatherWithOffsetAndStepIsASlice) {
@@ -100,10 +91,11 @@ TEST(Strided, GatherWithOffsetAndStepIsASlice) {
       {static_cast<std::ptrdiff_t>(strides[0]), static_cast<std::ptrdiff_t>(2 * strides[1]),
        static_cast<std::ptrdiff_t>(strides[2])},
       &output);
-  for (const std::vector<uint32_t>& index : AllIndices(output.shape())) {
+  ForEachLogicalIndex(output.shape(), [&](const std::vector<uint32_t>& index) {
+    if (::testing::Test::HasFailure()) return;
     ASSERT_EQ(output.at(index), input.at({index[0], 1 + 2 * index[1], index[2]}))
         << "output index " << ShapeToString(index);
-  }
+  });
 }
 
 TEST(Strided, GatherRefusesAStrideCountThatDoesNotMatch) {
