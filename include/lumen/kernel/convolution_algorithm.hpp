@@ -46,6 +46,7 @@ struct TaskGrid {
   int pixel_blocks = 1;
   int panel_groups = 1;
   int panels_per_group = 1;
+  // Number of parallel tasks: one per (pixel block, panel group) pair.
   int tasks() const { return pixel_blocks * panel_groups; }
 };
 
@@ -56,6 +57,7 @@ TaskGrid PlanTasks(int pixel_blocks, int panels);
 // run once per sample.
 class ConvolutionAlgorithm {
  public:
+  // Keeps the geometry, weights, bias and fused activation every algorithm needs.
   explicit ConvolutionAlgorithm(const ConvolutionSpec& spec) : spec_(spec) {}
   virtual ~ConvolutionAlgorithm() = default;
   // Short name for profiles and benchmarks ("im2col", "winograd", ...).

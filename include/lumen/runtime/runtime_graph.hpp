@@ -81,12 +81,14 @@ class RuntimeGraph {
     std::vector<TensorBatch*> outputs;
   };
 
+  // Build's steps, in the order it runs them; each is explained where it is defined.
   void LinkOperands();
   void CreateLayers();
   void FuseActivations();
   void SortTopologically();
   void AllocateOperands();
   void PrepareLayers();
+  // Throws lumen::Error with expected vs got when `inputs` do not match the model's input shapes.
   void CheckInputs(const std::vector<TensorBatch>& inputs) const;
 
   PnnxModel model_;
