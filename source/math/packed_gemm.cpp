@@ -167,7 +167,7 @@ void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c,
   // weights and few rows (the 7x7 maps of ResNet's last layers, where B is 9 MB).
   //
   // One task per thread: each thread's columns of C and panels of B stay in one contiguous range.
-  // Four smaller tasks per thread, taken dynamically, interleaved the two threads' ranges and made
+  // Four smaller tasks per thread, taken dynamically, interleaved the threads' ranges and made
   // ResNet18 4% slower on 2 threads (9.7 -> 10.1 ms), and were no faster beside a busy process.
   const int threads = parallel ? omp_get_max_threads() : 1;
   const int wanted = threads;
