@@ -2,6 +2,7 @@
 // against element-by-element arithmetic on logical indices.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <ostream>
 #include <random>
 #include <string>
@@ -9,12 +10,14 @@
 
 #include "lumen/base/error.hpp"
 #include "lumen/tensor/broadcast.hpp"
+#include "support/kernel_testing.hpp"
 #include "support/logical_index.hpp"
 
 namespace lumen {
 namespace {
 
 using test_support::ForEachLogicalIndex;
+using test_support::RandomValues;
 
 // The operand's index for a result index: aligned at the last dimension, 0 where broadcast.
 std::vector<uint32_t> OperandIndex(const std::vector<uint32_t>& result_index, const Shape& shape) {
@@ -26,10 +29,11 @@ std::vector<uint32_t> OperandIndex(const std::vector<uint32_t>& result_index, co
   return index;
 }
 
+// A tensor of `shape` holding random values in [-1, 1).
 Tensor RandomTensor(const Shape& shape, std::mt19937* generator) {
-  std::uniform_real_distribution<float> distribution(-1, 1);
   Tensor tensor(shape);
-  for (size_t i = 0; i < tensor.size(); ++i) tensor.data()[i] = distribution(*generator);
+  const std::vector<float> values = RandomValues(tensor.size(), generator);
+  std::copy(values.begin(), values.end(), tensor.data());
   return tensor;
 }
 

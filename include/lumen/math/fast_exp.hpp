@@ -13,8 +13,8 @@ namespace lumen {
 //
 // exp(x) = 2^k * exp(r) with k = round(x / ln 2) and r = x - k ln 2, so |r| <= ln(2)/2; exp(r) is
 // a degree-7 Taylor polynomial (error below 1e-8 relative on that range), and 2^k is built by
-// writing k straight into float exponent bits. ln 2 is split in two parts (Cody and Waite)
-// so that k * ln 2 is subtracted without losing r's low bits.
+// writing k straight into float exponent bits (in two halves, see below). ln 2 is split in two
+// parts (Cody and Waite) so that k * ln 2 is subtracted without losing r's low bits.
 inline float FastExp(float x) {
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2High = 0.693359375f;    // few mantissa bits: k * kLn2High is exact
