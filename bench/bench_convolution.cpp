@@ -6,10 +6,14 @@
 // ChooseConvolutionAlgorithm's thresholds come from these numbers.
 #include <benchmark/benchmark.h>
 
+#include <memory>
 #include <random>
+#include <vector>
 
+#include "lumen/base/compute_context.hpp"
 #include "lumen/base/error.hpp"
-#include "lumen/base/threads.hpp"
+#include "lumen/base/thread_pool.hpp"
+#include "lumen/base/workspace.hpp"
 #include "lumen/kernel/convolution_algorithm.hpp"
 
 namespace lumen {
@@ -44,16 +48,12 @@ ConvolutionSpec MakeSpec(const LayerShape& layer) {
   spec.window.stride_h = spec.window.stride_w = layer.stride;
   spec.window.pad_top = spec.window.pad_bottom = layer.padding;
   spec.window.pad_left = spec.window.pad_right = layer.padding;
-  spec.input_h = spec.input_w = layer.size;
-  spec.output_h = spec.window.OutputHeight(layer.size);
-  spec.output_w = spec.window.OutputWidth(layer.size);
   std::mt19937 generator(7);
   std::normal_distribution<float> normal(0.0f, 0.05f);
   spec.weights.resize(static_cast<size_t>(layer.out_channels) * layer.in_channels * layer.kernel *
                       layer.kernel);
   for (float& weight : spec.weights) weight = normal(generator);
   spec.bias.assign(layer.out_channels, 0.1f);
-  spec.activation.kind = Activation::Kind::kRelu;
   return spec;
 }
 
@@ -61,30 +61,37 @@ ConvolutionSpec MakeSpec(const LayerShape& layer) {
 void BM_Convolution(benchmark::State& state) {
   const LayerShape& layer = kLayers[state.range(0)];
   const auto algorithm = static_cast<Algorithm>(state.range(1));
-  SetNumThreads(static_cast<int>(state.range(2)));
+  const int threads = static_cast<int>(state.range(2));
   const ConvolutionSpec spec = MakeSpec(layer);
+  const ConvolutionShape shape = MakeConvolutionShape(spec.window, layer.size, layer.size);
   if ((algorithm == kPointwise && !PointwiseApplies(spec)) ||
       ((algorithm == kWinograd || algorithm == kWinograd2x2) && !WinogradApplies(spec))) {
     state.SkipWithError("not applicable");
     return;
   }
-  std::unique_ptr<ConvolutionAlgorithm> convolution =
-      algorithm == kChosen        ? ChooseConvolutionAlgorithm(spec)
-      : algorithm == kIm2col      ? MakeIm2colConvolution(spec)
-      : algorithm == kPointwise   ? MakePointwiseConvolution(spec)
-      : algorithm == kWinograd    ? MakeWinogradConvolution(spec, 4)
-      : algorithm == kWinograd2x2 ? MakeWinogradConvolution(spec, 2)
-                                  : MakeReferenceConvolution(spec);
-  Tensor input({static_cast<uint32_t>(layer.in_channels), static_cast<uint32_t>(layer.size),
-                static_cast<uint32_t>(layer.size)});
-  input.Fill(0.5f);
-  Tensor output({static_cast<uint32_t>(layer.out_channels), static_cast<uint32_t>(spec.output_h),
-                 static_cast<uint32_t>(spec.output_w)});
+  const ConvolutionAlgorithmKind kind =
+      algorithm == kChosen        ? ChooseConvolutionAlgorithm(spec, shape)
+      : algorithm == kIm2col      ? ConvolutionAlgorithmKind::kIm2col
+      : algorithm == kPointwise   ? ConvolutionAlgorithmKind::kPointwise
+      : algorithm == kWinograd    ? ConvolutionAlgorithmKind::kWinograd4x4
+      : algorithm == kWinograd2x2 ? ConvolutionAlgorithmKind::kWinograd2x2
+                                  : ConvolutionAlgorithmKind::kReference;
+  const std::unique_ptr<ConvolutionAlgorithm> convolution = MakeConvolutionAlgorithm(kind, spec);
+  // What a session owns: the threads and their scratch, reserved by the plan as Prepare does.
+  ThreadPool pool(threads);
+  Workspace workspace(threads);
+  const ComputeContext context{&pool, &workspace};
+  const ConvolutionPlan plan =
+      convolution->Plan(shape, Activation{Activation::Kind::kRelu}, threads);
+  plan.ReserveScratch(&workspace);
+  std::vector<float> input(static_cast<size_t>(layer.in_channels) * layer.size * layer.size, 0.5f);
+  std::vector<float> output(static_cast<size_t>(layer.out_channels) * shape.output_h *
+                            shape.output_w);
   for (auto _ : state) {
-    convolution->Run(input, &output);
+    convolution->Run(plan, input.data(), output.data(), context);
     benchmark::DoNotOptimize(output.data());
   }
-  const double flops = 2.0 * layer.out_channels * spec.output_h * spec.output_w *
+  const double flops = 2.0 * layer.out_channels * shape.output_h * shape.output_w *
                        layer.in_channels * layer.kernel * layer.kernel;
   state.counters["GFLOP"] =
       benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);

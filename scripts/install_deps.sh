@@ -4,13 +4,17 @@
 set -euo pipefail
 
 packages=(
-  cmake make g++                      # build tools (CMake >= 3.24)
+  cmake make g++ ccache               # build tools (CMake >= 3.16)
   libarmadillo-dev                    # the Tensor's storage (used header-only)
-  libopenblas-openmp-dev              # BLAS: the OpenMP build shares one thread pool with Lumen
+  libopenblas-serial-dev              # BLAS: sequential; Lumen runs its own threads
   libgoogle-glog-dev                  # CHECK/LOG for internal invariants
   libgtest-dev libgmock-dev           # unit tests
   libbenchmark-dev                    # Google Benchmark
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev  # demos' image I/O only
+  libcli11-dev                        # the programs' command-line parser (header only)
+  pybind11-dev python3-dev python3-numpy python3-pytest  # the Python module and its tests
+  pkg-config                          # the package test checks lumen.pc
+  clang libclang-rt-dev               # fuzzers (libFuzzer) and the sanitizer build
 )
 
 missing=()

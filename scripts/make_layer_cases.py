@@ -157,6 +157,13 @@ def convolution_cases():
     conv("conv_tiny_map_many_channels", (1, 48, 5, 5), 40, 3, padding=1)
     conv("conv_7x7_stride2", (1, 3, 23, 25), 8, 7, stride=2, padding=3)
     conv("conv_6x6_stride2_yolo_stem", (1, 3, 20, 22), 8, 6, stride=2, padding=2)
+    # Batches: each algorithm runs sample after sample with one plan.
+    conv("conv_winograd_batch2", (2, 16, 21, 22), 20, 3, padding=1)
+    conv("conv_winograd2x2_batch3", (3, 16, 14, 13), 16, 3, padding=1)
+    conv("conv_pointwise_batch2", (2, 16, 9, 7), 12, 1)
+    conv("conv_depthwise_batch3_dilation2", (3, 6, 11, 12), 6, 3, padding=2, dilation=2, groups=6)
+    conv("conv_im2col_batch2_groups2_stride2", (2, 4, 13, 10), 6, 3, stride=2, padding=1,
+         groups=2, bias=False)
 
 
 def pooling_cases():
@@ -179,6 +186,9 @@ def pooling_cases():
     nan_input = seeded(7, 1, 2, 6, 6)
     nan_input[0, 1, 2, 3] = float("nan")
     maxpool("maxpool_nan", (1, 2, 6, 6), 2, 2, x=nan_input)
+    # Batches and the unbatched (C,H,W) form, which PyTorch accepts too.
+    maxpool("maxpool_batch2_ceil", (2, 3, 15, 11), 3, 2, padding=1, ceil=True)
+    maxpool("maxpool_unbatched", (3, 9, 8), 2, 2)
 
     def avgpool(name, shape, kernel, stride=None, padding=0, ceil=False, include=True,
                 divisor=None):
@@ -193,6 +203,8 @@ def pooling_cases():
     avgpool("avgpool_exclude_pad", (1, 3, 9, 8), 3, 2, padding=1, include=False)
     avgpool("avgpool_ceil", (1, 2, 10, 11), 3, 2, ceil=True)
     avgpool("avgpool_divisor", (1, 2, 8, 8), 2, 2, divisor=5)
+    avgpool("avgpool_batch3_exclude_ceil", (3, 2, 11, 9), 3, 2, padding=1, ceil=True,
+            include=False)
 
     def adaptive(name, shape, size, kind="nn.AdaptiveAvgPool2d"):
         module = torch.nn.AdaptiveAvgPool2d(size)
@@ -204,10 +216,11 @@ def pooling_cases():
     adaptive("adaptive_1x1", (1, 4, 6, 5), (1, 1))
     adaptive("adaptive_keep_height", (1, 2, 6, 9), (None, 3))
     adaptive("adaptive_functional", (1, 3, 10, 10), (3, 3), kind="F.adaptive_avg_pool2d")
+    adaptive("adaptive_batch2_uneven", (2, 3, 11, 13), (4, 5))
 
 
 def normalisation_and_linear_cases():
-    def batchnorm(name, channels, affine, eps):
+    def batchnorm(name, channels, affine, eps, shape=None):
         torch.manual_seed(5)
         module = torch.nn.BatchNorm2d(channels, eps=eps, affine=affine).eval()
         module.running_mean.normal_(0, 0.1)
@@ -218,12 +231,13 @@ def normalisation_and_linear_cases():
             module.bias.data.normal_(0, 0.1)
             weights.update(weight=module.weight.detach(), bias=module.bias.detach())
         with torch.no_grad():
-            unary(name, "nn.BatchNorm2d", (1, channels, 5, 7), module,
+            unary(name, "nn.BatchNorm2d", shape or (1, channels, 5, 7), module,
                   dict(affine=affine, eps=eps, num_features=channels), weights,
                   note=f"BatchNorm2d affine={affine} eps={eps}")
 
     batchnorm("batchnorm_no_affine", 3, False, 1e-5)
     batchnorm("batchnorm_eps", 4, True, 1e-3)
+    batchnorm("batchnorm_batch3", 4, True, 1e-5, shape=(3, 4, 6, 5))
 
     def flatten(name, shape, start, end):
         unary(name, "torch.flatten", shape, lambda x: torch.flatten(x, start, end),
@@ -248,6 +262,22 @@ def normalisation_and_linear_cases():
     linear("linear_rank3", (1, 5, 9), 4)
     linear("linear_rank4", (1, 2, 3, 7), 5)
     linear("linear_batch2", (2, 16), 10)
+    linear("linear_rank3_batch3", (3, 7, 9), 5)
+    linear("linear_vector", (9,), 4)
+
+    # nn.Linear followed by a ReLU, which the linear layer applies itself once fused.
+    torch.manual_seed(4)
+    module = torch.nn.Linear(9, 6)
+    case = Case("linear_relu", ARITHMETIC, "nn.Linear 9->6 then nn.ReLU (fused into the linear)")
+    x = seeded(5, 2, 5, 9)
+    a = case.input(x)
+    with torch.no_grad():
+        hidden = module(x)
+    (h,) = case.op("nn.Linear", [a], [hidden], dict(bias=True, in_features=9, out_features=6),
+                   {"weight": module.weight.detach(), "bias": module.bias.detach()}, name="fc")
+    (y,) = case.op("nn.ReLU", [h], [torch.relu(hidden)], name="relu")
+    case.output(y)
+    case.write()
 
 
 def activation_cases():
@@ -282,6 +312,9 @@ def activation_cases():
     softmax("softmax_dim2", (1, 3, 6, 4), 2)
     softmax("softmax_last", (1, 3, 4, 7), -1, kind="F.softmax")
     softmax("softmax_rank3", (2, 4, 6), 1)
+    # The batch is an ordinary dimension: softmax over it too.
+    softmax("softmax_dim0", (3, 4, 5), 0)
+    softmax("softmax_dim0_rank4", (2, 3, 4, 5), -4, kind="F.softmax")
 
 
 def expression_cases():
@@ -413,10 +446,20 @@ def shape_cases():
           torch.nn.ChannelShuffle(2), dict(groups=2), tolerance=EXACT, note="ChannelShuffle 2")
     unary("channel_shuffle_3", "nn.ChannelShuffle", (2, 9, 2, 3),
           torch.nn.ChannelShuffle(3), dict(groups=3), tolerance=EXACT, note="ChannelShuffle 3")
+    unary("channel_shuffle_rank3", "nn.ChannelShuffle", (2, 6, 5),
+          torch.nn.ChannelShuffle(3), dict(groups=3), tolerance=EXACT,
+          note="ChannelShuffle 3 on (N,C,L)")
+    unary("channel_shuffle_rank5", "nn.ChannelShuffle", (1, 4, 2, 3, 2),
+          torch.nn.ChannelShuffle(2), dict(groups=2), tolerance=EXACT,
+          note="ChannelShuffle 2 on (N,C,D,H,W)")
 
     def reduction(name, kind, shape, dims, keepdim):
         fn = torch.mean if kind == "torch.mean" else torch.sum
-        unary(name, kind, shape, lambda x: fn(x, dims, keepdim), dict(dim=dims, keepdim=keepdim),
+        if dims is None:  # every dimension
+            reduce = (lambda x: fn(x).reshape([1] * x.dim())) if keepdim else fn
+        else:
+            reduce = lambda x: fn(x, dims, keepdim)
+        unary(name, kind, shape, reduce, dict(dim=dims, keepdim=keepdim),
               note=f"{kind} dim={dims} keepdim={keepdim}")
 
     reduction("mean_spatial_keepdim", "torch.mean", (1, 4, 5, 6), (2, 3), True)
@@ -424,6 +467,11 @@ def shape_cases():
     reduction("sum_channels", "torch.sum", (2, 4, 5, 6), (1,), False)
     reduction("sum_last", "torch.sum", (1, 3, 4, 5), (-1,), False)
     reduction("mean_rows_keepdim", "torch.mean", (1, 3, 4, 5), (2,), True)
+    # The batch is an ordinary dimension: reduce over it too, or over everything.
+    reduction("sum_batch_dim0", "torch.sum", (3, 4, 5), (0,), False)
+    reduction("mean_dims_0_2_keepdim", "torch.mean", (2, 3, 4, 5), (0, 2), True)
+    reduction("mean_all_keepdim", "torch.mean", (2, 3, 4), None, True)
+    reduction("sum_rows_rank3", "torch.sum", (2, 5, 3), (-2,), False)
 
     # Multi-input and multi-output operators.
     def cat(name, shapes, dim):
@@ -506,6 +554,14 @@ def resize_cases():
              scale=(2.5, 2.5), align=False, recompute=None)
     upsample("interpolate_recompute", (1, 3, 4, 6), "F.interpolate", "bilinear",
              scale=(2.5, 2.5), align=False, recompute=True)
+    upsample("upsample_nearest_scale2_batch2", (2, 3, 5, 7), "nn.Upsample", "nearest", scale=2)
+    # floor(10 * 0.7) is 7 in double and 6 in float: sizes come from the double.
+    upsample("upsample_bilinear_scale_0p7", (1, 2, 10, 13), "nn.Upsample", "bilinear", scale=0.7,
+             align=False)
+    upsample("interpolate_nearest_scale_0p7", (1, 2, 10, 13), "F.interpolate", "nearest",
+             scale=(0.7, 0.7))
+    upsample("upsample_bilinear_scale_corners", (2, 2, 5, 6), "nn.Upsample", "bilinear", scale=2,
+             align=True)
 
     def deconv(name, shape, out, kernel, stride=1, padding=0, output_padding=0, groups=1,
                dilation=1, bias=True):
@@ -529,42 +585,60 @@ def resize_cases():
     deconv("deconv_k4_s2_p1", (1, 3, 6, 7), 5, 4, stride=2, padding=1)
     deconv("deconv_nobias_odd", (2, 2, 5, 4), 3, (3, 2), stride=(2, 3), padding=(1, 0),
            output_padding=(1, 2), bias=False)
+    deconv("deconv_batch3_groups2_dilation2", (3, 4, 6, 5), 6, 3, stride=2, padding=1,
+           output_padding=1, groups=2, dilation=2)
+    deconv("deconv_batch2_k2_s2", (2, 8, 7, 9), 4, 2, stride=2)
 
 
 def detect_cases():
-    """models.yolo.Detect as pnnx keeps it with moduleop=models.yolo.Detect, on small features."""
-    def detect(name, old_style):
+    """models.yolo.Detect as pnnx keeps it with moduleop=models.yolo.Detect, on small features.
+
+    The stored grids are for the export's feature sizes (`sizes`); a case may run the head on
+    features of other sizes (`run_sizes`), where YOLOv5's Detect rebuilds its grids (_make_grid)."""
+    def make_grid(ny, nx, level, anchors, strides, old_style, anchors_per_level):
+        yv, xv = torch.meshgrid(torch.arange(ny, dtype=torch.float32),
+                                torch.arange(nx, dtype=torch.float32), indexing="ij")
+        grid = torch.stack((xv, yv), 2).expand(1, anchors_per_level, ny, nx, 2)
+        grid = grid if old_style else grid - 0.5
+        anchor_grid = (anchors[level] * strides[level]).view(1, anchors_per_level, 1, 1, 2)
+        anchor_grid = anchor_grid.expand(1, anchors_per_level, ny, nx, 2)
+        return grid.contiguous(), anchor_grid.contiguous()
+
+    def detect(name, old_style, sizes=((4, 6), (2, 3), (1, 2)), run_sizes=None, batch=1,
+               note=""):
+        run_sizes = run_sizes or sizes
         torch.manual_seed(70)
         anchors_per_level, classes = 3, 2
         outputs = classes + 5
-        channels, sizes, strides = (4, 8, 16), ((4, 6), (2, 3), (1, 2)), (8.0, 16.0, 32.0)
+        channels, strides = (4, 8, 16), (8.0, 16.0, 32.0)
         anchors = torch.tensor([[10, 13, 16, 30, 33, 23], [30, 61, 62, 45, 59, 119],
                                 [116, 90, 156, 198, 373, 326]], dtype=torch.float32).view(3, 3, 2)
         case = Case(name, (1e-4, 1e-5), "models.yolo.Detect " +
-                    ("old (v6) grid convention and attribute names" if old_style else "v7.0"))
-        features = [seeded(71 + i, 1, c, h, w) for i, (c, (h, w)) in enumerate(zip(channels, sizes))]
+                    ("old (v6) grid convention and attribute names" if old_style else "v7.0") +
+                    note)
+        features = [seeded(71 + i, batch, c, h, w)
+                    for i, (c, (h, w)) in enumerate(zip(channels, run_sizes))]
         operands = [case.input(x) for x in features]
         weights, rows = {}, []
         grids, anchor_grids = [], []
-        for level, (x, (ny, nx)) in enumerate(zip(features, sizes)):
+        for level, (x, (ny, nx), (run_ny, run_nx)) in enumerate(zip(features, sizes, run_sizes)):
             conv = torch.nn.Conv2d(channels[level], anchors_per_level * outputs, 1)
             weights[f"m.{level}.weight"] = conv.weight.detach()
             weights[f"m.{level}.bias"] = conv.bias.detach()
-            yv, xv = torch.meshgrid(torch.arange(ny, dtype=torch.float32),
-                                    torch.arange(nx, dtype=torch.float32), indexing="ij")
-            grid = torch.stack((xv, yv), 2).expand(1, anchors_per_level, ny, nx, 2)
-            grid = grid if old_style else grid - 0.5
-            anchor_grid = (anchors[level] * strides[level]).view(1, anchors_per_level, 1, 1, 2)
-            anchor_grid = anchor_grid.expand(1, anchors_per_level, ny, nx, 2)
-            grids.append(grid.contiguous())
-            anchor_grids.append(anchor_grid.contiguous())
+            grid, anchor_grid = make_grid(ny, nx, level, anchors, strides, old_style,
+                                          anchors_per_level)
+            grids.append(grid)
+            anchor_grids.append(anchor_grid)
+            if (run_ny, run_nx) != (ny, nx):
+                grid, anchor_grid = make_grid(run_ny, run_nx, level, anchors, strides, old_style,
+                                              anchors_per_level)
             with torch.no_grad():
-                y = conv(x).view(1, anchors_per_level, outputs, ny, nx).permute(0, 1, 3, 4, 2)
-                y = y.sigmoid()
+                y = conv(x).view(batch, anchors_per_level, outputs, run_ny, run_nx)
+                y = y.permute(0, 1, 3, 4, 2).sigmoid()
                 shift = -0.5 if old_style else 0.0
                 xy = (y[..., 0:2] * 2 + shift + grid) * strides[level]
                 wh = (y[..., 2:4] * 2) ** 2 * anchor_grid
-                rows.append(torch.cat((xy, wh, y[..., 4:]), 4).reshape(1, -1, outputs))
+                rows.append(torch.cat((xy, wh, y[..., 4:]), 4).reshape(batch, -1, outputs))
         stride_tensor = torch.tensor(strides)
         if old_style:  # 2022-23 pnnx: pnnx_0..6, strides at pnnx_5
             order = [grids[0], anchor_grids[0], grids[1], anchor_grids[1], grids[2], stride_tensor,
@@ -582,6 +656,16 @@ def detect_cases():
 
     detect("detect_v7", old_style=False)
     detect("detect_old_grid_names", old_style=True)
+    # Other input sizes than the export's: grids stored for a 256x256 image, run at 128x128 and at
+    # 96x160 with a batch of 2 (as YOLOv5s exported at 640 runs at 320 or 384x640).
+    export_256 = ((32, 32), (16, 16), (8, 8))
+    detect("detect_v7_smaller_than_export", old_style=False, sizes=export_256,
+           run_sizes=((16, 16), (8, 8), (4, 4)), note="; grids stored for 256x256, run at 128x128")
+    detect("detect_v7_non_square_batch2", old_style=False, sizes=export_256,
+           run_sizes=((12, 20), (6, 10), (3, 5)), batch=2,
+           note="; grids stored for 256x256, run at 96x160, batch 2")
+    detect("detect_old_larger_than_export", old_style=True,
+           run_sizes=((8, 10), (4, 5), (2, 3)), note="; run on larger features than stored")
 
 
 def main():

@@ -83,7 +83,11 @@ class Detect(torch.nn.Module):
 
 
 class PnnxModule(torch.nn.Module):
-    """Runs a PNNX graph with torch operators (the subset the YOLOv5s export uses)."""
+    """Runs a PNNX graph with torch operators (the subset ResNet18 and YOLOv5s exports use).
+
+    forward(x) returns the graph's output; operands(x) returns every operand by name, the
+    reference scripts/make_operand_references.py stores for Lumen's intermediate-operand test.
+    """
 
     def __init__(self, param_path, bin_path):
         super().__init__()
@@ -100,6 +104,16 @@ class PnnxModule(torch.nn.Module):
                     layer.bias.data = weights["bias"]
             elif kind == "nn.SiLU":
                 layer = torch.nn.SiLU()
+            elif kind == "nn.ReLU":
+                layer = torch.nn.ReLU()
+            elif kind == "nn.AdaptiveAvgPool2d":
+                layer = torch.nn.AdaptiveAvgPool2d(ints(params["output_size"]))
+            elif kind == "nn.Linear":
+                layer = torch.nn.Linear(int(params["in_features"]), int(params["out_features"]),
+                                        params["bias"] == "True")
+                layer.weight.data = weights["weight"]
+                if "bias" in weights:
+                    layer.bias.data = weights["bias"]
             elif kind == "nn.MaxPool2d":
                 layer = torch.nn.MaxPool2d(ints(params["kernel_size"]), ints(params["stride"]),
                                            ints(params["padding"]))
@@ -107,7 +121,8 @@ class PnnxModule(torch.nn.Module):
                 layer = torch.nn.Upsample(scale_factor=2.0, mode=params["mode"])
             elif kind == "models.yolo.Detect":
                 layer = Detect(weights)
-            elif kind in ("pnnx.Input", "pnnx.Output", "torch.cat", "pnnx.Expression"):
+            elif kind in ("pnnx.Input", "pnnx.Output", "torch.cat", "pnnx.Expression",
+                          "torch.flatten"):
                 layer = None
             else:
                 raise SystemExit(f"pytorch_peer: no torch mapping for {kind}")
@@ -116,14 +131,21 @@ class PnnxModule(torch.nn.Module):
             self.steps.append((kind, layer, inputs, outputs, params))
 
     def forward(self, x):
+        return self.operands(x)["pnnx.Output"]
+
+    def operands(self, x):
         values = {}
         for kind, layer, inputs, outputs, params in self.steps:
             if kind == "pnnx.Input":
                 values[outputs[0]] = x
             elif kind == "pnnx.Output":
-                return values[inputs[0]]
+                values["pnnx.Output"] = values[inputs[0]]
+                return values
             elif kind == "torch.cat":
                 values[outputs[0]] = torch.cat([values[i] for i in inputs], int(params["dim"]))
+            elif kind == "torch.flatten":
+                values[outputs[0]] = torch.flatten(values[inputs[0]], int(params["start_dim"]),
+                                                   int(params["end_dim"]))
             elif kind == "pnnx.Expression":
                 if params["expr"] != "add(@0,@1)":
                     raise SystemExit(f"pytorch_peer: unsupported expression {params['expr']}")

@@ -1,12 +1,14 @@
 // lumen_resnet: classify an image with an ImageNet classifier exported by pnnx (ResNet18 by
 // default) and print the five most likely classes.
 //
-//   lumen_resnet [--image PATH] [--param P --bin B] [--labels FILE] [--top K] [--threads T]
+//   lumen_resnet [--image PATH] [--param P [--bin B]] [--labels FILE] [--top K] [--threads T]
+//                [--size S]
 //
 // Pre-processing follows torchvision's ImageNet recipe: resize the shorter side to 256/224 of the
 // model's input size, crop the centre to the input size, scale to [0,1] RGB and normalise each
 // channel with ImageNet's mean and standard deviation. The model outputs logits; softmax turns
 // them into probabilities.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -21,14 +23,13 @@
 
 #include "common/demo_support.hpp"
 #include "lumen/base/error.hpp"
-#include "lumen/base/threads.hpp"
-#include "lumen/runtime/runtime_graph.hpp"
+#include "lumen/runtime/model.hpp"
+#include "lumen/runtime/session.hpp"
 
 namespace {
 
 using lumen::Concat;
 using lumen::Error;
-using lumen::demo::ParseCount;
 using lumen::demo::ReadLines;
 
 const std::string kDemoDirectory = std::string(LUMEN_SOURCE_DIR) + "/demos/resnet";
@@ -41,32 +42,14 @@ constexpr float kStandardDeviation[3] = {0.229f, 0.224f, 0.225f};
 struct Options {
   std::string image = kDemoDirectory + "/chelsea.jpg";
   std::string param = kModelDirectory + "/model.pnnx.param";
-  std::string bin = kModelDirectory + "/model.pnnx.bin";
+  std::string bin;  // empty: the .bin beside the .param
   std::string labels = kDemoDirectory + "/imagenet_classes.txt";
   int top = 5;
   int threads = 0;
+  int size = 0;  // 0: the model's export size
 };
 
-constexpr const char* kUsage =
-    "usage: lumen_resnet [--image PATH] [--param P --bin B] [--labels FILE] [--top K]\n"
-    "                    [--threads T]\n";
-
-Options ParseOptions(int argc, char** argv) {
-  Options options;
-  lumen::demo::ParseCommandLine(
-      argc, argv,
-      {{"--image", [&](const std::string& value) { options.image = value; }},
-       {"--param", [&](const std::string& value) { options.param = value; }},
-       {"--bin", [&](const std::string& value) { options.bin = value; }},
-       {"--labels", [&](const std::string& value) { options.labels = value; }},
-       {"--top", [&](const std::string& value) { options.top = ParseCount(value, "--top"); }},
-       {"--threads",
-        [&](const std::string& value) { options.threads = ParseCount(value, "--threads"); }}},
-      kUsage);
-  return options;
-}
-
-// Resizes, centre-crops and normalises a BGR image into a (3, height, width) RGB tensor.
+// Resizes, centre-crops and normalises a BGR image into a (1, 3, height, width) RGB tensor.
 lumen::Tensor MakeInput(const cv::Mat& image, int width, int height) {
   // torchvision evaluates at 224 after resizing to 256: keep that ratio for other input sizes.
   const double resize_to = std::round(std::min(width, height) * 256.0 / 224.0);
@@ -92,7 +75,7 @@ lumen::Tensor MakeInput(const cv::Mat& image, int width, int height) {
     }
   }
   return lumen::Tensor::FromRowMajor(
-      chw.data(), {3, static_cast<uint32_t>(height), static_cast<uint32_t>(width)});
+      chw.data(), {1, 3, static_cast<uint32_t>(height), static_cast<uint32_t>(width)});
 }
 
 // Softmax of the logits, subtracting the largest first so that exp never overflows.
@@ -109,30 +92,34 @@ std::vector<float> Softmax(const std::vector<float>& logits) {
 }
 
 int Run(const Options& options) {
-  if (options.threads > 0) lumen::SetNumThreads(options.threads);
   const std::vector<std::string> labels = ReadLines(options.labels, "labels");
   const cv::Mat image = cv::imread(options.image, cv::IMREAD_COLOR);
   if (image.empty()) throw Error(Concat(options.image, ": cannot read the image"));
 
-  lumen::RuntimeGraph graph(options.param, options.bin);
-  graph.Build();
-  // The input size comes from the model (exported with a fixed inputshape), not from a constant.
-  const lumen::Shape& input_shape = graph.input_shapes().at(0);
-  if (input_shape.size() != 4 || input_shape[1] != 3) {
-    throw Error(Concat("expected a model with an (N,3,H,W) input, got ",
-                       lumen::ShapeToString(input_shape)));
+  lumen::ModelOptions model_options;
+  model_options.weights_path = options.bin;
+  const auto model = lumen::Model::Load(options.param, model_options);
+  // The input size: --size, else the one the model was exported at.
+  const std::vector<int> export_shape = model->export_input_shapes().at(0);
+  if (export_shape.size() != 4 || export_shape[1] != 3) {
+    throw Error("expected a model with an (N,3,H,W) input");
   }
-  const int height = static_cast<int>(input_shape[2]);
-  const int width = static_cast<int>(input_shape[3]);
-  // A model exported with batch N runs N samples: give every one the same image.
-  const lumen::TensorBatch batch(input_shape[0], MakeInput(image, width, height));
+  const int height = options.size > 0 ? options.size : export_shape[2];
+  const int width = options.size > 0 ? options.size : export_shape[3];
+  if (height < 1 || width < 1) {
+    throw Error("the model does not say its input size: give --size");
+  }
+  lumen::SessionOptions session_options;
+  session_options.threads = options.threads;
+  lumen::Session session(model, session_options);
+  const lumen::Tensor input = MakeInput(image, width, height);
 
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<lumen::TensorBatch> outputs = graph.Forward({batch});
+  const std::vector<lumen::Tensor> outputs = session.Run({input});
   const double milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
-  const std::vector<float> logits = outputs.at(0).at(0).ToRowMajor();
+  const std::vector<float> logits = outputs.at(0).ToRowMajor();
   if (logits.size() != labels.size()) {
     throw Error(Concat("the model gives ", logits.size(), " scores but ", options.labels, " names ",
                        labels.size(), " classes"));
@@ -162,10 +149,29 @@ int Run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app("lumen_resnet: classify an image with an ImageNet classifier exported by pnnx");
+  Options options;
+  app.add_option("--image", options.image, "the image to classify")->capture_default_str();
+  app.add_option("--param", options.param, "the model's .pnnx.param")->capture_default_str();
+  app.add_option("--bin", options.bin, "its weights (default: the .bin beside the .param)");
+  app.add_option("--labels", options.labels, "class names, one per line")->capture_default_str();
+  app.add_option("--top", options.top, "how many classes to print")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--threads", options.threads, "threads (default: all cores)")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--size", options.size,
+                 "input height and width (default: the model's export size; any size works)")
+      ->check(CLI::Range(8, 8192));
   try {
-    return Run(ParseOptions(argc, argv));
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error) == 0 ? 0 : 2;
+  }
+  try {
+    return Run(options);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "lumen_resnet: %s\n", error.what());
-    return 1;
+    return 2;
   }
 }

@@ -1,11 +1,12 @@
 // lumen_yolo: detect objects in an image with a YOLOv5 PNNX model and draw them.
 //
-//   lumen_yolo [--image PATH] [--param P --bin B] [--names FILE] [--confidence 0.25] [--iou 0.45]
-//              [--max-detections 300] [--output PATH] [--threads T]
+//   lumen_yolo [--image PATH] [--param P [--bin B]] [--names FILE] [--confidence 0.25]
+//              [--iou 0.45] [--max-detections 300] [--output PATH] [--threads T] [--size S]
 //
 // Pipeline: letterbox the image into the model's input size (keeping its aspect ratio, grey
 // padding), scale to [0,1] RGB, run the graph, keep rows whose score passes the threshold, run
 // class-wise NMS, map the boxes back to the image, print them and save an annotated copy.
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,16 +18,14 @@
 
 #include "common/demo_support.hpp"
 #include "lumen/base/error.hpp"
-#include "lumen/base/threads.hpp"
-#include "lumen/runtime/runtime_graph.hpp"
+#include "lumen/runtime/model.hpp"
+#include "lumen/runtime/session.hpp"
 #include "yolo_postprocess.hpp"
 
 namespace {
 
 using lumen::Concat;
 using lumen::Error;
-using lumen::demo::ParseCount;
-using lumen::demo::ParseFraction;
 using lumen::demo::ReadLines;
 
 const std::string kDemoDirectory = std::string(LUMEN_SOURCE_DIR) + "/demos/yolo";
@@ -35,44 +34,17 @@ const std::string kModelDirectory = std::string(LUMEN_SOURCE_DIR) + "/tmp/models
 struct Options {
   std::string image = kDemoDirectory + "/astronaut.jpg";
   std::string param = kModelDirectory + "/model.pnnx.param";
-  std::string bin = kModelDirectory + "/model.pnnx.bin";
+  std::string bin;  // empty: the .bin beside the .param
   std::string names = kDemoDirectory + "/coco_classes.txt";
   std::string output = "yolo_detections.jpg";
   float confidence = 0.25f;
   float iou = 0.45f;
   int max_detections = 300;
   int threads = 0;
+  int size = 0;  // 0: the model's export size
 };
 
-constexpr const char* kUsage =
-    "usage: lumen_yolo [--image PATH] [--param P --bin B] [--names FILE] [--confidence C]\n"
-    "                  [--iou I] [--max-detections N] [--output PATH] [--threads T]\n";
-
-Options ParseOptions(int argc, char** argv) {
-  Options options;
-  lumen::demo::ParseCommandLine(
-      argc, argv,
-      {{"--image", [&](const std::string& value) { options.image = value; }},
-       {"--param", [&](const std::string& value) { options.param = value; }},
-       {"--bin", [&](const std::string& value) { options.bin = value; }},
-       {"--names", [&](const std::string& value) { options.names = value; }},
-       {"--output", [&](const std::string& value) { options.output = value; }},
-       {"--confidence",
-        [&](const std::string& value) {
-          options.confidence = ParseFraction(value, "--confidence");
-        }},
-       {"--iou", [&](const std::string& value) { options.iou = ParseFraction(value, "--iou"); }},
-       {"--max-detections",
-        [&](const std::string& value) {
-          options.max_detections = ParseCount(value, "--max-detections");
-        }},
-       {"--threads",
-        [&](const std::string& value) { options.threads = ParseCount(value, "--threads"); }}},
-      kUsage);
-  return options;
-}
-
-// Letterboxes a BGR image into a (3, height, width) RGB tensor with values in [0, 1].
+// Letterboxes a BGR image into a (1, 3, height, width) RGB tensor with values in [0, 1].
 lumen::Tensor MakeInput(const cv::Mat& image, const lumen::yolo::Letterbox& letterbox, int width,
                         int height) {
   cv::Mat resized;
@@ -93,7 +65,7 @@ lumen::Tensor MakeInput(const cv::Mat& image, const lumen::yolo::Letterbox& lett
     }
   }
   return lumen::Tensor::FromRowMajor(
-      chw.data(), {3, static_cast<uint32_t>(height), static_cast<uint32_t>(width)});
+      chw.data(), {1, 3, static_cast<uint32_t>(height), static_cast<uint32_t>(width)});
 }
 
 void Draw(cv::Mat& image, const lumen::yolo::Detection& detection, const std::string& label) {
@@ -116,33 +88,36 @@ void Draw(cv::Mat& image, const lumen::yolo::Detection& detection, const std::st
 }
 
 int Run(const Options& options) {
-  if (options.threads > 0) lumen::SetNumThreads(options.threads);
   const std::vector<std::string> names = ReadLines(options.names, "class names");
   cv::Mat image = cv::imread(options.image, cv::IMREAD_COLOR);
   if (image.empty()) throw Error(Concat(options.image, ": cannot read the image"));
 
-  lumen::RuntimeGraph graph(options.param, options.bin);
-  graph.Build();
-  // The input size comes from the model (exported with a fixed inputshape), not from a constant.
-  const lumen::Shape& input_shape = graph.input_shapes().at(0);
-  if (input_shape.size() != 4 || input_shape[1] != 3) {
-    throw Error(Concat("expected a model with an (N,3,H,W) input, got ",
-                       lumen::ShapeToString(input_shape)));
+  lumen::ModelOptions model_options;
+  model_options.weights_path = options.bin;
+  const auto model = lumen::Model::Load(options.param, model_options);
+  // The input size: --size, else the one the model was exported at.
+  const std::vector<int> export_shape = model->export_input_shapes().at(0);
+  if (export_shape.size() != 4 || export_shape[1] != 3) {
+    throw Error("expected a model with an (N,3,H,W) input");
   }
-  const int height = static_cast<int>(input_shape[2]);
-  const int width = static_cast<int>(input_shape[3]);
+  const int height = options.size > 0 ? options.size : export_shape[2];
+  const int width = options.size > 0 ? options.size : export_shape[3];
+  if (height < 1 || width < 1) throw Error("the model does not say its input size: give --size");
   const lumen::yolo::Letterbox letterbox =
       lumen::yolo::ComputeLetterbox(image.cols, image.rows, width, height);
-  lumen::TensorBatch batch(input_shape[0], MakeInput(image, letterbox, width, height));
+  lumen::SessionOptions session_options;
+  session_options.threads = options.threads;
+  lumen::Session session(model, session_options);
+  const lumen::Tensor input = MakeInput(image, letterbox, width, height);
 
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<lumen::TensorBatch> outputs = graph.Forward({batch});
+  const std::vector<lumen::Tensor> outputs = session.Run({input});
   const double milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
-  const lumen::Tensor& head = outputs.at(0).at(0);  // (rows, 5 + classes) for the first sample
-  if (head.rank() != 2 || head.cols() != names.size() + 5) {
-    throw Error(Concat("expected an output of shape (rows,", names.size() + 5, ") for ",
+  const lumen::Tensor& head = outputs.at(0);  // (1, rows, 5 + classes)
+  if (head.rank() != 3 || head.cols() != names.size() + 5) {
+    throw Error(Concat("expected an output of shape (1,rows,", names.size() + 5, ") for ",
                        names.size(), " classes, got ", lumen::ShapeToString(head.shape())));
   }
   const std::vector<float> rows = head.ToRowMajor();
@@ -177,10 +152,41 @@ int Run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app("lumen_yolo: detect objects with a YOLOv5 model exported by pnnx, draw them");
+  Options options;
+  app.add_option("--image", options.image, "the image")->capture_default_str();
+  app.add_option("--param", options.param, "the model's .pnnx.param")->capture_default_str();
+  app.add_option("--bin", options.bin, "its weights (default: the .bin beside the .param)");
+  app.add_option("--names", options.names, "class names, one per line")->capture_default_str();
+  app.add_option("--confidence", options.confidence, "score threshold")
+      ->check(CLI::Range(0.0f, 1.0f))
+      ->capture_default_str();
+  app.add_option("--iou", options.iou, "NMS overlap threshold")
+      ->check(CLI::Range(0.0f, 1.0f))
+      ->capture_default_str();
+  app.add_option("--max-detections", options.max_detections, "most boxes kept")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--output", options.output, "the annotated image to write")
+      ->capture_default_str();
+  app.add_option("--threads", options.threads, "threads (default: all cores)")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--size", options.size,
+                 "letterbox into S x S (a multiple of 32; default: the model's export size)")
+      ->check(CLI::Range(32, 8192));
   try {
-    return Run(ParseOptions(argc, argv));
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error) == 0 ? 0 : 2;
+  }
+  if (options.size % 32 != 0) {
+    std::fprintf(stderr, "lumen_yolo: --size must be a multiple of 32, got %d\n", options.size);
+    return 2;
+  }
+  try {
+    return Run(options);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "lumen_yolo: %s\n", error.what());
-    return 1;
+    return 2;
   }
 }

@@ -1,24 +1,23 @@
 #include "lumen/base/threads.hpp"
 
 #include <cblas.h>
-#include <omp.h>
+#include <sched.h>
+
+#include <thread>
 
 #include "lumen/base/error.hpp"
 
 namespace lumen {
 
-void SetNumThreads(int thread_count) {
-  if (thread_count < 1) {
-    throw Error(Concat("thread count must be at least 1, got ", thread_count));
+int DefaultThreadCount() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int count = CPU_COUNT(&set);
+    if (count > 0) return count;
   }
-  // Lumen links the OpenMP build of OpenBLAS: its GEMM runs on the same OpenMP thread pool as our
-  // own loops, and a GEMM called from inside a parallel region runs single-threaded, so the two
-  // can never oversubscribe the cores. Both counts are set so that each agrees with the knob.
-  omp_set_num_threads(thread_count);
-  openblas_set_num_threads(thread_count);
+  const unsigned hardware = std::thread::hardware_concurrency();
+  return hardware > 0 ? static_cast<int>(hardware) : 1;
 }
-
-int GetNumThreads() { return omp_get_max_threads(); }
 
 std::string BlasDescription() {
   const int parallel_mode = openblas_get_parallel();

@@ -32,17 +32,13 @@ void WriteFloatFile(const std::string& path, const std::vector<float>& values) {
   if (!file) throw Error(Concat(path, ": cannot write"));
 }
 
-TensorBatch ReadBatchFile(const std::string& path, const Shape& full_shape) {
-  const std::vector<float> values = ReadFloatFile(path, ShapeElementCount(full_shape));
-  return BatchFromRowMajor(values.data(), full_shape);
+Tensor ReadTensorFile(const std::string& path, const Shape& shape) {
+  const std::vector<float> values = ReadFloatFile(path, ShapeElementCount(shape));
+  return Tensor::FromRowMajor(values, shape);
 }
 
-void WriteBatchFile(const std::string& path, const TensorBatch& batch) {
-  size_t count = 0;
-  for (const Tensor& sample : batch) count += sample.size();
-  std::vector<float> values(count);
-  BatchToRowMajor(batch, values.data());
-  WriteFloatFile(path, values);
+void WriteTensorFile(const std::string& path, const Tensor& tensor) {
+  WriteFloatFile(path, tensor.ToRowMajor());
 }
 
 }  // namespace lumen

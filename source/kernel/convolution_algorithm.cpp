@@ -1,28 +1,98 @@
 #include "lumen/kernel/convolution_algorithm.hpp"
 
-#include <omp.h>
+#include <glog/logging.h>
 
 #include <algorithm>
+#include <cstdint>
 
+#include "convolution_factories.hpp"
+#include "lumen/base/checked_math.hpp"
 #include "lumen/math/packed_gemm.hpp"
 
 namespace lumen {
+namespace {
 
-void ConvolutionAlgorithm::FinishChannel(int channel, float* values, size_t count) const {
-  const float bias = spec_.bias.empty() ? 0.0f : spec_.bias[channel];
-  AddBiasAndActivate(spec_.activation, bias, values, count);
+// Winograd pays for its transforms only when there are enough channels to share them.
+bool WinogradMayPayOff(const ConvolutionSpec& spec) {
+  return WinogradApplies(spec) && spec.in_channels >= 16 && spec.out_channels >= 16;
 }
 
-TaskGrid PlanTasks(int pixel_blocks, int panels) {
+}  // namespace
+
+ConvolutionShape MakeConvolutionShape(const Window2d& window, int input_h, int input_w) {
+  ConvolutionShape shape;
+  shape.input_h = input_h;
+  shape.input_w = input_w;
+  shape.output_h = window.OutputHeight(input_h);
+  shape.output_w = window.OutputWidth(input_w);
+  // The kernels index a plane, and a window's position in the padded input plus one stride, with
+  // ints; channel offsets are computed in size_t.
+  CheckedInt(int64_t{input_h} * input_w, "convolution input plane size");
+  CheckedInt(int64_t{shape.output_h} * shape.output_w, "convolution output plane size");
+  CheckedInt(int64_t{input_h} + window.pad_top + window.pad_bottom + window.stride_h,
+             "convolution padded input height plus stride");
+  CheckedInt(int64_t{input_w} + window.pad_left + window.pad_right + window.stride_w,
+             "convolution padded input width plus stride");
+  return shape;
+}
+
+TaskGrid PlanTasks(int pixel_blocks, int panels, int threads) {
   TaskGrid grid;
   grid.pixel_blocks = pixel_blocks;
-  const int wanted = 2 * omp_get_max_threads();  // a little slack for uneven tasks
+  const int wanted = 2 * std::max(threads, 1);  // a little slack for uneven tasks
   if (pixel_blocks < wanted) {
     grid.panel_groups = std::min(panels, (wanted + pixel_blocks - 1) / pixel_blocks);
   }
   grid.panels_per_group = (panels + grid.panel_groups - 1) / grid.panel_groups;
   grid.panel_groups = (panels + grid.panels_per_group - 1) / grid.panels_per_group;
   return grid;
+}
+
+void ConvolutionPlan::ReserveScratch(Workspace* workspace) const {
+  for (size_t slot = 0; slot < kSlots; ++slot) {
+    if (scratch_floats[slot] > 0) {
+      workspace->Reserve(static_cast<ScratchSlot>(slot), scratch_floats[slot]);
+    }
+  }
+}
+
+const char* ConvolutionAlgorithmName(ConvolutionAlgorithmKind kind) {
+  switch (kind) {
+    case ConvolutionAlgorithmKind::kReference:
+      return "reference";
+    case ConvolutionAlgorithmKind::kIm2col:
+      return "im2col";
+    case ConvolutionAlgorithmKind::kPointwise:
+      return "pointwise";
+    case ConvolutionAlgorithmKind::kDepthwise:
+      return "depthwise";
+    case ConvolutionAlgorithmKind::kWinograd4x4:
+      return "winograd";
+    case ConvolutionAlgorithmKind::kWinograd2x2:
+      return "winograd-2x2";
+  }
+  return "unknown";
+}
+
+ConvolutionAlgorithm::ConvolutionAlgorithm(const ConvolutionSpec& spec)
+    : in_channels_(spec.in_channels),
+      out_channels_(spec.out_channels),
+      groups_(spec.groups),
+      window_(spec.window),
+      bias_(spec.bias) {}
+
+ConvolutionPlan ConvolutionAlgorithm::BasicPlan(const ConvolutionShape& shape,
+                                                const Activation& activation) {
+  ConvolutionPlan plan;
+  plan.shape = shape;
+  plan.activation = activation;
+  return plan;
+}
+
+void ConvolutionAlgorithm::FinishChannel(const Activation& activation, int channel, float* values,
+                                         size_t count) const {
+  const float bias = bias_.empty() ? 0.0f : bias_[channel];
+  AddBiasAndActivate(activation, bias, values, count);
 }
 
 bool PointwiseApplies(const ConvolutionSpec& spec) {
@@ -42,9 +112,38 @@ bool WinogradApplies(const ConvolutionSpec& spec) {
          w.stride_w == 1 && w.dilation_h == 1 && w.dilation_w == 1;
 }
 
-std::unique_ptr<ConvolutionAlgorithm> ChooseConvolutionAlgorithm(const ConvolutionSpec& spec) {
-  if (DepthwiseApplies(spec)) return MakeDepthwiseConvolution(spec);
-  if (PointwiseApplies(spec)) return MakePointwiseConvolution(spec);
+std::unique_ptr<ConvolutionAlgorithm> MakeConvolutionAlgorithm(ConvolutionAlgorithmKind kind,
+                                                               const ConvolutionSpec& spec) {
+  // The layer checks what a model file gives it; a spec that reaches here inconsistent is a bug.
+  CHECK(spec.groups >= 1 && spec.in_channels >= 1 && spec.out_channels >= 1 &&
+        spec.in_channels % spec.groups == 0 && spec.out_channels % spec.groups == 0)
+      << "convolution channels " << spec.in_channels << " -> " << spec.out_channels << ", groups "
+      << spec.groups;
+  CHECK_EQ(spec.weights.size(), static_cast<size_t>(spec.out_channels) *
+                                    (spec.in_channels / spec.groups) * spec.window.kernel_h *
+                                    spec.window.kernel_w);
+  CHECK(spec.bias.empty() || spec.bias.size() == static_cast<size_t>(spec.out_channels));
+  switch (kind) {
+    case ConvolutionAlgorithmKind::kReference:
+      return MakeReferenceConvolution(spec);
+    case ConvolutionAlgorithmKind::kIm2col:
+      return MakeIm2colConvolution(spec);
+    case ConvolutionAlgorithmKind::kPointwise:
+      return MakePointwiseConvolution(spec);
+    case ConvolutionAlgorithmKind::kDepthwise:
+      return MakeDepthwiseConvolution(spec);
+    case ConvolutionAlgorithmKind::kWinograd4x4:
+      return MakeWinogradConvolution(spec, 4);
+    case ConvolutionAlgorithmKind::kWinograd2x2:
+      return MakeWinogradConvolution(spec, 2);
+  }
+  LOG(FATAL) << "unknown convolution algorithm " << static_cast<int>(kind);
+}
+
+ConvolutionAlgorithmKind ChooseConvolutionAlgorithm(const ConvolutionSpec& spec,
+                                                    const ConvolutionShape& shape) {
+  if (DepthwiseApplies(spec)) return ConvolutionAlgorithmKind::kDepthwise;
+  if (PointwiseApplies(spec)) return ConvolutionAlgorithmKind::kPointwise;
   // Winograd pays for its transforms when there are enough channels to share them. Its GEMMs have
   // one row per tile, so it also needs enough tiles to fill most of a micro-kernel panel
   // (kPanelRows rows): F(4x4) where its 4x4 tiles do (ResNet's 28x28 and larger maps), else
@@ -52,14 +151,24 @@ std::unique_ptr<ConvolutionAlgorithm> ChooseConvolutionAlgorithm(const Convoluti
   // with bench/bench_convolution.cpp at ResNet18's and YOLOv5s's shapes.
   const int enough_tiles = 3 * kPanelRows / 4;
   const auto tiles = [&](int tile_size) {
-    return ((spec.output_h + tile_size - 1) / tile_size) *
-           ((spec.output_w + tile_size - 1) / tile_size);
+    return int64_t{(shape.output_h + tile_size - 1) / tile_size} *
+           ((shape.output_w + tile_size - 1) / tile_size);
   };
-  if (WinogradApplies(spec) && spec.in_channels >= 16 && spec.out_channels >= 16) {
-    if (tiles(4) >= enough_tiles) return MakeWinogradConvolution(spec, 4);
-    if (tiles(2) >= enough_tiles) return MakeWinogradConvolution(spec, 2);
+  if (WinogradMayPayOff(spec)) {
+    if (tiles(4) >= enough_tiles) return ConvolutionAlgorithmKind::kWinograd4x4;
+    if (tiles(2) >= enough_tiles) return ConvolutionAlgorithmKind::kWinograd2x2;
   }
-  return MakeIm2colConvolution(spec);
+  return ConvolutionAlgorithmKind::kIm2col;
+}
+
+std::vector<ConvolutionAlgorithmKind> CandidateConvolutionAlgorithms(const ConvolutionSpec& spec) {
+  if (DepthwiseApplies(spec)) return {ConvolutionAlgorithmKind::kDepthwise};
+  if (PointwiseApplies(spec)) return {ConvolutionAlgorithmKind::kPointwise};
+  if (WinogradMayPayOff(spec)) {
+    return {ConvolutionAlgorithmKind::kWinograd4x4, ConvolutionAlgorithmKind::kWinograd2x2,
+            ConvolutionAlgorithmKind::kIm2col};
+  }
+  return {ConvolutionAlgorithmKind::kIm2col};
 }
 
 }  // namespace lumen

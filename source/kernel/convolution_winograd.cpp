@@ -13,13 +13,12 @@
 //
 // F(2x2, 3x3) is the same with 4x4 input tiles, 2x2 output tiles and 16 GEMMs. The class below is
 // written once for both; only the three small matrices differ.
-#include <omp.h>
-
 #include <algorithm>
+#include <cstdint>
 
+#include "convolution_factories.hpp"
 #include "lumen/base/error.hpp"
-#include "lumen/base/parallel.hpp"
-#include "lumen/base/scratch.hpp"
+#include "lumen/base/thread_pool.hpp"
 #include "lumen/kernel/convolution_algorithm.hpp"
 #include "lumen/math/packed_gemm.hpp"
 
@@ -108,11 +107,8 @@ class WinogradConvolution : public ConvolutionAlgorithm {
   static constexpr int kPositions = kInputTile * kInputTile;
 
  public:
-  explicit WinogradConvolution(const ConvolutionSpec& spec)
-      : ConvolutionAlgorithm(spec),
-        tiles_h_((spec.output_h + kTile - 1) / kTile),
-        tiles_w_((spec.output_w + kTile - 1) / kTile),
-        tiles_(tiles_h_ * tiles_w_) {
+  // Transforms the weights (U) once, and sizes the blocks from the channel counts.
+  explicit WinogradConvolution(const ConvolutionSpec& spec) : ConvolutionAlgorithm(spec) {
     // U_xi[c, k] = (G g_kc G^T)[xi]: per position a column-major C_in x C_out matrix, packed.
     const int in = spec.in_channels;
     const int out = spec.out_channels;
@@ -135,71 +131,114 @@ class WinogradConvolution : public ConvolutionAlgorithm {
       transformed_weights_.emplace_back(transformed.data() + static_cast<size_t>(xi) * in * out, in,
                                         out, in);
     }
-    spec_.weights.clear();
     // Two ways to cut the tiles into blocks (see Run): private blocks of about 1 MB of V and M
     // (L2-sized, at least one full panel of tiles), or shared blocks of about 4 MB.
     const int tile_floats = kPositions * (in + out);
     private_tiles_ = std::max(kPanelRows, 262144 / tile_floats);
-    const int shared_tiles = std::max(kPanelRows, 1048576 / tile_floats / kPanelRows * kPanelRows);
-    shared_ = MakeBuffers(std::min(shared_tiles, tiles_));
-    transformed_input_.resize(kPositions * shared_.input_step);
-    products_.resize(kPositions * shared_.product_step);
-    shared_.input = transformed_input_.data();
-    shared_.products = products_.data();
+    shared_tiles_ = std::max(kPanelRows, 1048576 / tile_floats / kPanelRows * kPanelRows);
   }
 
-  const char* name() const override { return kTile == 4 ? "winograd" : "winograd-2x2"; }
+  ConvolutionAlgorithmKind kind() const override {
+    return kTile == 4 ? ConvolutionAlgorithmKind::kWinograd4x4
+                      : ConvolutionAlgorithmKind::kWinograd2x2;
+  }
+
+  // Private blocks when there are enough tiles for every thread to take whole blocks, else shared
+  // ones (see Run); and the scratch either needs.
+  ConvolutionPlan Plan(const ConvolutionShape& shape, const Activation& activation,
+                       int threads) const override {
+    ConvolutionPlan plan = BasicPlan(shape, activation);
+    const TileGrid tiles = Tiles(shape);
+    threads = std::max(threads, 1);
+    plan.private_blocks = tiles.count >= int64_t{threads} * private_tiles_ / 2;
+    if (plan.private_blocks) {
+      // As many blocks as the budget needs, rounded up to a multiple of the threads, with the
+      // tiles spread evenly, so that every thread gets the same share.
+      int blocks = (tiles.count + private_tiles_ - 1) / private_tiles_;
+      blocks = (blocks + threads - 1) / threads * threads;
+      plan.block = (tiles.count + blocks - 1) / blocks;
+    } else {
+      plan.block = std::min(shared_tiles_, tiles.count);
+      plan.grid = PlanTasks(kPositions, transformed_weights_[0].panels(), threads);
+    }
+    const Buffers buffers = MakeBuffers(plan.block);
+    plan.scratch(ScratchSlot::kSecond) = kPositions * buffers.input_step;
+    plan.scratch(ScratchSlot::kThird) = kPositions * buffers.product_step;
+    // TransformInput's rows of B^T d for the input columns of the tile columns a block touches,
+    // TransformOutput's rows of A^T M for one tile column.
+    const int block_columns = std::min(tiles.columns, (plan.block - 1) / tiles.rows + 2);
+    const size_t input_columns = static_cast<size_t>(kTile) * block_columns + kInputTile - kTile;
+    plan.scratch(ScratchSlot::kFirst) =
+        std::max(input_columns, static_cast<size_t>(kTile)) * kInputTile * tiles.rows;
+    return plan;
+  }
 
   // Tiles are numbered down the columns of tiles (t = tx * tiles_h + ty), like the output's
   // column-major pixels, and processed in blocks of consecutive tiles: transform the block's input
   // tiles (V), one GEMM per position xi (M = V U), transform back. When there are enough tiles,
   // each thread takes whole blocks with private V and M that stay in its own cache; otherwise
   // (small feature maps) all threads share each block, phase by phase.
-  void Run(const Tensor& input, Tensor* output) override {
-    const int threads = omp_get_max_threads();
-    if (tiles_ >= threads * private_tiles_ / 2) {
-      // As many blocks as the budget needs, rounded up to a multiple of the threads, with the
-      // tiles spread evenly, so that every thread gets the same share.
-      int blocks = (tiles_ + private_tiles_ - 1) / private_tiles_;
-      blocks = (blocks + threads - 1) / threads * threads;
-      const int block_tiles = (tiles_ + blocks - 1) / blocks;
-      blocks = (tiles_ + block_tiles - 1) / block_tiles;
-      ParallelFor(blocks, [&](int block) {
-        Buffers buffers = MakeBuffers(block_tiles);
-        buffers.input = ThreadScratch(ScratchSlot::kSecond, kPositions * buffers.input_step);
-        buffers.products = ThreadScratch(ScratchSlot::kThird, kPositions * buffers.product_step);
-        const int first_tile = block * block_tiles;
-        const int tiles = std::min(block_tiles, tiles_ - first_tile);
-        for (int c = 0; c < spec_.in_channels; ++c) {
-          TransformInput(input, c, first_tile, tiles, buffers);
+  void Run(const ConvolutionPlan& plan, const float* input, float* output,
+           const ComputeContext& context) const override {
+    const ConvolutionShape& s = plan.shape;
+    const TileGrid tiles = Tiles(s);
+    if (plan.private_blocks) {
+      const int blocks = (tiles.count + plan.block - 1) / plan.block;
+      ParallelFor(context.pool, blocks, [&](std::ptrdiff_t block) {
+        Buffers buffers = MakeBuffers(plan.block);
+        buffers.input = context.Scratch(ScratchSlot::kSecond, kPositions * buffers.input_step);
+        buffers.products = context.Scratch(ScratchSlot::kThird, kPositions * buffers.product_step);
+        const int first_tile = static_cast<int>(block) * plan.block;
+        const int count = std::min(plan.block, tiles.count - first_tile);
+        for (int c = 0; c < in_channels_; ++c) {
+          TransformInput(s, tiles, input, c, first_tile, count, buffers, context);
         }
-        for (int xi = 0; xi < kPositions; ++xi) Multiply(xi, tiles, buffers, 0, -1);
-        for (int k = 0; k < spec_.out_channels; ++k) {
-          TransformOutput(k, first_tile, tiles, buffers, output);
+        for (int xi = 0; xi < kPositions; ++xi) Multiply(xi, count, buffers, 0, -1);
+        for (int k = 0; k < out_channels_; ++k) {
+          TransformOutput(s, tiles, plan.activation, k, first_tile, count, buffers, output,
+                          context);
         }
       });
       return;
     }
+    // One block at a time, shared by the threads, so V and M are the calling thread's scratch.
+    Buffers shared = MakeBuffers(plan.block);
+    shared.input = context.Scratch(ScratchSlot::kSecond, kPositions * shared.input_step);
+    shared.products = context.Scratch(ScratchSlot::kThird, kPositions * shared.product_step);
     const int panels = transformed_weights_[0].panels();
-    const TaskGrid grid = PlanTasks(kPositions, panels);
-    for (int first_tile = 0; first_tile < tiles_; first_tile += shared_.block_tiles) {
-      const int tiles = std::min(shared_.block_tiles, tiles_ - first_tile);
-      ParallelFor(spec_.in_channels,
-                  [&](int c) { TransformInput(input, c, first_tile, tiles, shared_); });
+    const TaskGrid& grid = plan.grid;
+    for (int first_tile = 0; first_tile < tiles.count; first_tile += plan.block) {
+      const int count = std::min(plan.block, tiles.count - first_tile);
+      ParallelFor(context.pool, in_channels_, [&](std::ptrdiff_t c) {
+        TransformInput(s, tiles, input, static_cast<int>(c), first_tile, count, shared, context);
+      });
       ParallelFor(
-          grid.tasks(),
-          [&](int task) {
+          context.pool, grid.tasks(),
+          [&](std::ptrdiff_t task_index) {
+            const int task = static_cast<int>(task_index);
             const int first_panel = task % grid.panel_groups * grid.panels_per_group;
-            Multiply(task / grid.panel_groups, tiles, shared_, first_panel,
+            Multiply(task / grid.panel_groups, count, shared, first_panel,
                      std::min(panels, first_panel + grid.panels_per_group));
           },
           Schedule::kDynamic);
-      ParallelFor(spec_.out_channels,
-                  [&](int k) { TransformOutput(k, first_tile, tiles, shared_, output); });
+      ParallelFor(context.pool, out_channels_, [&](std::ptrdiff_t k) {
+        TransformOutput(s, tiles, plan.activation, static_cast<int>(k), first_tile, count, shared,
+                        output, context);
+      });
     }
   }
 
  private:
+  // The output tiles of one input size: `rows` x `columns` tiles of kTile x kTile pixels.
+  struct TileGrid {
+    int rows, columns, count;
+  };
+  static TileGrid Tiles(const ConvolutionShape& shape) {
+    const int rows = (shape.output_h + kTile - 1) / kTile;
+    const int columns = (shape.output_w + kTile - 1) / kTile;
+    return {rows, columns, rows * columns};
+  }
+
   // Where one block's V and M live: kPositions matrices each, `*_step` floats apart.
   struct Buffers {
     int block_tiles = 0;      // tiles per block: the rows of V and M
@@ -209,15 +248,15 @@ class WinogradConvolution : public ConvolutionAlgorithm {
     float* products = nullptr;
   };
 
-  // The part of one tile column tx that a block [first_tile, first_tile + tiles) covers.
+  // The part of one tile column tx that a block [first_tile, first_tile + count) covers.
   struct ColumnSpan {
     int begin, end;  // tile rows ty in [begin, end)
     int offset;      // index in the block of tile (tx, begin)
   };
-  ColumnSpan Span(int tx, int first_tile, int tiles) const {
-    const int begin = std::max(first_tile - tx * tiles_h_, 0);
-    const int end = std::min(first_tile + tiles - tx * tiles_h_, tiles_h_);
-    return {begin, end, tx * tiles_h_ + begin - first_tile};
+  static ColumnSpan Span(const TileGrid& tiles, int tx, int first_tile, int count) {
+    const int begin = std::max(first_tile - tx * tiles.rows, 0);
+    const int end = std::min(first_tile + count - tx * tiles.rows, tiles.rows);
+    return {begin, end, tx * tiles.rows + begin - first_tile};
   }
 
   // Sizes (not memory) of the buffers for blocks of `block_tiles` tiles. A few spare floats
@@ -227,14 +266,14 @@ class WinogradConvolution : public ConvolutionAlgorithm {
     constexpr size_t kSpacer = 16;
     Buffers buffers;
     buffers.block_tiles = block_tiles;
-    buffers.input_step = PackedRowsSize(block_tiles, spec_.in_channels) + kSpacer;
-    buffers.product_step = static_cast<size_t>(block_tiles) * spec_.out_channels + kSpacer;
+    buffers.input_step = PackedRowsSize(block_tiles, in_channels_) + kSpacer;
+    buffers.product_step = static_cast<size_t>(block_tiles) * out_channels_ + kSpacer;
     return buffers;
   }
 
   // M_xi = V_xi U_xi for the block's tiles, output columns of panels [first_panel, end_panel).
-  void Multiply(int xi, int tiles, const Buffers& buffers, int first_panel, int end_panel) const {
-    GemmPacked(tiles, buffers.input + xi * buffers.input_step, transformed_weights_[xi],
+  void Multiply(int xi, int count, const Buffers& buffers, int first_panel, int end_panel) const {
+    GemmPacked(count, buffers.input + xi * buffers.input_step, transformed_weights_[xi],
                buffers.products + xi * buffers.product_step, buffers.block_tiles, first_panel,
                end_panel);
   }
@@ -244,74 +283,77 @@ class WinogradConvolution : public ConvolutionAlgorithm {
   //   1. down each input column: rows[x][r][ty] = (B^T d)[r] for the input rows of tile row ty;
   //   2. across: V_(r,s)[t] = B^T applied to rows[kTile tx + s'][r][ty] for s' < kInputTile, one
   //      vector loop over ty.
-  void TransformInput(const Tensor& input, int c, int first_tile, int tiles,
-                      const Buffers& buffers) const {
-    const Window2d& w = spec_.window;
-    const float* source = input.channel_data(c);  // column-major input_h x input_w
-    const int first_column = first_tile / tiles_h_;
-    const int columns = (first_tile + tiles - 1) / tiles_h_ - first_column + 1;
+  void TransformInput(const ConvolutionShape& s, const TileGrid& tiles, const float* input, int c,
+                      int first_tile, int count, const Buffers& buffers,
+                      const ComputeContext& context) const {
+    const Window2d& w = window_;
+    const int tiles_h = tiles.rows;
+    // Channel c: a column-major input_h x input_w matrix.
+    const float* source = input + static_cast<size_t>(c) * s.input_h * s.input_w;
+    const int first_column = first_tile / tiles_h;
+    const int columns = (first_tile + count - 1) / tiles_h - first_column + 1;
     const int input_columns = kTile * columns + kInputTile - kTile;
-    float* rows = ThreadScratch(ScratchSlot::kFirst,
-                                static_cast<size_t>(input_columns) * kInputTile * tiles_h_);
+    float* rows = context.Scratch(ScratchSlot::kFirst,
+                                  static_cast<size_t>(input_columns) * kInputTile * tiles_h);
     for (int local_x = 0; local_x < input_columns; ++local_x) {
       const int x = kTile * first_column - w.pad_left + local_x;
-      float* target = rows + static_cast<size_t>(local_x) * kInputTile * tiles_h_;  // [r][ty]
-      if (x < 0 || x >= spec_.input_w) {
-        std::fill(target, target + kInputTile * tiles_h_, 0.0f);
+      float* target = rows + static_cast<size_t>(local_x) * kInputTile * tiles_h;  // [r][ty]
+      if (x < 0 || x >= s.input_w) {
+        std::fill(target, target + kInputTile * tiles_h, 0.0f);
         continue;
       }
-      const float* column = source + x * spec_.input_h;
+      const float* column = source + x * s.input_h;
       // Tile rows whose input rows all lie inside the image take the unchecked loop, which the
       // compiler vectorises (loads with a stride of kTile); the few at the edges are checked.
-      const int inside_begin = std::min(tiles_h_, (w.pad_top + kTile - 1) / kTile);
-      const int last_inside = spec_.input_h + w.pad_top - kInputTile;  // top row <= this
+      const int inside_begin = std::min(tiles_h, (w.pad_top + kTile - 1) / kTile);
+      const int last_inside = s.input_h + w.pad_top - kInputTile;  // top row <= this
       const int inside_end = last_inside < 0
                                  ? inside_begin
-                                 : std::clamp(last_inside / kTile + 1, inside_begin, tiles_h_);
+                                 : std::clamp(last_inside / kTile + 1, inside_begin, tiles_h);
       const auto edge_row = [&](int ty) {
         const int top = kTile * ty - w.pad_top;
         float d[kInputTile];
         for (int i = 0; i < kInputTile; ++i) {
           const int y = top + i;
-          d[i] = y >= 0 && y < spec_.input_h ? column[y] : 0.0f;
+          d[i] = y >= 0 && y < s.input_h ? column[y] : 0.0f;
         }
-        Matrices::Input(d, 1, target + ty, tiles_h_);
+        Matrices::Input(d, 1, target + ty, tiles_h);
       };
       for (int ty = 0; ty < inside_begin; ++ty) edge_row(ty);
-      for (int ty = inside_end; ty < tiles_h_; ++ty) edge_row(ty);
+      for (int ty = inside_end; ty < tiles_h; ++ty) edge_row(ty);
 #pragma GCC ivdep
       for (int ty = inside_begin; ty < inside_end; ++ty) {
-        Matrices::Input(column + (kTile * ty - w.pad_top), 1, target + ty, tiles_h_);
+        Matrices::Input(column + (kTile * ty - w.pad_top), 1, target + ty, tiles_h);
       }
     }
     const size_t step = buffers.input_step;  // from position (r, s) to (r, s + 1)
     for (int local_column = 0; local_column < columns; ++local_column) {
-      const ColumnSpan span = Span(first_column + local_column, first_tile, tiles);
+      const ColumnSpan span = Span(tiles, first_column + local_column, first_tile, count);
       for (int r = 0; r < kInputTile; ++r) {
         // Row r of (B^T d) in the tile column's input columns, one every kInputTile rows.
         const size_t first_row = static_cast<size_t>(kTile * local_column) * kInputTile + r;
-        const float* q = rows + first_row * tiles_h_;
-        const int q_step = kInputTile * tiles_h_;
+        const float* q = rows + first_row * tiles_h;
+        const int q_step = kInputTile * tiles_h;
         // The tiles of a column are consecutive rows of V; split them at panel boundaries.
         for (int ty = span.begin; ty < span.end;) {
           const int t = span.offset + ty - span.begin;
-          const int count = std::min(span.end - ty, kPanelRows - t % kPanelRows);
-          float* v = buffers.input + PackedRowIndex(t, c, spec_.in_channels) +
+          const int run = std::min(span.end - ty, kPanelRows - t % kPanelRows);
+          float* v = buffers.input + PackedRowIndex(t, c, in_channels_) +
                      static_cast<size_t>(r) * kInputTile * step;
           // Inputs and outputs never overlap: let the compiler vectorise over i.
 #pragma GCC ivdep
-          for (int i = 0; i < count; ++i) {
+          for (int i = 0; i < run; ++i) {
             Matrices::Input(q + ty + i, q_step, v + i, static_cast<int>(step));
           }
-          ty += count;
+          ty += run;
         }
       }
     }
     // Rows of the last panel past the block's end are padding: zeros, one contiguous run per xi.
-    if (tiles % kPanelRows != 0) {
-      const int padding = kPanelRows - tiles % kPanelRows;
+    if (count % kPanelRows != 0) {
+      const int padding = kPanelRows - count % kPanelRows;
       for (int xi = 0; xi < kPositions; ++xi) {
-        float* v = buffers.input + xi * step + PackedRowIndex(tiles, c, spec_.in_channels);
+        float* v = buffers.input + xi * step + PackedRowIndex(count, c, in_channels_);
         std::fill(v, v + padding, 0.0f);
       }
     }
@@ -319,42 +361,45 @@ class WinogradConvolution : public ConvolutionAlgorithm {
 
   // Y = activation(A^T M A + bias) for output channel k over the block's tiles. Also two passes:
   // across (A^T along s, per output column j, vectorised over ty), then down each output column.
-  void TransformOutput(int k, int first_tile, int tiles, const Buffers& buffers,
-                       Tensor* output) const {
-    const int output_h = spec_.output_h;
+  void TransformOutput(const ConvolutionShape& s, const TileGrid& tiles,
+                       const Activation& activation, int k, int first_tile, int count,
+                       const Buffers& buffers, float* output, const ComputeContext& context) const {
+    const int output_h = s.output_h;
+    const int tiles_h = tiles.rows;
     const size_t step = buffers.product_step;  // between consecutive positions xi
-    const float bias = spec_.bias.empty() ? 0.0f : spec_.bias[k];
+    const float bias = bias_.empty() ? 0.0f : bias_[k];
     float* u =
-        ThreadScratch(ScratchSlot::kFirst, static_cast<size_t>(kTile) * kInputTile * tiles_h_);
-    float* target = output->channel_data(k);  // column-major output_h x output_w
-    const int first_column = first_tile / tiles_h_;
-    const int end_column = (first_tile + tiles - 1) / tiles_h_ + 1;
-    WithActivation(spec_.activation, [&](auto activation) {
+        context.Scratch(ScratchSlot::kFirst, static_cast<size_t>(kTile) * kInputTile * tiles_h);
+    // Channel k: a column-major output_h x output_w matrix.
+    float* target = output + static_cast<size_t>(k) * output_h * s.output_w;
+    const int first_column = first_tile / tiles_h;
+    const int end_column = (first_tile + count - 1) / tiles_h + 1;
+    WithActivation(activation, [&](auto function) {
       for (int tx = first_column; tx < end_column; ++tx) {
-        const ColumnSpan span = Span(tx, first_tile, tiles);
-        const int count = span.end - span.begin;
+        const ColumnSpan span = Span(tiles, tx, first_tile, count);
+        const int span_tiles = span.end - span.begin;
         // u[j][r][i] = sum over s of M_(r,s)[tile i of the span] * A[s][j]
         const float* m =
             buffers.products + static_cast<size_t>(k) * buffers.block_tiles + span.offset;
         for (int r = 0; r < kInputTile; ++r) {
           const float* row = m + static_cast<size_t>(r) * kInputTile * step;
-          float* u_row = u + r * tiles_h_;
+          float* u_row = u + r * tiles_h;
 #pragma GCC ivdep
-          for (int i = 0; i < count; ++i) {
-            Matrices::Output(row + i, static_cast<int>(step), u_row + i, kInputTile * tiles_h_);
+          for (int i = 0; i < span_tiles; ++i) {
+            Matrices::Output(row + i, static_cast<int>(step), u_row + i, kInputTile * tiles_h);
           }
         }
         // Down: output column x = kTile tx + j gets, for each tile row, 4 rows of A^T u[j][.][i].
-        for (int j = 0; j < kTile && kTile * tx + j < spec_.output_w; ++j) {
+        for (int j = 0; j < kTile && kTile * tx + j < s.output_w; ++j) {
           float* column = target + (kTile * tx + j) * output_h;
-          const float* uj = u + static_cast<size_t>(j) * kInputTile * tiles_h_;
-          for (int i = 0; i < count; ++i) {
+          const float* uj = u + static_cast<size_t>(j) * kInputTile * tiles_h;
+          for (int i = 0; i < span_tiles; ++i) {
             const int ty = span.begin + i;
             float y[kTile];
-            Matrices::Output(uj + i, tiles_h_, y, 1);
+            Matrices::Output(uj + i, tiles_h, y, 1);
             const int rows = std::min(kTile, output_h - kTile * ty);
             for (int row = 0; row < rows; ++row) {
-              column[kTile * ty + row] = activation(y[row] + bias);
+              column[kTile * ty + row] = function(y[row] + bias);
             }
           }
         }
@@ -362,12 +407,9 @@ class WinogradConvolution : public ConvolutionAlgorithm {
     });
   }
 
-  int tiles_h_, tiles_w_, tiles_;
   int private_tiles_ = 0;                          // the budget of a private block, in tiles
-  Buffers shared_;                                 // the shared block's buffers (memory below)
+  int shared_tiles_ = 0;                           // the budget of a shared block, in tiles
   std::vector<PackedMatrix> transformed_weights_;  // U: kPositions packed C_in x C_out matrices
-  std::vector<float> transformed_input_;           // V of the shared block
-  std::vector<float> products_;                    // M of the shared block
 };
 
 }  // namespace

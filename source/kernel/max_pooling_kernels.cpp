@@ -1,7 +1,10 @@
 #include "lumen/kernel/max_pooling_kernels.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
+
+#include "lumen/base/checked_math.hpp"
 
 namespace lumen {
 namespace {
@@ -11,61 +14,87 @@ constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
 // max(a, b) where a NaN in b wins (a NaN in a is kept by the comparison failing).
 inline float MaxKeepingNan(float a, float b) { return (b > a || b != b) ? b : a; }
 
-// Output positions o whose tap o * stride + offset lies in [0, size).
-void ValidRange(int offset, int stride, int size, int outputs, int* first, int* end) {
-  *first = std::clamp((-offset + stride - 1) / stride, 0, outputs);
-  *end = std::clamp((size - offset + stride - 1) / stride, *first, outputs);
+// Taps k in [*first, *end) of a window whose tap k reads start + k * dilation that land in
+// [0, size). In 64 bits: a hostile window's start and extent do not fit in an int.
+void TapRange(int64_t start, int dilation, int kernel, int size, int* first, int* end) {
+  const int64_t last_inside = int64_t{size} - 1 - start;  // largest k * dilation still inside
+  const int64_t taps = last_inside < 0 ? 0 : std::min<int64_t>(kernel, last_inside / dilation + 1);
+  const int64_t skipped = start < 0 ? (-start + dilation - 1) / dilation : 0;
+  *end = static_cast<int>(taps);
+  *first = static_cast<int>(std::min(skipped, taps));
+}
+
+// Output positions o in [*first, *end) whose tap o * stride + offset lies in [0, size).
+void ValidRange(int64_t offset, int stride, int size, int outputs, int* first, int* end) {
+  *first = static_cast<int>(std::clamp<int64_t>((-offset + stride - 1) / stride, 0, outputs));
+  *end = static_cast<int>(
+      std::clamp<int64_t>((int64_t{size} - offset + stride - 1) / stride, *first, outputs));
 }
 
 }  // namespace
+
+size_t MaxPoolSeparableScratchSize(const PoolingPlane& plane) {
+  return CheckedMultiply(static_cast<size_t>(plane.input_w), static_cast<size_t>(plane.output_h),
+                         "max pooling scratch");
+}
 
 void MaxPoolReference(const Window2d& w, const PoolingPlane& plane, const float* input,
                       float* output) {
   // LESSON 07 BEGIN: the maximum over each window, NaN winning
   for (int ox = 0; ox < plane.output_w; ++ox) {
+    const int64_t x_start = int64_t{ox} * w.stride_w - w.pad_left;
+    int kx_first = 0, kx_end = 0;
+    TapRange(x_start, w.dilation_w, w.kernel_w, plane.input_w, &kx_first, &kx_end);
     for (int oy = 0; oy < plane.output_h; ++oy) {
+      const int64_t y_start = int64_t{oy} * w.stride_h - w.pad_top;
+      int ky_first = 0, ky_end = 0;
+      TapRange(y_start, w.dilation_h, w.kernel_h, plane.input_h, &ky_first, &ky_end);
       float maximum = kMinusInfinity;
-      for (int kx = 0; kx < w.kernel_w; ++kx) {
-        const int ix = ox * w.stride_w - w.pad_left + kx * w.dilation_w;
-        if (ix < 0 || ix >= plane.input_w) continue;
-        for (int ky = 0; ky < w.kernel_h; ++ky) {
-          const int iy = oy * w.stride_h - w.pad_top + ky * w.dilation_h;
-          if (iy < 0 || iy >= plane.input_h) continue;
-          maximum = MaxKeepingNan(maximum, input[ix * plane.input_h + iy]);
+      for (int kx = kx_first; kx < kx_end; ++kx) {
+        const int64_t ix = x_start + int64_t{kx} * w.dilation_w;
+        const float* column = input + ix * plane.input_h;
+        for (int ky = ky_first; ky < ky_end; ++ky) {
+          maximum = MaxKeepingNan(maximum, column[y_start + int64_t{ky} * w.dilation_h]);
         }
       }
-      output[ox * plane.output_h + oy] = maximum;
+      output[static_cast<size_t>(ox) * plane.output_h + oy] = maximum;
     }
   }
   // LESSON 07 END
 }
 
 void MaxPoolSeparable(const Window2d& w, const PoolingPlane& plane, const float* input,
-                      float* output, float* workspace) {
+                      float* output, float* scratch) {
   // LESSON 07 BEGIN: a max down the columns, then across them
   const int output_h = plane.output_h;
-  // Pass 1: workspace column ix, row oy = max over the window's rows of input column ix.
+  // Only rows ky whose offset ky - pad_top some output row can reach inside the input.
+  const int64_t reach = int64_t{output_h - 1} * w.stride_h;
+  const int ky_first = static_cast<int>(std::max<int64_t>(0, w.pad_top - reach));
+  const int ky_end =
+      static_cast<int>(std::min<int64_t>(w.kernel_h, int64_t{w.pad_top} + plane.input_h));
+  // Pass 1: scratch column ix, row oy = max over the window's rows of input column ix.
   for (int ix = 0; ix < plane.input_w; ++ix) {
-    const float* column = input + ix * plane.input_h;
-    float* maxima = workspace + ix * output_h;
+    const float* column = input + static_cast<size_t>(ix) * plane.input_h;
+    float* maxima = scratch + static_cast<size_t>(ix) * output_h;
     std::fill(maxima, maxima + output_h, kMinusInfinity);
-    for (int ky = 0; ky < w.kernel_h; ++ky) {
-      const int offset = ky - w.pad_top;
+    for (int ky = ky_first; ky < ky_end; ++ky) {
+      const int64_t offset = int64_t{ky} - w.pad_top;
       int first = 0, end = 0;
       ValidRange(offset, w.stride_h, plane.input_h, output_h, &first, &end);
       for (int oy = first; oy < end; ++oy) {
-        maxima[oy] = MaxKeepingNan(maxima[oy], column[oy * w.stride_h + offset]);
+        maxima[oy] = MaxKeepingNan(maxima[oy], column[oy * int64_t{w.stride_h} + offset]);
       }
     }
   }
-  // Pass 2: output column ox = max over the window's columns of the workspace columns.
+  // Pass 2: output column ox = max over the window's columns of the scratch columns.
   for (int ox = 0; ox < plane.output_w; ++ox) {
-    float* target = output + ox * output_h;
+    float* target = output + static_cast<size_t>(ox) * output_h;
     std::fill(target, target + output_h, kMinusInfinity);
-    for (int kx = 0; kx < w.kernel_w; ++kx) {
-      const int ix = ox * w.stride_w - w.pad_left + kx;
-      if (ix < 0 || ix >= plane.input_w) continue;
-      const float* maxima = workspace + ix * output_h;
+    const int64_t x_start = int64_t{ox} * w.stride_w - w.pad_left;
+    int kx_first = 0, kx_end = 0;
+    TapRange(x_start, 1, w.kernel_w, plane.input_w, &kx_first, &kx_end);
+    for (int kx = kx_first; kx < kx_end; ++kx) {
+      const float* maxima = scratch + static_cast<size_t>(x_start + kx) * output_h;
       for (int oy = 0; oy < output_h; ++oy) target[oy] = MaxKeepingNan(target[oy], maxima[oy]);
     }
   }

@@ -1,68 +1,90 @@
 #include "lumen/layer/adaptive_average_pooling.hpp"
 
+#include <cstdint>
+#include <string>
+
 #include "lumen/base/error.hpp"
-#include "lumen/base/parallel.hpp"
+#include "lumen/base/thread_pool.hpp"
 #include "lumen/layer/layer_registry.hpp"
 #include "lumen/layer/pooling_shape.hpp"
 
 namespace lumen {
+namespace {
 
-AdaptiveAveragePooling::AdaptiveAveragePooling(const RuntimeOperator& op) : Layer(op) {
-  const RuntimeParameter& size = op.Param("output_size");
-  if (size.type() == RuntimeParameter::Type::kInt) {
+// Below this many input elements the planes are pooled on one thread.
+constexpr size_t kParallelElements = 1 << 12;
+
+}  // namespace
+
+AdaptiveAveragePooling::AdaptiveAveragePooling(const LayerConfig& config) : Layer(config) {
+  const Parameter& size = config.Param("output_size");
+  if (size.type() == Parameter::Type::kInt) {
     requested_h_ = requested_w_ = size.AsInt();
-  } else if (size.type() == RuntimeParameter::Type::kStringArray) {
+    if (requested_h_ < 1) Fail(Concat("output_size must be positive, got '", size.text(), "'"));
+    return;
+  }
+  if (size.type() == Parameter::Type::kStringArray) {
     // (None,7) style: None keeps that input extent.
     const std::vector<std::string>& items = size.AsStringArray();
     if (items.size() != 2) Fail(Concat("output_size must have 2 entries, got '", size.text(), "'"));
     int* extents[2] = {&requested_h_, &requested_w_};
     for (int i = 0; i < 2; ++i) {
-      *extents[i] = items[i] == "None" ? 0 : RuntimeParameter::Parse(items[i]).AsInt();
-    }
-  } else {
-    const std::vector<int> pair = op.IntPairParam("output_size");
-    requested_h_ = pair[0];
-    requested_w_ = pair[1];
-  }
-  if (requested_h_ < 0 || requested_w_ < 0) Fail("output_size must be positive");
-}
-
-void AdaptiveAveragePooling::Prepare(const std::vector<Shape>& input_shapes,
-                                     const std::vector<Shape>& output_shapes) {
-  CheckFeatureMapInput(*this, input_shapes, output_shapes);
-  output_h_ = requested_h_ == 0 ? static_cast<int>(input_shapes[0][2]) : requested_h_;
-  output_w_ = requested_w_ == 0 ? static_cast<int>(input_shapes[0][3]) : requested_w_;
-  CheckPoolingShapes(*this, input_shapes, output_shapes, output_h_, output_w_);
-}
-
-void AdaptiveAveragePooling::Forward(const std::vector<const TensorBatch*>& inputs,
-                                     const std::vector<TensorBatch*>& outputs) {
-  // LESSON 09 BEGIN: average each output cell's window, as PyTorch places it
-  for (size_t sample = 0; sample < inputs[0]->size(); ++sample) {
-    const Tensor& input = (*inputs[0])[sample];
-    Tensor& output = (*outputs[0])[sample];
-    const int input_h = static_cast<int>(input.rows());
-    const int input_w = static_cast<int>(input.cols());
-    const int channels = static_cast<int>(input.channels());
-    ParallelFor(channels, [&](int channel) {
-      const float* source = input.channel_data(channel);
-      float* target = output.channel_data(channel);
-      for (int ox = 0; ox < output_w_; ++ox) {
-        const int x_begin = ox * input_w / output_w_;
-        const int x_end = ((ox + 1) * input_w + output_w_ - 1) / output_w_;
-        for (int oy = 0; oy < output_h_; ++oy) {
-          const int y_begin = oy * input_h / output_h_;
-          const int y_end = ((oy + 1) * input_h + output_h_ - 1) / output_h_;
-          float sum = 0.0f;
-          for (int ix = x_begin; ix < x_end; ++ix) {
-            for (int iy = y_begin; iy < y_end; ++iy) sum += source[ix * input_h + iy];
-          }
-          target[ox * output_h_ + oy] =
-              sum / static_cast<float>((y_end - y_begin) * (x_end - x_begin));
-        }
+      if (items[i] == "None") continue;
+      const Parameter item = Parameter::Parse(items[i]);
+      if (item.type() != Parameter::Type::kInt || item.AsInt() < 1) {
+        Fail(Concat("output_size entries must be positive ints or None, got '", size.text(), "'"));
       }
-    });
+      *extents[i] = item.AsInt();
+    }
+    return;
   }
+  const std::vector<int> pair = config.IntPairParam("output_size");
+  requested_h_ = pair[0];
+  requested_w_ = pair[1];
+  if (requested_h_ < 1 || requested_w_ < 1) {
+    Fail(Concat("output_size must be positive, got '", size.text(), "'"));
+  }
+}
+
+std::vector<Shape> AdaptiveAveragePooling::OutputShapes(
+    const std::vector<Shape>& input_shapes) const {
+  const PlaneSize plane = FeatureMapPlane(*this, input_shapes);
+  return {PooledShape(*this, input_shapes[0], requested_h_ == 0 ? plane.height : requested_h_,
+                      requested_w_ == 0 ? plane.width : requested_w_)};
+}
+
+void AdaptiveAveragePooling::Forward(const std::vector<const Tensor*>& inputs,
+                                     const std::vector<Tensor*>& outputs,
+                                     const ForwardContext& context) const {
+  // LESSON 09 BEGIN: average each output cell's window, as PyTorch places it
+  const Tensor& input = *inputs[0];
+  Tensor& output = *outputs[0];
+  // In 64 bits: index * extent overflows an int for large maps.
+  const int64_t input_h = input.rows();
+  const int64_t input_w = input.cols();
+  const int64_t output_h = output.rows();
+  const int64_t output_w = output.cols();
+  ParallelFor(
+      context.compute.pool, static_cast<std::ptrdiff_t>(input.channels()),
+      [&](std::ptrdiff_t channel) {
+        const float* source = input.channel_data(channel);
+        float* target = output.channel_data(channel);
+        for (int64_t ox = 0; ox < output_w; ++ox) {
+          const int64_t x_begin = ox * input_w / output_w;
+          const int64_t x_end = ((ox + 1) * input_w + output_w - 1) / output_w;
+          for (int64_t oy = 0; oy < output_h; ++oy) {
+            const int64_t y_begin = oy * input_h / output_h;
+            const int64_t y_end = ((oy + 1) * input_h + output_h - 1) / output_h;
+            float sum = 0.0f;
+            for (int64_t ix = x_begin; ix < x_end; ++ix) {
+              for (int64_t iy = y_begin; iy < y_end; ++iy) sum += source[ix * input_h + iy];
+            }
+            target[ox * output_h + oy] =
+                sum / static_cast<float>((y_end - y_begin) * (x_end - x_begin));
+          }
+        }
+      },
+      Schedule::kStatic, input.size() >= kParallelElements);
   // LESSON 09 END
 }
 

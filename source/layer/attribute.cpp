@@ -1,34 +1,34 @@
 #include "lumen/layer/attribute.hpp"
 
+#include <algorithm>
+
 #include "lumen/base/error.hpp"
 #include "lumen/layer/layer_registry.hpp"
 
 namespace lumen {
 
-Attribute::Attribute(const RuntimeOperator& op) : Layer(op) {
-  shape_ = op.Attribute("data").shape;
-  values_ = op.AttributeFloats("data");
-}
-
-void Attribute::Prepare(const std::vector<Shape>& input_shapes,
-                        const std::vector<Shape>& output_shapes) {
-  CheckArity(input_shapes, output_shapes, 0, 1);
-  const Shape expected(shape_.begin(), shape_.end());
-  if (output_shapes[0] != expected) {
-    Fail(Concat("the constant has shape ", ShapeToString(expected), " but the graph says ",
-                ShapeToString(output_shapes[0])));
+ConstantOperand::ConstantOperand(const LayerConfig& config) : Layer(config) {
+  const std::vector<int>& shape = config.GetAttribute("data").shape;
+  for (int extent : shape) {
+    if (extent < 0) Fail(Concat("the constant has a negative extent ", extent));
+    shape_.push_back(static_cast<uint32_t>(extent));
   }
+  ShapeElementCount(shape_);  // throws on a rank above kMaxRank or a count that overflows
+  // Converted to storage order once, so that every run is one plain copy.
+  constant_ = Tensor::FromRowMajor(config.AttributeFloats("data"), shape_);
 }
 
-void Attribute::Forward(const std::vector<const TensorBatch*>& /*inputs*/,
-                        const std::vector<TensorBatch*>& outputs) {
-  const float* values = values_.data();
-  for (Tensor& sample : *outputs[0]) {
-    sample.CopyFromRowMajor(values);
-    values += sample.size();
-  }
+std::vector<Shape> ConstantOperand::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, 0);
+  return {shape_};
 }
 
-LUMEN_REGISTER_LAYER(Attribute, "pnnx.Attribute");
+void ConstantOperand::Forward(const std::vector<const Tensor*>& /*inputs*/,
+                              const std::vector<Tensor*>& outputs,
+                              const ForwardContext& /*context*/) const {
+  std::copy(constant_.data(), constant_.data() + constant_.size(), outputs[0]->data());
+}
+
+LUMEN_REGISTER_LAYER(ConstantOperand, "pnnx.Attribute");
 
 }  // namespace lumen

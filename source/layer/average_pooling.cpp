@@ -1,72 +1,90 @@
 #include "lumen/layer/average_pooling.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "lumen/base/error.hpp"
-#include "lumen/base/parallel.hpp"
+#include "lumen/base/thread_pool.hpp"
 #include "lumen/layer/layer_registry.hpp"
 #include "lumen/layer/pooling_shape.hpp"
+#include "lumen/layer/window.hpp"
 
 namespace lumen {
+namespace {
 
-AveragePooling::AveragePooling(const RuntimeOperator& op) : Layer(op) {
-  window_ = ReadWindow2d(op, true);
-  ceil_mode_ = op.BoolParam("ceil_mode", false);
-  count_include_pad_ = op.BoolParam("count_include_pad", true);
-  if (op.HasParam("divisor_override") && !op.Param("divisor_override").IsNone()) {
-    divisor_override_ = op.IntParam("divisor_override");
+// Below this many input elements the planes are pooled on one thread.
+constexpr size_t kParallelElements = 1 << 12;
+
+}  // namespace
+
+AveragePooling::AveragePooling(const LayerConfig& config)
+    : Layer(config),
+      window_(ReadWindow2d(config, /*stride_defaults_to_kernel=*/true)),
+      ceil_mode_(config.BoolParam("ceil_mode", false)),
+      count_include_pad_(config.BoolParam("count_include_pad", true)) {
+  if (config.HasParam("divisor_override") && !config.Param("divisor_override").IsNone()) {
+    divisor_override_ = config.IntParam("divisor_override");
     if (divisor_override_ <= 0) Fail("divisor_override must be positive");
   }
   if (window_.dilation_h != 1 || window_.dilation_w != 1) Fail("dilation is not supported");
-}
-
-void AveragePooling::Prepare(const std::vector<Shape>& input_shapes,
-                             const std::vector<Shape>& output_shapes) {
-  CheckFeatureMapInput(*this, input_shapes, output_shapes);
-  CheckPoolingShapes(*this, input_shapes, output_shapes,
-                     window_.OutputHeight(static_cast<int>(input_shapes[0][2]), ceil_mode_),
-                     window_.OutputWidth(static_cast<int>(input_shapes[0][3]), ceil_mode_));
-}
-
-void AveragePooling::Forward(const std::vector<const TensorBatch*>& inputs,
-                             const std::vector<TensorBatch*>& outputs) {
-  const Window2d& w = window_;
-  for (size_t sample = 0; sample < inputs[0]->size(); ++sample) {
-    const Tensor& input = (*inputs[0])[sample];
-    Tensor& output = (*outputs[0])[sample];
-    const int input_h = static_cast<int>(input.rows());
-    const int input_w = static_cast<int>(input.cols());
-    const int output_h = static_cast<int>(output.rows());
-    const int output_w = static_cast<int>(output.cols());
-    const int channels = static_cast<int>(input.channels());
-    ParallelFor(channels, [&](int channel) {
-      const float* source = input.channel_data(channel);
-      float* target = output.channel_data(channel);
-      for (int ox = 0; ox < output_w; ++ox) {
-        for (int oy = 0; oy < output_h; ++oy) {
-          // PyTorch's rule: the window is clipped to input + padding for count_include_pad's
-          // divisor, then to the input for the sum (and for the divisor otherwise).
-          int y_begin = oy * w.stride_h - w.pad_top;
-          int x_begin = ox * w.stride_w - w.pad_left;
-          int y_end = std::min(y_begin + w.kernel_h, input_h + w.pad_bottom);
-          int x_end = std::min(x_begin + w.kernel_w, input_w + w.pad_right);
-          const int padded_area = (y_end - y_begin) * (x_end - x_begin);
-          y_begin = std::max(y_begin, 0);
-          x_begin = std::max(x_begin, 0);
-          y_end = std::min(y_end, input_h);
-          x_end = std::min(x_end, input_w);
-          float sum = 0.0f;
-          for (int ix = x_begin; ix < x_end; ++ix) {
-            for (int iy = y_begin; iy < y_end; ++iy) sum += source[ix * input_h + iy];
-          }
-          const int divisor = divisor_override_    ? divisor_override_
-                              : count_include_pad_ ? padded_area
-                                                   : (y_end - y_begin) * (x_end - x_begin);
-          target[ox * output_h + oy] = divisor > 0 ? sum / static_cast<float>(divisor) : 0.0f;
-        }
-      }
-    });
+  // PyTorch's own check; it also guarantees that every window holds an input value.
+  if (int64_t{window_.pad_top} * 2 > window_.kernel_h ||
+      int64_t{window_.pad_bottom} * 2 > window_.kernel_h ||
+      int64_t{window_.pad_left} * 2 > window_.kernel_w ||
+      int64_t{window_.pad_right} * 2 > window_.kernel_w) {
+    Fail("padding must be at most half the kernel size (as PyTorch requires)");
   }
+}
+
+std::vector<Shape> AveragePooling::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  const PlaneSize plane = FeatureMapPlane(*this, input_shapes);
+  return {PooledShape(*this, input_shapes[0], window_.OutputHeight(plane.height, ceil_mode_),
+                      window_.OutputWidth(plane.width, ceil_mode_))};
+}
+
+void AveragePooling::Forward(const std::vector<const Tensor*>& inputs,
+                             const std::vector<Tensor*>& outputs,
+                             const ForwardContext& context) const {
+  const Window2d& w = window_;
+  const Tensor& input = *inputs[0];
+  Tensor& output = *outputs[0];
+  const int64_t input_h = input.rows();
+  const int64_t input_w = input.cols();
+  const int output_h = static_cast<int>(output.rows());
+  const int output_w = static_cast<int>(output.cols());
+  ParallelFor(
+      context.compute.pool, static_cast<std::ptrdiff_t>(input.channels()),
+      [&](std::ptrdiff_t channel) {
+        const float* source = input.channel_data(channel);
+        float* target = output.channel_data(channel);
+        for (int ox = 0; ox < output_w; ++ox) {
+          // PyTorch's rule: the window is clipped to input + padding for count_include_pad's
+          // divisor, then to the input for the sum (and for the divisor otherwise). In 64 bits:
+          // a hostile window's ends do not fit in an int.
+          const int64_t x_begin_padded = int64_t{ox} * w.stride_w - w.pad_left;
+          const int64_t x_end_padded = std::min(x_begin_padded + w.kernel_w, input_w + w.pad_right);
+          const int64_t x_begin = std::max<int64_t>(x_begin_padded, 0);
+          const int64_t x_end = std::min(x_end_padded, input_w);
+          for (int oy = 0; oy < output_h; ++oy) {
+            const int64_t y_begin_padded = int64_t{oy} * w.stride_h - w.pad_top;
+            const int64_t y_end_padded =
+                std::min(y_begin_padded + w.kernel_h, input_h + w.pad_bottom);
+            const int64_t y_begin = std::max<int64_t>(y_begin_padded, 0);
+            const int64_t y_end = std::min(y_end_padded, input_h);
+            float sum = 0.0f;
+            for (int64_t ix = x_begin; ix < x_end; ++ix) {
+              for (int64_t iy = y_begin; iy < y_end; ++iy) sum += source[ix * input_h + iy];
+            }
+            const int64_t divisor = divisor_override_ != 0 ? divisor_override_
+                                    : count_include_pad_   ? (y_end_padded - y_begin_padded) *
+                                                               (x_end_padded - x_begin_padded)
+                                                         : (y_end - y_begin) * (x_end - x_begin);
+            target[static_cast<size_t>(ox) * output_h + oy] =
+                divisor > 0 ? sum / static_cast<float>(divisor) : 0.0f;
+          }
+        }
+      },
+      Schedule::kStatic, input.size() >= kParallelElements);
 }
 
 LUMEN_REGISTER_LAYER(AveragePooling, "nn.AvgPool2d", "F.avg_pool2d");

@@ -3,21 +3,28 @@
 #include <cmath>
 
 #include "lumen/base/error.hpp"
-#include "lumen/base/parallel.hpp"
+#include "lumen/base/thread_pool.hpp"
 #include "lumen/layer/layer_registry.hpp"
 
 namespace lumen {
+namespace {
 
-BatchNorm::BatchNorm(const RuntimeOperator& op) : Layer(op) {
-  const int channels = op.IntParam("num_features");
-  const float eps = op.FloatParam("eps", 1e-5f);
-  const std::vector<float> mean = op.AttributeFloats("running_mean", {channels});
-  const std::vector<float> variance = op.AttributeFloats("running_var", {channels});
+// Below this many elements the planes are normalised on one thread.
+constexpr size_t kParallelElements = 1 << 14;
+
+}  // namespace
+
+BatchNorm::BatchNorm(const LayerConfig& config) : Layer(config) {
+  const int channels = config.IntParam("num_features");
+  if (channels < 1) Fail(Concat("num_features must be positive, got ", channels));
+  const float eps = config.FloatParam("eps", 1e-5f);
+  const std::vector<float> mean = config.AttributeFloats("running_mean", {channels});
+  const std::vector<float> variance = config.AttributeFloats("running_var", {channels});
   std::vector<float> weight(channels, 1.0f);
   std::vector<float> bias(channels, 0.0f);
-  if (op.BoolParam("affine", true)) {
-    weight = op.AttributeFloats("weight", {channels});
-    bias = op.AttributeFloats("bias", {channels});
+  if (config.BoolParam("affine", true)) {
+    weight = config.AttributeFloats("weight", {channels});
+    bias = config.AttributeFloats("bias", {channels});
   }
   // The same folding as PyTorch's CPU inference kernel, so that results round alike.
   for (int c = 0; c < channels; ++c) {
@@ -27,31 +34,33 @@ BatchNorm::BatchNorm(const RuntimeOperator& op) : Layer(op) {
   }
 }
 
-void BatchNorm::Prepare(const std::vector<Shape>& input_shapes,
-                        const std::vector<Shape>& output_shapes) {
-  CheckArity(input_shapes, output_shapes, 1, 1);
+std::vector<Shape> BatchNorm::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
-  if (input.size() != 4 || input[1] != scale_.size() || output_shapes[0] != input) {
-    Fail(Concat("expected input (N,", scale_.size(), ",H,W) and an output of the same shape, got ",
-                ShapeToString(input), " -> ", ShapeToString(output_shapes[0])));
+  if (input.size() != 4 || input[1] != scale_.size()) {
+    Fail(Concat("expected an input of shape (N,", scale_.size(), ",H,W), got ",
+                ShapeToString(input)));
   }
+  return {input};
 }
 
-void BatchNorm::Forward(const std::vector<const TensorBatch*>& inputs,
-                        const std::vector<TensorBatch*>& outputs) {
-  for (size_t sample = 0; sample < inputs[0]->size(); ++sample) {
-    const Tensor& input = (*inputs[0])[sample];
-    Tensor& output = (*outputs[0])[sample];
-    const int channels = static_cast<int>(input.channels());
-    const size_t area = static_cast<size_t>(input.rows()) * input.cols();
-    ParallelFor(channels, [&](int channel) {
-      const float* source = input.channel_data(channel);
-      float* target = output.channel_data(channel);
-      const float scale = scale_[channel];
-      const float shift = shift_[channel];
-      for (size_t i = 0; i < area; ++i) target[i] = source[i] * scale + shift;
-    });
-  }
+void BatchNorm::Forward(const std::vector<const Tensor*>& inputs,
+                        const std::vector<Tensor*>& outputs, const ForwardContext& context) const {
+  const Tensor& input = *inputs[0];
+  Tensor& output = *outputs[0];
+  // Plane p of the (N*C) planes belongs to sample p / C, channel p % C.
+  const size_t channels = scale_.size();
+  const size_t area = static_cast<size_t>(input.rows()) * input.cols();
+  ParallelFor(
+      context.compute.pool, static_cast<std::ptrdiff_t>(input.channels()),
+      [&](std::ptrdiff_t plane) {
+        const float* source = input.channel_data(plane);
+        float* target = output.channel_data(plane);
+        const float scale = scale_[static_cast<size_t>(plane) % channels];
+        const float shift = shift_[static_cast<size_t>(plane) % channels];
+        for (size_t i = 0; i < area; ++i) target[i] = source[i] * scale + shift;
+      },
+      Schedule::kStatic, input.size() >= kParallelElements);
 }
 
 LUMEN_REGISTER_LAYER(BatchNorm, "nn.BatchNorm2d");

@@ -1,68 +1,123 @@
 #include "lumen/layer/concatenate.hpp"
 
 #include <algorithm>
+#include <limits>
 
+#include "lumen/base/checked_math.hpp"
 #include "lumen/base/error.hpp"
-#include "lumen/base/parallel.hpp"
+#include "lumen/base/thread_pool.hpp"
 #include "lumen/layer/layer_registry.hpp"
 #include "lumen/tensor/strided.hpp"
 
 namespace lumen {
 
-Concatenate::Concatenate(const RuntimeOperator& op) : Layer(op) { dim_ = op.IntParam("dim", 0); }
+namespace {
 
-void Concatenate::Prepare(const std::vector<Shape>& input_shapes,
-                          const std::vector<Shape>& output_shapes) {
-  if (input_shapes.empty() || output_shapes.size() != 1) {
-    Fail("expected one or more inputs and one output");
-  }
-  const Shape& output = output_shapes[0];
-  const size_t axis = SampleAxis(dim_, output.size());
-  // Every input must match the first one outside dim; their extents along dim add up.
-  Shape reference = input_shapes[0];
-  reference[axis + 1] = 0;
-  Shape expected = reference;
-  for (const Shape& input : input_shapes) {
-    Shape others = input;
-    if (input.size() == output.size()) others[axis + 1] = 0;
-    if (others != reference) {
-      Fail(Concat("inputs ", ShapeToString(input_shapes[0]), " and ", ShapeToString(input),
-                  " differ outside dim ", dim_));
-    }
-    expected[axis + 1] += input[axis + 1];
-  }
-  if (expected != output) {
-    Fail(Concat("the inputs join to ", ShapeToString(expected), " but the graph says ",
-                ShapeToString(output)));
-  }
-  const Shape sample(output.begin() + 1, output.end());
-  outer_ = SplitAroundAxis(sample, axis).outer;
-  block_sizes_.clear();
-  for (const Shape& input : input_shapes) {
-    const AxisSplit split = SplitAroundAxis(Shape(input.begin() + 1, input.end()), axis);
-    block_sizes_.push_back(split.extent * split.inner);
-  }
+// Per session: how the blocks of the inputs interleave in the output.
+struct ConcatenateState : LayerState {
+  size_t output_block = 0;           // floats per output block
+  std::vector<size_t> block_sizes;   // floats per block, per input (extent * inner)
+  std::vector<size_t> block_starts;  // where each input's part starts inside an output block
+};
+
+// Below this many elements the copy stays on one thread.
+constexpr size_t kParallelElements = 1 << 15;
+
+}  // namespace
+
+Concatenate::Concatenate(const LayerConfig& config)
+    : Layer(config), dim_(config.IntParam("dim", 0)) {
+  if (config.input_count() == 0) Fail("expected one or more inputs, got 0");
 }
 
-void Concatenate::Forward(const std::vector<const TensorBatch*>& inputs,
-                          const std::vector<TensorBatch*>& outputs) {
-  size_t output_block = 0;
-  for (size_t size : block_sizes_) output_block += size;
-  for (size_t sample = 0; sample < outputs[0]->size(); ++sample) {
-    float* target = (*outputs[0])[sample].data();
-    const auto outer = static_cast<std::ptrdiff_t>(outer_);
-    ParallelFor(
-        outer,
-        [&](std::ptrdiff_t block) {
-          float* position = target + static_cast<size_t>(block) * output_block;
-          for (size_t input = 0; input < inputs.size(); ++input) {
-            const float* source =
-                (*inputs[input])[sample].data() + static_cast<size_t>(block) * block_sizes_[input];
-            position = std::copy(source, source + block_sizes_[input], position);
-          }
-        },
-        Schedule::kStatic, outer_ * output_block >= (1 << 15));
+std::vector<Shape> Concatenate::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  if (input_shapes.empty()) Fail("expected one or more inputs, got 0");
+  const Shape& first = input_shapes[0];
+  const size_t axis = Axis(dim_, first.size());
+  Shape output = first;
+  uint64_t joined = 0;
+  for (size_t i = 0; i < input_shapes.size(); ++i) {
+    const Shape& input = input_shapes[i];
+    // Same rank, same extents outside dim: anything else would read outside an input.
+    Shape expected = first;
+    if (input.size() == first.size()) expected[axis] = input[axis];
+    if (input != expected) {
+      Shape pattern = first;
+      std::string text = "(";
+      for (size_t d = 0; d < pattern.size(); ++d) {
+        if (d > 0) text += ",";
+        text += d == axis ? std::string("*") : std::to_string(pattern[d]);
+      }
+      Fail(Concat("input ", i, " has shape ", ShapeToString(input), ", expected ", text + ")",
+                  " (input 0 is ", ShapeToString(first), "; only dim ", dim_, " may differ)"));
+    }
+    joined += input[axis];
   }
+  if (joined > std::numeric_limits<uint32_t>::max()) {
+    Fail(Concat("the inputs join to an extent of ", joined, " along dim ", dim_,
+                ", above 2^32 - 1"));
+  }
+  output[axis] = static_cast<uint32_t>(joined);
+  return {output};
+}
+
+std::unique_ptr<LayerState> Concatenate::Prepare(const std::vector<Shape>& input_shapes,
+                                                 const std::vector<Shape>& output_shapes,
+                                                 const PrepareContext& /*context*/) const {
+  const Shape& output = output_shapes[0];
+  const size_t axis = Axis(dim_, output.size());
+  auto state = std::make_unique<ConcatenateState>();
+  for (const Shape& input : input_shapes) {
+    // An input's block is its extent along dim times the memory stride of dim (not
+    // SplitAroundAxis, which divides by the extent, and an input may be empty along dim).
+    const size_t inner = StorageStrides(input)[axis];
+    state->block_starts.push_back(state->output_block);
+    state->block_sizes.push_back(CheckedMultiply(input[axis], inner, "concatenated block"));
+    state->output_block += state->block_sizes.back();
+  }
+  return state;
+}
+
+void Concatenate::Forward(const std::vector<const Tensor*>& inputs,
+                          const std::vector<Tensor*>& outputs,
+                          const ForwardContext& context) const {
+  const ConcatenateState& state = context.state_as<ConcatenateState>();
+  float* target = outputs[0]->data();
+  const size_t total = outputs[0]->size();
+  // The output in fixed chunks, so that the threads share the work however few blocks there are
+  // (joining on dim 0 gives one block per input).
+  constexpr size_t kChunk = 1 << 14;
+  const auto chunks = static_cast<std::ptrdiff_t>((total + kChunk - 1) / kChunk);
+  ParallelFor(
+      context.compute.pool, chunks,
+      [&](std::ptrdiff_t chunk) {
+        size_t position = static_cast<size_t>(chunk) * kChunk;
+        const size_t end = std::min(total, position + kChunk);
+        size_t block = position / state.output_block;
+        size_t within = position % state.output_block;
+        size_t input = 0;
+        while (within >= state.block_starts[input] + state.block_sizes[input]) ++input;
+        while (position < end) {
+          const size_t size = state.block_sizes[input];
+          const size_t offset = within - state.block_starts[input];
+          const size_t count = std::min(size - offset, end - position);
+          const float* source = inputs[input]->data() + block * size + offset;
+          std::copy(source, source + count, target + position);
+          position += count;
+          within += count;
+          if (offset + count == size) {
+            // Next input with elements in this block, or the next block.
+            do {
+              if (++input == inputs.size()) {
+                input = 0;
+                within = 0;
+                ++block;
+              }
+            } while (state.block_sizes[input] == 0 && position < end);
+          }
+        }
+      },
+      Schedule::kStatic, total >= kParallelElements);
 }
 
 LUMEN_REGISTER_LAYER(Concatenate, "torch.cat", "torch.concat");

@@ -1,4 +1,4 @@
-// nn.ELU: x for x > 0, alpha * (exp(x) - 1) otherwise. The math lives in activation.cpp.
+// nn.ELU: x for x > 0, alpha * (exp(x) - 1) otherwise. The math lives in math/activation.hpp.
 #include "lumen/layer/activation.hpp"
 #include "lumen/layer/layer_registry.hpp"
 
@@ -8,11 +8,11 @@ namespace {
 // Builds the layer from alpha (PyTorch's default 1.0 when absent).
 class Elu : public ActivationLayer {
  public:
-  explicit Elu(const RuntimeOperator& op)
+  explicit Elu(const LayerConfig& op)
       : ActivationLayer(op, {Activation::Kind::kElu, op.FloatParam("alpha", 1.0f)}) {}
 };
 
-LUMEN_REGISTER_LAYER(Elu, "nn.ELU", "F.elu");
-
 }  // namespace
+
+LUMEN_REGISTER_LAYER(Elu, "nn.ELU", "F.elu");
 }  // namespace lumen

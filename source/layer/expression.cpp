@@ -6,6 +6,7 @@
 
 #include "lumen/base/error.hpp"
 #include "lumen/layer/layer_registry.hpp"
+#include "lumen/tensor/broadcast.hpp"
 
 namespace lumen {
 namespace {
@@ -197,180 +198,250 @@ Loop LoopFor(ExpressionFunction function) {
   return nullptr;
 }
 
+// What an instruction reads while it runs: one of the operator's inputs, a constant of the layer,
+// or a buffer of the session's state.
+struct Source {
+  enum class Kind { kInput, kConstant, kBuffer };
+  Kind kind = Kind::kConstant;
+  int index = 0;
+};
+
+// One instruction, planned for one set of shapes.
+struct Step {
+  Loop loop;
+  Source arguments[2];
+  int result_buffer;  // -1: the output
+  BroadcastWalk walk;
+};
+
+// Per session: the instructions' walks and the buffers of the intermediate results.
+class ExpressionState : public LayerState {
+ public:
+  // The buffers' bytes (the walks are small).
+  size_t bytes() const override {
+    size_t total = 0;
+    for (const std::vector<float>& buffer : buffers) total += buffer.size() * sizeof(float);
+    return total;
+  }
+
+  std::vector<Step> steps;
+  std::vector<std::vector<float>> buffers;
+};
+
 }  // namespace
 
-Expression::Expression(const RuntimeOperator& op) : Layer(op) {
-  text_ = op.StringParam("expr");
+Expression::Expression(const LayerConfig& config)
+    : Layer(config), text_(config.Param("expr").text()), input_count_(config.input_count()) {
+  ExpressionNode root;
   try {
-    root_ = ParseExpression(text_);
+    root = ParseExpression(text_);
   } catch (const Error& error) {
     Fail(error.what());
   }
-  input_count_ = CountExpressionInputs(root_);
+  // The file says how many operands the operator reads; an @N past them would read another
+  // operator's memory (or, wrapped around, input 0).
+  const int needed = CountExpressionInputs(root);
+  if (static_cast<size_t>(needed) > input_count_) {
+    Fail(Concat("expression '", text_, "' reads input @", needed - 1, " but the operator has ",
+                input_count_, " input(s)"));
+  }
+  result_ = Compile(root);
 }
 
-int Expression::Compile(const ExpressionNode& node) {
+Expression::Value Expression::Compile(const ExpressionNode& node) {
   Value value;
   if (node.kind == ExpressionNode::Kind::kInput) {
-    value.source = Value::Source::kInput;
+    value.kind = Value::Kind::kInput;
     value.index = node.input_index;
-    value.shape = input_sample_shapes_[node.input_index];
-  } else if (node.kind == ExpressionNode::Kind::kConstant) {
-    value.constant = node.constant;
-  } else {
-    int arguments[2] = {0, 0};
-    bool all_constant = true;
-    std::vector<Shape> argument_shapes;
-    for (size_t i = 0; i < node.arguments.size(); ++i) {
-      arguments[i] = Compile(node.arguments[i]);
-      all_constant = all_constant && values_[arguments[i]].source == Value::Source::kConstant;
-      argument_shapes.push_back(values_[arguments[i]].shape);
-    }
-    const Loop loop = LoopFor(node.function);
-    if (all_constant) {  // fold it now, with the same function the loops use
-      const float& second = values_[arguments[node.arguments.size() - 1]].constant;
-      loop(&value.constant, &values_[arguments[0]].constant, 0, &second, 0, 1);
-    } else {
-      value.source = Value::Source::kTemporary;
-      value.index = static_cast<int>(temporaries_.size());
-      temporaries_.emplace_back();
-      try {
-        value.shape = argument_shapes.size() == 2
-                          ? BroadcastShapes(argument_shapes[0], argument_shapes[1])
-                          : argument_shapes[0];
-      } catch (const Error& error) {
-        Fail(Concat("'", ExpressionFunctionName(node.function), "' at position ", node.position,
-                    " of '", text_, "': ", error.what()));
-      }
-      Step step;
-      step.function = node.function;
-      step.arguments[0] = arguments[0];
-      step.arguments[1] = arguments[node.arguments.size() - 1];
-      step.result = static_cast<int>(values_.size());
-      step.walk = std::make_unique<BroadcastWalk>(value.shape, argument_shapes);
-      steps_.push_back(std::move(step));
-    }
+    return value;
   }
-  values_.push_back(value);
-  return static_cast<int>(values_.size()) - 1;
+  if (node.kind == ExpressionNode::Kind::kConstant) {
+    value.index = static_cast<int>(constants_.size());
+    constants_.push_back(node.constant);
+    return value;
+  }
+  Instruction instruction;
+  instruction.function = node.function;
+  instruction.arity = static_cast<int>(node.arguments.size());
+  instruction.position = node.position;
+  bool all_constant = true;
+  for (int i = 0; i < instruction.arity; ++i) {
+    instruction.arguments[i] = Compile(node.arguments[static_cast<size_t>(i)]);
+    all_constant = all_constant && instruction.arguments[i].kind == Value::Kind::kConstant;
+  }
+  if (instruction.arity == 1) instruction.arguments[1] = instruction.arguments[0];
+  const Loop loop = LoopFor(node.function);
+  if (all_constant) {
+    // Fold it now, with the same function the loops use, so that it rounds the same way.
+    float folded = 0.0f;
+    loop(&folded, &constants_[static_cast<size_t>(instruction.arguments[0].index)], 0,
+         &constants_[static_cast<size_t>(instruction.arguments[1].index)], 0, 1);
+    value.index = static_cast<int>(constants_.size());
+    constants_.push_back(folded);
+    return value;
+  }
+  value.kind = Value::Kind::kInstruction;
+  value.index = static_cast<int>(program_.size());
+  program_.push_back(instruction);
+  return value;
 }
 
-void Expression::Prepare(const std::vector<Shape>& input_shapes,
-                         const std::vector<Shape>& output_shapes) {
-  if (static_cast<int>(input_shapes.size()) < input_count_ || output_shapes.size() != 1) {
-    Fail(Concat("'", text_, "' uses ", input_count_, " input(s) and one output, the graph gives ",
-                input_shapes.size(), " and ", output_shapes.size()));
-  }
-  const Shape& output = output_shapes[0];
-  const size_t rank = output.size();
-  const Shape output_sample(output.begin() + 1, output.end());
-  input_sample_shapes_.clear();
-  input_modes_.clear();
-  gathered_inputs_.assign(input_shapes.size(), Tensor());
-  for (size_t i = 0; i < input_shapes.size(); ++i) {
-    const Shape& input = input_shapes[i];
-    // Inputs of the output's rank carry the batch first (N, or 1 to broadcast). A lower-rank input
-    // (a constant such as (C,1,1)) aligns with the output's trailing dimensions instead.
-    if (input.size() == rank && (input[0] == output[0] || input[0] == 1)) {
-      input_modes_.push_back(input[0] == output[0] ? InputMode::kPerSample
-                                                   : InputMode::kFirstSample);
-      input_sample_shapes_.emplace_back(input.begin() + 1, input.end());
-    } else if (input.size() < rank && input[0] == 1) {
-      input_modes_.push_back(InputMode::kFirstSample);
-      input_sample_shapes_.emplace_back(input.begin() + 1, input.end());
-    } else if (input.size() < rank) {
-      input_modes_.push_back(InputMode::kGathered);
-      input_sample_shapes_.push_back(input);
-      gathered_inputs_[i] = Tensor(input);
-      gathering_buffer_.resize(std::max(gathering_buffer_.size(), ShapeElementCount(input)));
-    } else {
-      Fail(Concat("input ", i, " of shape ", ShapeToString(input),
-                  " does not broadcast to the output shape ", ShapeToString(output)));
-    }
-  }
-
-  values_.clear();
-  steps_.clear();
-  temporaries_.clear();
-  const int root = Compile(root_);
-  if (values_[root].source == Value::Source::kTemporary && values_[root].shape == output_sample) {
-    values_[root].source = Value::Source::kOutput;  // the last step writes the output directly
-    output_value_ = root;
-  } else {
-    // A bare input or constant, or a result that still has to broadcast: copy it into the output.
-    Value result;
-    result.source = Value::Source::kOutput;
-    result.shape = output_sample;
-    values_.push_back(result);
-    Step copy;
-    copy.function = ExpressionFunction::kIdentity;
-    copy.arguments[0] = copy.arguments[1] = root;
-    copy.result = output_value_ = static_cast<int>(values_.size()) - 1;
-    try {
-      copy.walk =
-          std::make_unique<BroadcastWalk>(output_sample, std::vector<Shape>{values_[root].shape});
-    } catch (const Error& error) {
-      Fail(Concat("'", text_, "' gives shape ", ShapeToString(values_[root].shape),
-                  " per sample, the graph's output is ", ShapeToString(output)));
-    }
-    steps_.push_back(std::move(copy));
-  }
-  for (const Value& value : values_) {
-    if (value.source == Value::Source::kTemporary) temporaries_[value.index] = Tensor(value.shape);
-  }
-}
-
-const float* Expression::Address(int value_id, size_t sample,
-                                 const std::vector<const TensorBatch*>& inputs,
-                                 const std::vector<TensorBatch*>& outputs) const {
-  const Value& value = values_[value_id];
-  switch (value.source) {
-    case Value::Source::kInput:
-      switch (input_modes_[value.index]) {
-        case InputMode::kPerSample:
-          return (*inputs[value.index])[sample].data();
-        case InputMode::kFirstSample:
-          return (*inputs[value.index])[0].data();
-        case InputMode::kGathered:
-          return gathered_inputs_[value.index].data();
-      }
+const Shape& Expression::ShapeOf(const Value& value, const std::vector<Shape>& input_shapes,
+                                 const std::vector<Shape>& instruction_shapes) const {
+  static const Shape kScalar;
+  switch (value.kind) {
+    case Value::Kind::kInput:
+      return input_shapes[static_cast<size_t>(value.index)];
+    case Value::Kind::kInstruction:
+      return instruction_shapes[static_cast<size_t>(value.index)];
+    case Value::Kind::kConstant:
       break;
-    case Value::Source::kConstant:
-      return &value.constant;
-    case Value::Source::kTemporary:
-      return temporaries_[value.index].data();
-    case Value::Source::kOutput:
-      return (*outputs[0])[sample].data();
   }
-  return nullptr;
+  return kScalar;
 }
 
-void Expression::Forward(const std::vector<const TensorBatch*>& inputs,
-                         const std::vector<TensorBatch*>& outputs) {
-  for (size_t i = 0; i < gathered_inputs_.size(); ++i) {
-    if (input_modes_[i] != InputMode::kGathered) continue;
-    // The input's samples, one after another in row-major order, are one tensor of its full shape.
-    float* position = gathering_buffer_.data();
-    for (const Tensor& sample : *inputs[i]) {
-      sample.CopyToRowMajor(position);
-      position += sample.size();
+std::vector<Shape> Expression::InstructionShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, input_count_);
+  std::vector<Shape> shapes;
+  shapes.reserve(program_.size());
+  for (const Instruction& instruction : program_) {
+    const Shape& first = ShapeOf(instruction.arguments[0], input_shapes, shapes);
+    if (instruction.arity == 1) {
+      shapes.push_back(first);
+      continue;
     }
-    gathered_inputs_[i].CopyFromRowMajor(gathering_buffer_.data());
+    const Shape& second = ShapeOf(instruction.arguments[1], input_shapes, shapes);
+    try {
+      shapes.push_back(BroadcastShapes(first, second));
+    } catch (const Error& error) {
+      Fail(Concat("'", ExpressionFunctionName(instruction.function), "' at position ",
+                  instruction.position, " of '", text_, "': ", error.what()));
+    }
   }
-  for (size_t sample = 0; sample < outputs[0]->size(); ++sample) {
-    for (const Step& step : steps_) {
-      float* result = step.result == output_value_
-                          ? (*outputs[0])[sample].data()
-                          : temporaries_[values_[step.result].index].data();
-      const float* first = Address(step.arguments[0], sample, inputs, outputs);
-      const float* second = Address(step.arguments[1], sample, inputs, outputs);
-      const Loop loop = LoopFor(step.function);
-      const BroadcastWalk& walk = *step.walk;
-      walk.ForEachRun([&](const BroadcastWalk::Run& run) {
-        loop(result + run.result_offset, first + run.operand_offsets[0], walk.inner_stride(0),
-             second + run.operand_offsets[1], walk.inner_stride(1), run.count);
-      });
+  return shapes;
+}
+
+std::vector<Shape> Expression::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  const std::vector<Shape> shapes = InstructionShapes(input_shapes);
+  return {ShapeOf(result_, input_shapes, shapes)};
+}
+
+std::unique_ptr<LayerState> Expression::Prepare(const std::vector<Shape>& input_shapes,
+                                                const std::vector<Shape>& output_shapes,
+                                                const PrepareContext& /*context*/) const {
+  const std::vector<Shape> shapes = InstructionShapes(input_shapes);
+  const Shape& output = output_shapes.at(0);
+  auto state = std::make_unique<ExpressionState>();
+  // Buffers for intermediate results: a result gets a free buffer (grown if needed), and the
+  // buffers of the values it read become free once it is computed. The result never shares a
+  // buffer with an argument, whose elements a broadcasting walk may still read after writing.
+  std::vector<size_t> capacities;
+  std::vector<int> free_buffers;
+  std::vector<int> buffer_of(program_.size(), -1);
+  const auto source_of = [&](const Value& value) {
+    switch (value.kind) {
+      case Value::Kind::kInput:
+        return Source{Source::Kind::kInput, value.index};
+      case Value::Kind::kConstant:
+        return Source{Source::Kind::kConstant, value.index};
+      case Value::Kind::kInstruction:
+        break;
     }
+    return Source{Source::Kind::kBuffer, buffer_of[static_cast<size_t>(value.index)]};
+  };
+  const bool result_is_instruction = result_.kind == Value::Kind::kInstruction;
+  for (size_t i = 0; i < program_.size(); ++i) {
+    const Instruction& instruction = program_[i];
+    const bool writes_output =
+        result_is_instruction && i == static_cast<size_t>(result_.index) && shapes[i] == output;
+    if (!writes_output) {
+      const size_t size = ShapeElementCount(shapes[i]);
+      // The smallest free buffer that holds it; else the largest free one, grown; else a new one.
+      int chosen = -1;
+      for (int buffer : free_buffers) {
+        const size_t capacity = capacities[static_cast<size_t>(buffer)];
+        if (chosen < 0) {
+          chosen = buffer;
+          continue;
+        }
+        const size_t best = capacities[static_cast<size_t>(chosen)];
+        const bool better = best >= size ? (capacity >= size && capacity < best) : capacity > best;
+        if (better) chosen = buffer;
+      }
+      if (chosen < 0) {
+        chosen = static_cast<int>(capacities.size());
+        capacities.push_back(0);
+      } else {
+        free_buffers.erase(std::find(free_buffers.begin(), free_buffers.end(), chosen));
+      }
+      buffer_of[i] = chosen;
+      capacities[static_cast<size_t>(chosen)] =
+          std::max(capacities[static_cast<size_t>(chosen)], size);
+    }
+    std::vector<Shape> argument_shapes;
+    for (int a = 0; a < instruction.arity; ++a) {
+      argument_shapes.push_back(ShapeOf(instruction.arguments[a], input_shapes, shapes));
+    }
+    state->steps.push_back(
+        Step{LoopFor(instruction.function),
+             {source_of(instruction.arguments[0]), source_of(instruction.arguments[1])},
+             buffer_of[i],
+             BroadcastWalk(shapes[i], argument_shapes)});
+    for (int a = 0; a < instruction.arity; ++a) {
+      const Value& argument = instruction.arguments[a];
+      if (argument.kind != Value::Kind::kInstruction) continue;
+      const int buffer = buffer_of[static_cast<size_t>(argument.index)];
+      if (buffer >= 0 &&
+          std::find(free_buffers.begin(), free_buffers.end(), buffer) == free_buffers.end()) {
+        free_buffers.push_back(buffer);
+      }
+    }
+  }
+  if (state->steps.empty() || state->steps.back().result_buffer >= 0) {
+    // A bare input or constant (or a result that still has to broadcast): copy it into the output.
+    const Shape& shape = ShapeOf(result_, input_shapes, shapes);
+    if (BroadcastShapes(shape, output) != output) {
+      Fail(Concat("'", text_, "' gives shape ", ShapeToString(shape), ", the output is ",
+                  ShapeToString(output)));
+    }
+    const Source result = source_of(result_);
+    state->steps.push_back(Step{LoopFor(ExpressionFunction::kIdentity),
+                                {result, result},
+                                -1,
+                                BroadcastWalk(output, {shape})});
+  }
+  for (size_t capacity : capacities) state->buffers.emplace_back(capacity);
+  return state;
+}
+
+void Expression::Forward(const std::vector<const Tensor*>& inputs,
+                         const std::vector<Tensor*>& outputs, const ForwardContext& context) const {
+  ExpressionState& state = context.state_as<ExpressionState>();
+  const auto address = [&](const Source& source) -> const float* {
+    switch (source.kind) {
+      case Source::Kind::kInput:
+        return inputs[static_cast<size_t>(source.index)]->data();
+      case Source::Kind::kConstant:
+        return &constants_[static_cast<size_t>(source.index)];
+      case Source::Kind::kBuffer:
+        break;
+    }
+    return state.buffers[static_cast<size_t>(source.index)].data();
+  };
+  for (const Step& step : state.steps) {
+    float* result = step.result_buffer < 0
+                        ? outputs[0]->data()
+                        : state.buffers[static_cast<size_t>(step.result_buffer)].data();
+    const float* first = address(step.arguments[0]);
+    const float* second = address(step.arguments[1]);
+    const Loop loop = step.loop;
+    const BroadcastWalk& walk = step.walk;
+    walk.ForEachRun(
+        [&](const BroadcastWalk::Run& run) {
+          loop(result + run.result_offset, first + run.operand_offsets[0], walk.inner_stride(0),
+               second + run.operand_offsets[1], walk.inner_stride(1), run.count);
+        },
+        context.compute.pool);
   }
 }
 

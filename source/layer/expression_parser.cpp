@@ -9,6 +9,7 @@
 namespace lumen {
 namespace {
 
+// A function's spelling in pnnx, what it is, and how many arguments it takes.
 struct FunctionInfo {
   const char* name;
   ExpressionFunction function;
@@ -67,6 +68,7 @@ constexpr const char* kUnsupportedFunctions[] = {
     "size", "int", "torch.long", "torch.int", "torch.bool", "and", "or", "xor", "lshift", "rshift",
 };
 
+// One piece of the text: its kind, its characters and where it starts (for messages).
 struct Token {
   enum class Kind { kInput, kNumber, kName, kOpen, kClose, kComma, kOpenList, kCloseList, kEnd };
   Kind kind;
@@ -74,10 +76,13 @@ struct Token {
   size_t position;
 };
 
+// Tokenizes one expression, then parses it by recursive descent (one function per grammar rule).
 class Parser {
  public:
+  // Tokenizes `text`, which must outlive the parser.
   explicit Parser(const std::string& text) : text_(text) { Tokenize(); }
 
+  // Parses the whole text as one expression.
   ExpressionNode ParseWhole() {
     ExpressionNode node = ParseNode();
     if (Peek().kind != Token::Kind::kEnd) Fail(Peek().position, "unexpected text after the end");
@@ -86,8 +91,32 @@ class Parser {
 
  private:
   [[noreturn]] void Fail(size_t position, const std::string& message) const {
-    throw Error(Concat("expression '", text_, "': ", message, " at position ", position));
+    // A hostile expression can be megabytes long: quote only its start.
+    constexpr size_t kQuoted = 120;
+    const std::string quoted =
+        text_.size() <= kQuoted
+            ? text_
+            : text_.substr(0, kQuoted) + "... (" + std::to_string(text_.size()) + " characters)";
+    throw Error(Concat("expression '", quoted, "': ", message, " at position ", position));
   }
+
+  // Counts the nesting of ParseNode calls and refuses to go deeper than kMaxExpressionDepth, so
+  // that a hostile file gets an error instead of a stack overflow.
+  class DepthGuard {
+   public:
+    explicit DepthGuard(Parser* parser) : parser_(parser) {
+      if (++parser_->depth_ > kMaxExpressionDepth) {
+        parser_->Fail(parser_->Peek().position,
+                      Concat("nested more than ", kMaxExpressionDepth, " levels deep"));
+      }
+    }
+    ~DepthGuard() { --parser_->depth_; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+
+   private:
+    Parser* parser_;
+  };
 
   void Tokenize() {
     // LESSON 08 BEGIN: split the text into inputs, numbers, names and punctuation
@@ -149,6 +178,7 @@ class Parser {
   }
 
   ExpressionNode ParseNode() {
+    const DepthGuard depth(this);
     // LESSON 08 BEGIN: an input, a number, a constant or a function call
     const Token& token = Take();
     ExpressionNode node;
@@ -156,8 +186,9 @@ class Parser {
     switch (token.kind) {
       case Token::Kind::kInput: {
         int64_t index = 0;
-        if (!ParseInteger(token.text, &index) || index > 1000000) {
-          Fail(token.position, "bad input number");
+        if (!ParseInteger(token.text, &index) || index > kMaxExpressionInput) {
+          Fail(token.position, Concat("input number @", token.text, " is out of range (at most @",
+                                      kMaxExpressionInput, ")"));
         }
         node.kind = ExpressionNode::Kind::kInput;
         node.input_index = static_cast<int>(index);
@@ -223,6 +254,7 @@ class Parser {
   const std::string& text_;
   std::vector<Token> tokens_;
   size_t next_ = 0;
+  int depth_ = 0;  // ParseNode calls under way
 };
 
 }  // namespace

@@ -1,35 +1,45 @@
 #include "lumen/layer/flatten.hpp"
 
+#include <limits>
+
+#include "lumen/base/checked_math.hpp"
 #include "lumen/base/error.hpp"
 #include "lumen/layer/layer_registry.hpp"
 
 namespace lumen {
 
-Flatten::Flatten(const RuntimeOperator& op) : ViewLayer(op) {
-  start_dim_ = op.IntParam("start_dim", 0);
-  end_dim_ = op.IntParam("end_dim", -1);
-}
+Flatten::Flatten(const LayerConfig& config)
+    : ViewLayer(config),
+      start_dim_(config.IntParam("start_dim", 0)),
+      end_dim_(config.IntParam("end_dim", -1)) {}
 
-void Flatten::Prepare(const std::vector<Shape>& input_shapes,
-                      const std::vector<Shape>& output_shapes) {
-  CheckArity(input_shapes, output_shapes, 1, 1);
+std::vector<Shape> Flatten::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
-  const int rank = static_cast<int>(input.size());
-  const int start = start_dim_ < 0 ? start_dim_ + rank : start_dim_;
-  const int end = end_dim_ < 0 ? end_dim_ + rank : end_dim_;
-  if (start < 0 || end >= rank || start > end) {
-    Fail(Concat("start_dim ", start_dim_, " and end_dim ", end_dim_, " do not fit input ",
+  // PyTorch flattens a 0-d tensor to one element (start and end must then be 0 or -1).
+  if (input.empty()) {
+    Axis(start_dim_, 1);
+    Axis(end_dim_, 1);
+    return {Shape{1}};
+  }
+  const size_t start = Axis(start_dim_, input.size());
+  const size_t end = Axis(end_dim_, input.size());
+  if (start > end) {
+    Fail(Concat("start_dim ", start_dim_, " comes after end_dim ", end_dim_, " for input ",
                 ShapeToString(input)));
   }
-  if (start == 0 && end > 0) {
-    Fail("flattening the batch dimension into others is not supported (use start_dim >= 1)");
+  size_t merged = 1;
+  for (size_t axis = start; axis <= end; ++axis) {
+    merged = CheckedMultiply(merged, input[axis], "flattened extent");
   }
-  Shape expected(input.begin(), input.begin() + start);
-  uint32_t merged = 1;
-  for (int i = start; i <= end; ++i) merged *= input[i];
-  expected.push_back(merged);
-  expected.insert(expected.end(), input.begin() + end + 1, input.end());
-  CheckOutput(input, expected, output_shapes[0]);
+  if (merged > std::numeric_limits<uint32_t>::max()) {
+    Fail(Concat("flattening ", ShapeToString(input), " from dim ", start_dim_, " to ", end_dim_,
+                " gives an extent of ", merged, ", above 2^32 - 1"));
+  }
+  Shape output(input.begin(), input.begin() + static_cast<std::ptrdiff_t>(start));
+  output.push_back(static_cast<uint32_t>(merged));
+  output.insert(output.end(), input.begin() + static_cast<std::ptrdiff_t>(end) + 1, input.end());
+  return {output};
 }
 
 LUMEN_REGISTER_LAYER(Flatten, "torch.flatten");

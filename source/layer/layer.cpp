@@ -4,26 +4,29 @@
 
 namespace lumen {
 
-void Layer::Prepare(const std::vector<Shape>& /*input_shapes*/,
-                    const std::vector<Shape>& /*output_shapes*/) {}
+Layer::Layer(const LayerConfig& config) : description_(config.Describe()) {}
 
-void Layer::CheckArity(const std::vector<Shape>& input_shapes,
-                       const std::vector<Shape>& output_shapes, size_t inputs,
-                       size_t outputs) const {
-  if (input_shapes.size() != inputs || output_shapes.size() != outputs) {
-    Fail(Concat("expected ", inputs, " input(s) and ", outputs, " output(s), got ",
-                input_shapes.size(), " and ", output_shapes.size()));
+std::unique_ptr<LayerState> Layer::Prepare(const std::vector<Shape>& /*input_shapes*/,
+                                           const std::vector<Shape>& /*output_shapes*/,
+                                           const PrepareContext& /*context*/) const {
+  return nullptr;
+}
+
+bool Layer::FuseActivation(const Activation& /*activation*/) { return false; }
+
+void Layer::CheckInputCount(const std::vector<Shape>& input_shapes, size_t inputs) const {
+  if (input_shapes.size() != inputs) {
+    Fail(Concat("expected ", inputs, " input(s), got ", input_shapes.size()));
   }
 }
 
-size_t Layer::SampleAxis(int dim, size_t full_rank) const {
-  const int rank = static_cast<int>(full_rank);
-  const int axis = dim < 0 ? dim + rank : dim;
-  if (axis < 0 || axis >= rank) {
+size_t Layer::Axis(int dim, size_t rank) const {
+  const int signed_rank = static_cast<int>(rank);
+  const int axis = dim < 0 ? dim + signed_rank : dim;
+  if (axis < 0 || axis >= signed_rank) {
     Fail(Concat("dim ", dim, " is out of range for a tensor of rank ", rank));
   }
-  if (axis == 0) Fail("operating on the batch dimension (dim 0) is not supported");
-  return static_cast<size_t>(axis - 1);
+  return static_cast<size_t>(axis);
 }
 
 void Layer::Fail(const std::string& message) const {

@@ -3,45 +3,52 @@
 #include <glog/logging.h>
 
 #include <map>
+#include <mutex>
 
 #include "lumen/base/error.hpp"
 
 namespace lumen {
 namespace {
 
-// A function-local static is built on first use, so registrations from other files' static
-// initialisers never see an unconstructed table.
 std::map<std::string, LayerCreator>& Table() {
   static std::map<std::string, LayerCreator> table;
   return table;
 }
 
+// Fills the table with every built-in layer, once, before the first lookup.
+void EnsureBuiltinLayers() {
+  static std::once_flag once;
+  std::call_once(once, RegisterBuiltinLayers);
+}
+
 }  // namespace
 
-bool LayerRegistry::Register(const std::vector<std::string>& types, LayerCreator creator) {
+void LayerRegistry::Register(const std::vector<std::string>& types, LayerCreator creator) {
   // LESSON 06 BEGIN: remember the creator under every type name
-  // LESSON 06 STUB: return false;  // runs before main: must not throw
   for (const std::string& type : types) {
     CHECK(Table().emplace(type, creator).second) << "op type " << type << " registered twice";
   }
-  return true;
   // LESSON 06 END
 }
 
-bool LayerRegistry::Has(const std::string& type) { return Table().count(type) > 0; }
+bool LayerRegistry::Has(const std::string& type) {
+  EnsureBuiltinLayers();
+  return Table().count(type) > 0;
+}
 
-std::unique_ptr<Layer> LayerRegistry::Create(const RuntimeOperator& op) {
+std::unique_ptr<Layer> LayerRegistry::Create(const LayerConfig& config) {
+  EnsureBuiltinLayers();
   // LESSON 06 BEGIN: the layer for an operator's type, or an error naming it
-  const auto found = Table().find(op.type);
+  const auto found = Table().find(config.type());
   if (found == Table().end()) {
-    throw Error(Concat("unsupported operator type ", op.Describe(),
-                       op.line ? Concat(" (line ", op.line, ")") : std::string()));
+    throw Error(Concat("unsupported operator type ", config.DescribeWithLine()));
   }
-  return found->second(op);
+  return found->second(config);
   // LESSON 06 END
 }
 
 std::vector<std::string> LayerRegistry::RegisteredTypes() {
+  EnsureBuiltinLayers();
   std::vector<std::string> types;
   for (const auto& [type, creator] : Table()) types.push_back(type);
   return types;

@@ -1,4 +1,4 @@
-// nn.LeakyReLU: x for x > 0, negative_slope * x otherwise. The math lives in activation.cpp.
+// nn.LeakyReLU: x for x > 0, negative_slope * x otherwise. The math lives in math/activation.hpp.
 #include "lumen/layer/activation.hpp"
 #include "lumen/layer/layer_registry.hpp"
 
@@ -8,12 +8,12 @@ namespace {
 // Builds the layer from negative_slope (PyTorch's default 0.01 when absent).
 class LeakyRelu : public ActivationLayer {
  public:
-  explicit LeakyRelu(const RuntimeOperator& op)
+  explicit LeakyRelu(const LayerConfig& op)
       : ActivationLayer(op,
                         {Activation::Kind::kLeakyRelu, op.FloatParam("negative_slope", 0.01f)}) {}
 };
 
-LUMEN_REGISTER_LAYER(LeakyRelu, "nn.LeakyReLU", "F.leaky_relu");
-
 }  // namespace
+
+LUMEN_REGISTER_LAYER(LeakyRelu, "nn.LeakyReLU", "F.leaky_relu");
 }  // namespace lumen

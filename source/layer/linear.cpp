@@ -1,70 +1,149 @@
 #include "lumen/layer/linear.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "lumen/base/error.hpp"
-#include "lumen/base/parallel.hpp"
+#include "lumen/base/thread_pool.hpp"
 #include "lumen/layer/layer_registry.hpp"
-#include "lumen/math/packed_gemm.hpp"
 
 namespace lumen {
+namespace {
 
-Linear::Linear(const RuntimeOperator& op) : Layer(op) {
-  in_features_ = op.IntParam("in_features");
-  out_features_ = op.IntParam("out_features");
+// Output features per task of the matrix-vector products.
+constexpr int kFeatureBlock = 64;
+// Below this many multiply-adds a matrix-vector product runs on one thread.
+constexpr size_t kParallelProducts = 1 << 15;
+
+// The dot product of two n-float vectors, in eight running sums so that the loop vectorises (a
+// single running sum is a dependency chain the compiler must keep in order).
+float Dot(const float* a, const float* b, int n) {
+  constexpr int kLanes = 8;
+  float partial[kLanes] = {};
+  int i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int lane = 0; lane < kLanes; ++lane) partial[lane] += a[i + lane] * b[i + lane];
+  }
+  float sum = 0.0f;
+  for (; i < n; ++i) sum += a[i] * b[i];
+  for (float value : partial) sum += value;
+  return sum;
+}
+
+}  // namespace
+
+Linear::Linear(const LayerConfig& config)
+    : Layer(config),
+      in_features_(config.IntParam("in_features")),
+      out_features_(config.IntParam("out_features")) {
   if (in_features_ < 1 || out_features_ < 1) Fail("in_features and out_features must be positive");
-  weights_ = op.AttributeFloats("weight", {out_features_, in_features_});
+  weights_ = config.AttributeFloats("weight", {out_features_, in_features_});
   // PyTorch's (out, in) buffer read column-major is W^T, the (in x out) right-hand side.
   packed_weights_ = PackedMatrix(weights_.data(), in_features_, out_features_, in_features_);
-  if (op.BoolParam("bias", false)) bias_ = op.AttributeFloats("bias", {out_features_});
+  if (config.BoolParam("bias", false)) bias_ = config.AttributeFloats("bias", {out_features_});
 }
 
-void Linear::Prepare(const std::vector<Shape>& input_shapes,
-                     const std::vector<Shape>& output_shapes) {
-  CheckArity(input_shapes, output_shapes, 1, 1);
+std::vector<Shape> Linear::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
-  if (input.size() < 2 || input.back() != static_cast<uint32_t>(in_features_)) {
-    Fail(Concat("expected an input of shape (N,...,", in_features_, "), got ",
-                ShapeToString(input)));
+  if (input.empty() || input.back() != static_cast<uint32_t>(in_features_)) {
+    Fail(Concat("expected an input of shape (...,", in_features_, ") (in_features ", in_features_,
+                "), got ", ShapeToString(input)));
   }
-  Shape expected = input;
-  expected.back() = static_cast<uint32_t>(out_features_);
-  if (output_shapes[0] != expected) {
-    Fail(Concat("input ", ShapeToString(input), " gives output ", ShapeToString(expected),
-                " but the graph says ", ShapeToString(output_shapes[0])));
+  // The GEMM indexes rows with ints.
+  if (input.size() >= 2 && input[input.size() - 2] > std::numeric_limits<int>::max()) {
+    Fail(Concat("input ", ShapeToString(input), " has too many rows"));
   }
+  Shape output = input;
+  output.back() = static_cast<uint32_t>(out_features_);
+  return {output};
 }
 
-void Linear::Forward(const std::vector<const TensorBatch*>& inputs,
-                     const std::vector<TensorBatch*>& outputs) {
-  // LESSON 09 BEGIN: x W^T + b for every row of every sample
-  for (size_t sample = 0; sample < inputs[0]->size(); ++sample) {
-    const Tensor& input = (*inputs[0])[sample];
-    Tensor& output = (*outputs[0])[sample];
-    const int rows = static_cast<int>(input.rows());
-    for (uint32_t channel = 0; channel < input.channels(); ++channel) {
-      const float* x = input.channel_data(channel);
-      float* result = output.channel_data(channel);
-      if (rows == 1) {
-        // One vector (a classifier's head): a dot product per output feature, a matrix-vector
-        // product that a GEMM's 32-row tiles would mostly waste.
-        ParallelFor((out_features_ + 63) / 64, [&](std::ptrdiff_t block) {
-          const int end = std::min(out_features_, static_cast<int>(block + 1) * 64);
-          for (int feature = static_cast<int>(block) * 64; feature < end; ++feature) {
-            const float* w = weights_.data() + static_cast<size_t>(feature) * in_features_;
-            float sum = 0.0f;
-            for (int i = 0; i < in_features_; ++i) sum += w[i] * x[i];
-            result[feature] = sum + (bias_.empty() ? 0.0f : bias_[feature]);
-          }
-        });
-        continue;
-      }
-      PackedGemm(rows, x, rows, packed_weights_, result, rows);
-      if (bias_.empty()) continue;
-      for (int feature = 0; feature < out_features_; ++feature) {
-        for (int row = 0; row < rows; ++row) result[feature * rows + row] += bias_[feature];
-      }
+std::unique_ptr<LayerState> Linear::Prepare(const std::vector<Shape>& input_shapes,
+                                            const std::vector<Shape>& /*output_shapes*/,
+                                            const PrepareContext& context) const {
+  const Shape& input = input_shapes[0];
+  const int rows = input.size() >= 2 ? static_cast<int>(input[input.size() - 2]) : 1;
+  if (rows > 1 && context.workspace != nullptr) {
+    context.workspace->Reserve(ScratchSlot::kGemmPacking,
+                               PackedGemmScratchSize(rows, in_features_));
+  }
+  return nullptr;
+}
+
+bool Linear::FuseActivation(const Activation& activation) {
+  if (activation_.kind != Activation::Kind::kIdentity) return false;
+  activation_ = activation;
+  return true;
+}
+
+void Linear::FinishFeatures(float* result, int rows, int first, int end) const {
+  if (bias_.empty() && activation_.kind == Activation::Kind::kIdentity) return;
+  WithActivation(activation_, [&](auto function) {
+    for (int feature = first; feature < end; ++feature) {
+      float* column = result + static_cast<size_t>(feature) * rows;
+      const float bias = bias_.empty() ? 0.0f : bias_[feature];
+      for (int row = 0; row < rows; ++row) column[row] = function(column[row] + bias);
     }
+  });
+}
+
+void Linear::Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+                     const ForwardContext& context) const {
+  // LESSON 09 BEGIN: x W^T + b for every row of every slice
+  const Tensor& input = *inputs[0];
+  Tensor& output = *outputs[0];
+  if (output.empty()) return;
+  const int rows = static_cast<int>(input.rows());
+  const auto slices = static_cast<std::ptrdiff_t>(input.channels());
+  if (rows == 1) {
+    // One vector per slice (a classifier's head): a dot product per output feature, a
+    // matrix-vector product that a GEMM's row panels would mostly waste.
+    const int blocks = (out_features_ + kFeatureBlock - 1) / kFeatureBlock;
+    const size_t products = static_cast<size_t>(slices) * out_features_ * in_features_;
+    ParallelFor(
+        context.compute.pool, slices * blocks,
+        [&](std::ptrdiff_t task) {
+          const float* x = input.channel_data(task / blocks);
+          float* result = output.channel_data(task / blocks);
+          const int first = static_cast<int>(task % blocks) * kFeatureBlock;
+          const int end = std::min(out_features_, first + kFeatureBlock);
+          for (int feature = first; feature < end; ++feature) {
+            const float* w = weights_.data() + static_cast<size_t>(feature) * in_features_;
+            result[feature] = Dot(w, x, in_features_);
+          }
+          FinishFeatures(result, 1, first, end);
+        },
+        Schedule::kStatic, products >= kParallelProducts);
+    return;
+  }
+  // Many slices (a batch of sequences): one slice per task, each GEMM on its own thread. Few
+  // slices: one after another, each GEMM spread over the threads.
+  const auto multiply = [&](std::ptrdiff_t slice) {
+    PackedGemm(rows, input.channel_data(slice), rows, packed_weights_, output.channel_data(slice),
+               rows, context.compute);
+  };
+  if (slices > 1 && slices >= context.compute.threads()) {
+    ParallelFor(
+        context.compute.pool, slices,
+        [&](std::ptrdiff_t slice) {
+          multiply(slice);
+          FinishFeatures(output.channel_data(slice), rows, 0, out_features_);
+        },
+        Schedule::kDynamic);
+    return;
+  }
+  const int blocks = (out_features_ + kFeatureBlock - 1) / kFeatureBlock;
+  for (std::ptrdiff_t slice = 0; slice < slices; ++slice) {
+    multiply(slice);
+    float* result = output.channel_data(slice);
+    ParallelFor(
+        context.compute.pool, blocks,
+        [&](std::ptrdiff_t block) {
+          const int first = static_cast<int>(block) * kFeatureBlock;
+          FinishFeatures(result, rows, first, std::min(out_features_, first + kFeatureBlock));
+        },
+        Schedule::kStatic, static_cast<size_t>(rows) * out_features_ >= kParallelProducts);
   }
   // LESSON 09 END
 }

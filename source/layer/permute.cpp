@@ -6,41 +6,56 @@
 
 namespace lumen {
 
-Permute::Permute(const RuntimeOperator& op) : Layer(op) { dims_ = op.IntArrayParam("dims"); }
+namespace {
 
-void Permute::Prepare(const std::vector<Shape>& input_shapes,
-                      const std::vector<Shape>& output_shapes) {
-  CheckArity(input_shapes, output_shapes, 1, 1);
-  const Shape& input = input_shapes[0];
-  const size_t rank = input.size();
+// Per session: where each output dimension steps in the input's memory.
+struct PermuteState : LayerState {
+  std::vector<std::ptrdiff_t> strides;
+};
+
+}  // namespace
+
+Permute::Permute(const LayerConfig& config) : Layer(config), dims_(config.IntArrayParam("dims")) {}
+
+std::vector<size_t> Permute::Order(size_t rank) const {
   if (dims_.size() != rank) {
     Fail(Concat("dims has ", dims_.size(), " entries for an input of rank ", rank));
   }
-  const int first = dims_[0] < 0 ? dims_[0] + static_cast<int>(rank) : dims_[0];
-  if (first != 0) Fail("the batch dimension must stay first");
-  const Shape sample(input.begin() + 1, input.end());
-  const std::vector<size_t> input_strides = StorageStrides(sample);
+  std::vector<size_t> order;
   std::vector<bool> used(rank, false);
-  Shape expected{input[0]};
-  strides_.clear();
-  for (size_t j = 1; j < rank; ++j) {
-    const size_t axis = SampleAxis(dims_[j], rank);
-    if (used[axis]) Fail("dims repeats a dimension");
+  for (int dim : dims_) {
+    const size_t axis = Axis(dim, rank);
+    if (used[axis]) Fail(Concat("dims repeats dimension ", axis));
     used[axis] = true;
-    expected.push_back(sample[axis]);
-    strides_.push_back(static_cast<std::ptrdiff_t>(input_strides[axis]));
+    order.push_back(axis);
   }
-  if (expected != output_shapes[0]) {
-    Fail(Concat("input ", ShapeToString(input), " permutes to ", ShapeToString(expected),
-                " but the graph says ", ShapeToString(output_shapes[0])));
-  }
+  return order;
 }
 
-void Permute::Forward(const std::vector<const TensorBatch*>& inputs,
-                      const std::vector<TensorBatch*>& outputs) {
-  for (size_t sample = 0; sample < inputs[0]->size(); ++sample) {
-    GatherStrided((*inputs[0])[sample], 0, strides_, &(*outputs[0])[sample]);
+std::vector<Shape> Permute::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, 1);
+  const Shape& input = input_shapes[0];
+  Shape output;
+  for (size_t axis : Order(input.size())) output.push_back(input[axis]);
+  return {output};
+}
+
+std::unique_ptr<LayerState> Permute::Prepare(const std::vector<Shape>& input_shapes,
+                                             const std::vector<Shape>& /*output_shapes*/,
+                                             const PrepareContext& /*context*/) const {
+  const Shape& input = input_shapes[0];
+  const std::vector<size_t> input_strides = StorageStrides(input);
+  auto state = std::make_unique<PermuteState>();
+  for (size_t axis : Order(input.size())) {
+    state->strides.push_back(static_cast<std::ptrdiff_t>(input_strides[axis]));
   }
+  return state;
+}
+
+void Permute::Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+                      const ForwardContext& context) const {
+  GatherStrided(*inputs[0], 0, context.state_as<PermuteState>().strides, outputs[0],
+                context.compute.pool);
 }
 
 LUMEN_REGISTER_LAYER(Permute, "torch.permute", "Tensor.permute");

@@ -1,44 +1,79 @@
 #include "lumen/layer/reshape.hpp"
 
+#include <limits>
+
+#include "lumen/base/checked_math.hpp"
 #include "lumen/base/error.hpp"
 #include "lumen/layer/layer_registry.hpp"
 
 namespace lumen {
 
-Reshape::Reshape(const RuntimeOperator& op) : ViewLayer(op) {
-  shape_ = op.IntArrayParam("shape");
+namespace {
+
+// "(1,-1,10)": the target as the file writes it, for messages.
+std::string TargetToString(const std::vector<int>& shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) text += ",";
+    text += std::to_string(shape[i]);
+  }
+  return text + ")";
+}
+
+}  // namespace
+
+Reshape::Reshape(const LayerConfig& config) : ViewLayer(config) {
+  const Parameter& shape = config.Param("shape");
+  shape_ = shape.type() == Parameter::Type::kInt ? std::vector<int>{shape.AsInt()}
+                                                 : config.IntArrayParam("shape");
+  if (shape_.size() > kMaxRank) {
+    Fail(Concat("shape ", TargetToString(shape_), " has more than ", kMaxRank, " dimensions"));
+  }
   int unknown = 0;
   for (int extent : shape_) {
     if (extent == -1) {
       ++unknown;
     } else if (extent < 0) {
-      Fail(Concat("invalid extent ", extent, " in shape"));
+      Fail(Concat("invalid extent ", extent, " in shape ", TargetToString(shape_)));
     }
   }
-  if (unknown > 1) Fail("only one dimension of shape can be -1");
+  if (unknown > 1)
+    Fail(Concat("only one dimension of shape can be -1, got ", TargetToString(shape_)));
 }
 
-void Reshape::Prepare(const std::vector<Shape>& input_shapes,
-                      const std::vector<Shape>& output_shapes) {
-  CheckArity(input_shapes, output_shapes, 1, 1);
+std::vector<Shape> Reshape::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
   const size_t count = ShapeElementCount(input);
   size_t known = 1;
-  for (int extent : shape_) known *= extent == -1 ? 1 : static_cast<size_t>(extent);
+  bool has_unknown = false;
+  for (int extent : shape_) {
+    if (extent == -1) {
+      has_unknown = true;
+    } else {
+      known = CheckedMultiply(known, static_cast<size_t>(extent), "reshape target element count");
+    }
+  }
+  const auto refuse = [&] {
+    Fail(Concat("cannot reshape input ", ShapeToString(input), " (", count, " elements) to shape ",
+                TargetToString(shape_)));
+  };
+  size_t inferred = 0;
+  if (has_unknown) {
+    // -1 takes whatever is left, as in PyTorch; it must divide exactly, and is ambiguous when the
+    // other extents hold no element.
+    if (known == 0 || count % known != 0) refuse();
+    inferred = count / known;
+    if (inferred > std::numeric_limits<uint32_t>::max()) refuse();
+  } else if (known != count) {
+    refuse();
+  }
   Shape target;
   for (int extent : shape_) {
-    // -1 takes whatever is left, as in PyTorch; it must divide exactly.
-    target.push_back(static_cast<uint32_t>(extent == -1 ? (known ? count / known : 0) : extent));
+    target.push_back(extent == -1 ? static_cast<uint32_t>(inferred)
+                                  : static_cast<uint32_t>(extent));
   }
-  if (ShapeElementCount(target) != count) {
-    Fail(Concat("cannot reshape ", ShapeToString(input), " (", count, " elements) to shape ",
-                RuntimeParameter::FromIntArray(shape_).text()));
-  }
-  if (target.empty() || target[0] != input[0]) {
-    Fail(Concat("reshaping ", ShapeToString(input), " to ", ShapeToString(target),
-                " moves elements across the batch dimension, which is not supported"));
-  }
-  CheckOutput(input, target, output_shapes[0]);
+  return {target};
 }
 
 LUMEN_REGISTER_LAYER(Reshape, "Tensor.reshape", "Tensor.view", "torch.reshape");

@@ -9,24 +9,35 @@
 
 namespace lumen {
 
-Slice::Slice(const RuntimeOperator& op) : Layer(op) {
-  if (op.HasParam("dims")) {
-    dims_ = op.IntArrayParam("dims");
-    starts_ = op.IntArrayParam("starts");
-    ends_ = op.IntArrayParam("ends");
-    steps_ = op.HasParam("steps") ? op.IntArrayParam("steps") : std::vector<int>(dims_.size(), 1);
-    if (op.HasParam("selects")) {
-      for (int select : op.IntArrayParam("selects")) {
+namespace {
+
+// Per session: the gather for this input shape.
+struct SliceState : LayerState {
+  std::ptrdiff_t offset = 0;
+  std::vector<std::ptrdiff_t> strides;
+};
+
+}  // namespace
+
+Slice::Slice(const LayerConfig& config) : Layer(config) {
+  if (config.HasParam("dims")) {
+    dims_ = config.IntArrayParam("dims");
+    starts_ = config.IntArrayParam("starts");
+    ends_ = config.IntArrayParam("ends");
+    steps_ = config.HasParam("steps") ? config.IntArrayParam("steps")
+                                      : std::vector<int>(dims_.size(), 1);
+    if (config.HasParam("selects")) {
+      for (int select : config.IntArrayParam("selects")) {
         if (select != std::numeric_limits<int>::max()) {
           Fail("'selects' (indexing that drops a dimension) is not supported");
         }
       }
     }
   } else {
-    dims_ = {op.IntParam("dim")};
-    starts_ = {op.IntParam("start", 0)};
-    ends_ = {op.IntParam("end", std::numeric_limits<int>::max())};
-    steps_ = {op.IntParam("step", 1)};
+    dims_ = {config.IntParam("dim")};
+    starts_ = {config.IntParam("start", 0)};
+    ends_ = {config.IntParam("end", std::numeric_limits<int>::max())};
+    steps_ = {config.IntParam("step", 1)};
   }
   if (starts_.size() != dims_.size() || ends_.size() != dims_.size() ||
       steps_.size() != dims_.size()) {
@@ -37,39 +48,46 @@ Slice::Slice(const RuntimeOperator& op) : Layer(op) {
   }
 }
 
-void Slice::Prepare(const std::vector<Shape>& input_shapes,
-                    const std::vector<Shape>& output_shapes) {
-  CheckArity(input_shapes, output_shapes, 1, 1);
-  const Shape& input = input_shapes[0];
-  const Shape sample(input.begin() + 1, input.end());
-  const std::vector<size_t> input_strides = StorageStrides(sample);
-  Shape expected = input;
-  strides_.assign(input_strides.begin(), input_strides.end());
-  offset_ = 0;
+Slice::Plan Slice::MakePlan(const Shape& input) const {
+  Plan plan;
+  plan.shape = input;
+  const std::vector<size_t> strides = StorageStrides(input);
+  plan.strides.assign(strides.begin(), strides.end());
   for (size_t i = 0; i < dims_.size(); ++i) {
-    const size_t axis = SampleAxis(dims_[i], input.size());
-    const int64_t size = sample[axis];
+    const size_t axis = Axis(dims_[i], input.size());
+    const int64_t size = plan.shape[axis];
     const auto resolve = [size](int64_t index) {  // Python's rule for slice bounds
       if (index < 0) index += size;
       return std::clamp<int64_t>(index, 0, size);
     };
     const int64_t start = resolve(starts_[i]);
     const int64_t end = std::max(resolve(ends_[i]), start);
-    expected[axis + 1] = static_cast<uint32_t>((end - start + steps_[i] - 1) / steps_[i]);
-    offset_ += static_cast<std::ptrdiff_t>(start * input_strides[axis]);
-    strides_[axis] *= steps_[i];
+    plan.shape[axis] = static_cast<uint32_t>((end - start + steps_[i] - 1) / steps_[i]);
+    plan.offset += static_cast<std::ptrdiff_t>(start) * plan.strides[axis];
+    plan.strides[axis] *= steps_[i];
   }
-  if (expected != output_shapes[0]) {
-    Fail(Concat("input ", ShapeToString(input), " slices to ", ShapeToString(expected),
-                " but the graph says ", ShapeToString(output_shapes[0])));
-  }
+  return plan;
 }
 
-void Slice::Forward(const std::vector<const TensorBatch*>& inputs,
-                    const std::vector<TensorBatch*>& outputs) {
-  for (size_t sample = 0; sample < inputs[0]->size(); ++sample) {
-    GatherStrided((*inputs[0])[sample], offset_, strides_, &(*outputs[0])[sample]);
-  }
+std::vector<Shape> Slice::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, 1);
+  return {MakePlan(input_shapes[0]).shape};
+}
+
+std::unique_ptr<LayerState> Slice::Prepare(const std::vector<Shape>& input_shapes,
+                                           const std::vector<Shape>& /*output_shapes*/,
+                                           const PrepareContext& /*context*/) const {
+  Plan plan = MakePlan(input_shapes[0]);
+  auto state = std::make_unique<SliceState>();
+  state->offset = plan.offset;
+  state->strides = std::move(plan.strides);
+  return state;
+}
+
+void Slice::Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+                    const ForwardContext& context) const {
+  const SliceState& state = context.state_as<SliceState>();
+  GatherStrided(*inputs[0], state.offset, state.strides, outputs[0], context.compute.pool);
 }
 
 LUMEN_REGISTER_LAYER(Slice, "Tensor.slice");

@@ -7,31 +7,37 @@
 
 namespace lumen {
 
-Squeeze::Squeeze(const RuntimeOperator& op) : ViewLayer(op) {
-  if (!op.HasParam("dim") || op.Param("dim").IsNone()) return;
-  const RuntimeParameter& dim = op.Param("dim");
-  dims_ = dim.type() == RuntimeParameter::Type::kInt ? std::vector<int>{dim.AsInt()}
-                                                     : op.IntArrayParam("dim");
+Squeeze::Squeeze(const LayerConfig& config) : ViewLayer(config) {
+  if (!config.HasParam("dim")) return;
+  const Parameter& dim = config.Param("dim");
+  if (dim.IsNone()) return;  // pnnx writes None and () alike for "no dim given"
+  all_ = false;
+  dims_ = dim.type() == Parameter::Type::kInt ? std::vector<int>{dim.AsInt()}
+                                              : config.IntArrayParam("dim");
 }
 
-void Squeeze::Prepare(const std::vector<Shape>& input_shapes,
-                      const std::vector<Shape>& output_shapes) {
-  CheckArity(input_shapes, output_shapes, 1, 1);
+std::vector<Shape> Squeeze::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
   std::vector<bool> removed(input.size(), false);
-  if (dims_.empty()) {
-    for (size_t axis = 1; axis < input.size(); ++axis) removed[axis] = input[axis] == 1;
+  if (all_) {
+    for (size_t axis = 0; axis < input.size(); ++axis) removed[axis] = input[axis] == 1;
   } else {
+    std::vector<bool> named(input.size(), false);
     for (int dim : dims_) {
-      const size_t axis = SampleAxis(dim, input.size()) + 1;
+      // A 0-d tensor accepts dim 0 or -1, as if it had one dimension, and stays 0-d.
+      const size_t axis = Axis(dim, std::max<size_t>(input.size(), 1));
+      if (input.empty()) continue;
+      if (named[axis]) Fail(Concat("dim ", dim, " appears more than once in the dims to squeeze"));
+      named[axis] = true;
       removed[axis] = input[axis] == 1;
     }
   }
-  Shape expected;
+  Shape output;
   for (size_t axis = 0; axis < input.size(); ++axis) {
-    if (!removed[axis]) expected.push_back(input[axis]);
+    if (!removed[axis]) output.push_back(input[axis]);
   }
-  CheckOutput(input, expected, output_shapes[0]);
+  return {output};
 }
 
 LUMEN_REGISTER_LAYER(Squeeze, "torch.squeeze", "Tensor.squeeze");

@@ -1,26 +1,27 @@
-// torch.transpose: swap two dimensions, a Permute whose permutation is built from dim0 and dim1.
+// torch.transpose / Tensor.transpose: swap two dimensions, a Permute whose order is built from
+// dim0 and dim1 for the input's rank.
+#include "lumen/base/error.hpp"
 #include "lumen/layer/layer_registry.hpp"
 #include "lumen/layer/permute.hpp"
 
 namespace lumen {
+
 namespace {
 
-// Swaps dim0 and dim1 (the batch dimension cannot be one of them).
+// Swaps dim0 and dim1 of the whole tensor (either may be the batch, or negative).
 class Transpose : public Permute {
  public:
   // Reads dim0 and dim1.
-  explicit Transpose(const RuntimeOperator& op)
-      : Permute(op, {}), dim0_(op.IntParam("dim0")), dim1_(op.IntParam("dim1")) {}
+  explicit Transpose(const LayerConfig& config)
+      : Permute(config, NoDims{}), dim0_(config.IntParam("dim0")), dim1_(config.IntParam("dim1")) {}
 
-  // Builds the permutation for the input's rank, then checks like Permute.
-  void Prepare(const std::vector<Shape>& input_shapes,
-               const std::vector<Shape>& output_shapes) override {
-    CheckArity(input_shapes, output_shapes, 1, 1);
-    const size_t rank = input_shapes[0].size();
-    dims_.clear();
-    for (size_t i = 0; i < rank; ++i) dims_.push_back(static_cast<int>(i));
-    std::swap(dims_[SampleAxis(dim0_, rank) + 1], dims_[SampleAxis(dim1_, rank) + 1]);
-    Permute::Prepare(input_shapes, output_shapes);
+ protected:
+  // The identity order with dim0 and dim1 swapped.
+  std::vector<size_t> Order(size_t rank) const override {
+    std::vector<size_t> order;
+    for (size_t axis = 0; axis < rank; ++axis) order.push_back(axis);
+    std::swap(order[Axis(dim0_, rank)], order[Axis(dim1_, rank)]);
+    return order;
   }
 
  private:
@@ -28,7 +29,8 @@ class Transpose : public Permute {
   int dim1_;
 };
 
+}  // namespace
+
 LUMEN_REGISTER_LAYER(Transpose, "torch.transpose", "Tensor.transpose");
 
-}  // namespace
 }  // namespace lumen

@@ -1,21 +1,81 @@
 #include "lumen/layer/view_layer.hpp"
 
+#include <algorithm>
+
 #include "lumen/base/error.hpp"
 
 namespace lumen {
 
-void ViewLayer::Forward(const std::vector<const TensorBatch*>& inputs,
-                        const std::vector<TensorBatch*>& outputs) {
-  for (size_t sample = 0; sample < inputs[0]->size(); ++sample) {
-    CopyReshaped((*inputs[0])[sample], &(*outputs[0])[sample]);
+namespace {
+
+// Below this many elements a copy stays on one thread: waking the others costs more.
+constexpr size_t kParallelElements = 1 << 15;
+
+}  // namespace
+
+void CopyRowMajorOrder(const Tensor& source, Tensor* target, ThreadPool* pool) {
+  if (source.size() != target->size()) {
+    throw Error(Concat("cannot copy a tensor of shape ", ShapeToString(source.shape()), " into ",
+                       ShapeToString(target->shape())));
   }
+  const size_t count = source.size();
+  if (count == 0) return;
+  const float* from = source.data();
+  float* to = target->data();
+  // Storage is row-major with the last two dimensions swapped (tensor.hpp): when both tensors
+  // have the same last two extents, or neither has a real 2-D slice, the storage orders agree
+  // and the copy is one memcpy, cut in chunks for the threads.
+  const bool same_slices = source.rows() == target->rows() && source.cols() == target->cols();
+  const bool both_flat =
+      (source.rows() <= 1 || source.cols() <= 1) && (target->rows() <= 1 || target->cols() <= 1);
+  if (same_slices || both_flat) {
+    constexpr size_t kChunk = 1 << 14;
+    const auto chunks = static_cast<std::ptrdiff_t>((count + kChunk - 1) / kChunk);
+    ParallelFor(
+        pool, chunks,
+        [&](std::ptrdiff_t chunk) {
+          const size_t begin = static_cast<size_t>(chunk) * kChunk;
+          const size_t end = std::min(count, begin + kChunk);
+          std::copy(from + begin, from + end, to + begin);
+        },
+        Schedule::kStatic, count >= kParallelElements);
+    return;
+  }
+  // Otherwise walk the target one logical row (cols elements, consecutive in row-major order) at
+  // a time, following the source with a (channel, row, col) counter.
+  const size_t source_rows = source.rows();
+  const size_t source_cols = source.cols();
+  const size_t source_slice = source_rows * source_cols;
+  const size_t target_rows = target->rows();
+  const size_t target_cols = target->cols();
+  const auto logical_rows = static_cast<std::ptrdiff_t>(count / target_cols);
+  ParallelFor(
+      pool, logical_rows,
+      [&](std::ptrdiff_t logical_row) {
+        const size_t start = static_cast<size_t>(logical_row) * target_cols;
+        size_t channel = start / source_slice;
+        size_t row = start % source_slice / source_cols;
+        size_t col = start % source_cols;
+        const size_t target_channel = static_cast<size_t>(logical_row) / target_rows;
+        const size_t target_row = static_cast<size_t>(logical_row) % target_rows;
+        float* run = to + target_channel * target_rows * target_cols + target_row;
+        for (size_t i = 0; i < target_cols; ++i) {
+          run[i * target_rows] = from[channel * source_slice + col * source_rows + row];
+          if (++col == source_cols) {
+            col = 0;
+            if (++row == source_rows) {
+              row = 0;
+              ++channel;
+            }
+          }
+        }
+      },
+      Schedule::kStatic, count >= kParallelElements);
 }
 
-void ViewLayer::CheckOutput(const Shape& input, const Shape& expected, const Shape& output) const {
-  if (expected != output) {
-    Fail(Concat("input ", ShapeToString(input), " gives ", ShapeToString(expected),
-                " but the graph says ", ShapeToString(output)));
-  }
+void ViewLayer::Forward(const std::vector<const Tensor*>& inputs,
+                        const std::vector<Tensor*>& outputs, const ForwardContext& context) const {
+  CopyRowMajorOrder(*inputs[0], outputs[0], context.compute.pool);
 }
 
 }  // namespace lumen

@@ -1,28 +1,13 @@
 #include "lumen/layer/window.hpp"
 
+#include <cstdint>
+
+#include "lumen/base/checked_math.hpp"
 #include "lumen/base/error.hpp"
 
 namespace lumen {
 
-int SlidingOutputSize(int input, int kernel, int stride, int dilation, int pad_before,
-                      int pad_after, bool ceil_mode) {
-  const int span = input + pad_before + pad_after - dilation * (kernel - 1) - 1;
-  if (span < 0) return 0;
-  int output = (span + (ceil_mode ? stride - 1 : 0)) / stride + 1;
-  // In ceil mode the last window must still start inside the input or its leading padding.
-  if (ceil_mode && (output - 1) * stride >= input + pad_before) --output;
-  return output;
-}
-
-int Window2d::OutputHeight(int input_h, bool ceil_mode) const {
-  return SlidingOutputSize(input_h, kernel_h, stride_h, dilation_h, pad_top, pad_bottom, ceil_mode);
-}
-
-int Window2d::OutputWidth(int input_w, bool ceil_mode) const {
-  return SlidingOutputSize(input_w, kernel_w, stride_w, dilation_w, pad_left, pad_right, ceil_mode);
-}
-
-Window2d ReadWindow2d(const RuntimeOperator& op, bool stride_defaults_to_kernel) {
+Window2d ReadWindow2d(const LayerConfig& op, bool stride_defaults_to_kernel) {
   Window2d window;
   const std::vector<int> kernel = op.IntPairParam("kernel_size");
   window.kernel_h = kernel[0];
@@ -43,11 +28,11 @@ Window2d ReadWindow2d(const RuntimeOperator& op, bool stride_defaults_to_kernel)
     throw Error(Concat(op.Describe(), ": kernel_size, stride and dilation must be positive"));
   }
   if (!op.HasParam("padding")) return window;
-  const RuntimeParameter& padding = op.Param("padding");
-  if (padding.type() == RuntimeParameter::Type::kString) {
+  const Parameter& padding = op.Param("padding");
+  if (padding.type() == Parameter::Type::kString) {
     if (padding.AsString() == "same") {
-      const int total_h = window.dilation_h * (window.kernel_h - 1);
-      const int total_w = window.dilation_w * (window.kernel_w - 1);
+      const int total_h = CheckedInt(int64_t{window.dilation_h} * (window.kernel_h - 1), "padding");
+      const int total_w = CheckedInt(int64_t{window.dilation_w} * (window.kernel_w - 1), "padding");
       window.pad_top = total_h / 2;
       window.pad_bottom = total_h - window.pad_top;
       window.pad_left = total_w / 2;

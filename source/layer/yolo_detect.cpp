@@ -1,7 +1,14 @@
 #include "lumen/layer/yolo_detect.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "lumen/base/checked_math.hpp"
 #include "lumen/base/error.hpp"
-#include "lumen/base/parallel.hpp"
+#include "lumen/base/thread_pool.hpp"
 #include "lumen/layer/layer_registry.hpp"
 #include "lumen/math/fast_exp.hpp"
 #include "lumen/math/packed_gemm.hpp"
@@ -9,16 +16,30 @@
 namespace lumen {
 namespace {
 
+// Per session: the 1x1 convolutions' results for the largest level, (cells x na*no) column-major.
+struct YoloDetectState : LayerState {
+  std::vector<float> convolved;
+  size_t bytes() const override { return convolved.size() * sizeof(float); }
+};
+
+// A grid-shaped attribute (1, na, ny, nx, 2), before we know its level and role.
+struct GridAttribute {
+  std::string name;
+  std::vector<int> shape;
+  std::vector<float> values;
+  size_t cells() const { return static_cast<size_t>(shape[2]) * shape[3]; }
+};
+
 // An anchor grid holds, per anchor, the same (w, h) at every cell, and sizes are positive; a grid
 // holds cell coordinates, which vary across cells (or are <= 0 at a single cell).
-bool IsAnchorGrid(const std::vector<int>& shape, const std::vector<float>& values) {
-  const size_t cells = static_cast<size_t>(shape[2]) * shape[3];
-  for (int anchor = 0; anchor < shape[1]; ++anchor) {
-    const float* first = values.data() + anchor * cells * 2;
+bool IsAnchorGrid(const GridAttribute& attribute) {
+  const size_t cells = attribute.cells();
+  for (int anchor = 0; anchor < attribute.shape[1]; ++anchor) {
+    const float* first = attribute.values.data() + anchor * cells * 2;
     for (size_t cell = 0; cell < cells; ++cell) {
       for (int component = 0; component < 2; ++component) {
         const float value = first[cell * 2 + component];
-        if (value <= 0.0f || value != first[component]) return false;
+        if (!(value > 0.0f) || value != first[component]) return false;
       }
     }
   }
@@ -27,130 +48,185 @@ bool IsAnchorGrid(const std::vector<int>& shape, const std::vector<float>& value
 
 }  // namespace
 
-YoloDetect::YoloDetect(const RuntimeOperator& op) : Layer(op) {
-  for (const auto& [key, attribute] : op.attributes) {
-    if (key.rfind("m.", 0) == 0) continue;  // the convolutions, read below per level
-    if (attribute.shape.size() == 1) {
-      strides_ = op.AttributeFloats(key);
-    } else if (attribute.shape.size() == 5 && attribute.shape[0] == 1 && attribute.shape[4] == 2) {
-      grid_attributes_.push_back({attribute.shape, op.AttributeFloats(key)});
+YoloDetect::YoloDetect(const LayerConfig& config) : Layer(config) {
+  std::vector<float> strides;
+  std::vector<GridAttribute> grids;
+  for (const std::string& name : config.AttributeNames()) {
+    if (name.rfind("m.", 0) == 0) continue;  // the convolutions, read below per level
+    const std::vector<int>& shape = config.GetAttribute(name).shape;
+    if (shape.size() == 1) {
+      if (!strides.empty()) Fail(Concat("two stride vectors: '@", name, "' and another"));
+      strides = config.AttributeFloats(name);
+    } else if (shape.size() == 5 && shape[0] == 1 && shape[1] > 0 && shape[2] > 0 && shape[3] > 0 &&
+               shape[4] == 2) {
+      grids.push_back({name, shape, config.AttributeFloats(name)});
     } else {
-      Fail(Concat("unexpected attribute '@", key, "'"));
+      Fail(Concat("unexpected attribute '@", name, "'"));
     }
   }
-  if (grid_attributes_.empty()) Fail("no grid attributes of shape (1,na,ny,nx,2)");
-  anchors_ = grid_attributes_[0].shape[1];
-  for (int level = 0; op.HasAttribute(Concat("m.", level, ".weight")); ++level) {
+  if (grids.empty()) Fail("no grid attributes of shape (1,na,ny,nx,2)");
+  anchors_ = grids[0].shape[1];
+  for (const GridAttribute& grid : grids) {
+    if (grid.shape[1] != anchors_) {
+      Fail(Concat("'@", grid.name, "' has ", grid.shape[1], " anchors, '@", grids[0].name, "' has ",
+                  anchors_));
+    }
+  }
+  for (int level = 0; config.HasAttribute(Concat("m.", level, ".weight")); ++level) {
     const std::string prefix = Concat("m.", level, ".");
-    const std::vector<int>& shape = op.Attribute(prefix + "weight").shape;
-    if (shape.size() != 4 || shape[2] != 1 || shape[3] != 1 || shape[0] % anchors_ != 0) {
+    const std::vector<int>& shape = config.GetAttribute(prefix + "weight").shape;
+    if (shape.size() != 4 || shape[2] != 1 || shape[3] != 1 || shape[0] < 1 || shape[1] < 1 ||
+        shape[0] % anchors_ != 0 || (outputs_ != 0 && shape[0] != anchors_ * outputs_)) {
       Fail(Concat("@", prefix, "weight must be a 1x1 convolution with na*no outputs"));
     }
+    outputs_ = shape[0] / anchors_;
     Level entry;
     entry.channels = shape[1];
-    const std::vector<float> weights = op.AttributeFloats(prefix + "weight");
+    const std::vector<float> weights = config.AttributeFloats(prefix + "weight");
     // (na*no, channels) row-major read column-major is the (channels x na*no) right-hand side.
     entry.packed_weights = PackedMatrix(weights.data(), shape[1], shape[0], shape[1]);
-    entry.bias = op.AttributeFloats(prefix + "bias", {shape[0]});
-    outputs_ = shape[0] / anchors_;
+    entry.bias = config.AttributeFloats(prefix + "bias", {shape[0]});
     levels_.push_back(std::move(entry));
   }
-  if (levels_.empty() || strides_.size() != levels_.size()) {
-    Fail(Concat("expected one stride per level, got ", strides_.size(), " strides for ",
+  if (levels_.empty() || strides.size() != levels_.size()) {
+    Fail(Concat("expected one stride per level, got ", strides.size(), " strides for ",
                 levels_.size(), " levels"));
   }
+  if (outputs_ < 5) Fail(Concat("each anchor needs at least 5 outputs, got ", outputs_));
+  // Each level stores a grid and an anchor grid at the export's feature size. The grids are
+  // rebuilt from the input in Forward; the anchor grids give the anchor sizes. The finest level
+  // (smallest stride) has the largest map, so anchor grids sorted by size, largest first, belong
+  // to the levels sorted by stride, smallest first.
+  std::vector<GridAttribute> anchor_grids;
+  for (GridAttribute& grid : grids) {
+    if (IsAnchorGrid(grid)) anchor_grids.push_back(std::move(grid));
+  }
+  if (anchor_grids.size() != levels_.size()) {
+    Fail(Concat("found ", anchor_grids.size(), " anchor grids (attributes of shape (1,na,ny,nx,2) ",
+                "holding one positive size per anchor) for ", levels_.size(), " levels"));
+  }
+  std::stable_sort(
+      anchor_grids.begin(), anchor_grids.end(),
+      [](const GridAttribute& a, const GridAttribute& b) { return a.cells() > b.cells(); });
+  std::vector<size_t> by_stride(levels_.size());
+  std::iota(by_stride.begin(), by_stride.end(), 0);
+  std::stable_sort(by_stride.begin(), by_stride.end(),
+                   [&](size_t a, size_t b) { return strides[a] < strides[b]; });
+  for (size_t rank = 0; rank < by_stride.size(); ++rank) {
+    Level& level = levels_[by_stride[rank]];
+    level.stride = strides[by_stride[rank]];
+    if (!(level.stride > 0.0f)) Fail(Concat("stride ", level.stride, " is not positive"));
+    const GridAttribute& grid = anchor_grids[rank];
+    for (int anchor = 0; anchor < anchors_; ++anchor) {
+      const float* size = grid.values.data() + anchor * grid.cells() * 2;
+      level.anchors.push_back(size[0]);
+      level.anchors.push_back(size[1]);
+    }
+  }
 }
 
-void YoloDetect::Prepare(const std::vector<Shape>& input_shapes,
-                         const std::vector<Shape>& output_shapes) {
-  CheckArity(input_shapes, output_shapes, levels_.size(), 1);
+std::vector<Shape> YoloDetect::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, levels_.size());
   size_t rows = 0;
   for (size_t i = 0; i < levels_.size(); ++i) {
-    Level& level = levels_[i];
     const Shape& input = input_shapes[i];
-    if (input.size() != 4 || input[1] != static_cast<uint32_t>(level.channels)) {
-      Fail(Concat("input ", i, " should be (N,", level.channels, ",H,W), got ",
-                  ShapeToString(input)));
+    if (input.size() != 4 || input[1] != static_cast<uint32_t>(levels_[i].channels)) {
+      Fail(Concat("input ", i, " has shape ", ShapeToString(input), ", expected (N,",
+                  levels_[i].channels, ",H,W): level ", i, "'s 1x1 convolution reads ",
+                  levels_[i].channels, " channels"));
     }
-    level.height = static_cast<int>(input[2]);
-    level.width = static_cast<int>(input[3]);
-    level.first_row = rows;
-    rows += static_cast<size_t>(anchors_) * level.height * level.width;
-    level.stride = strides_[i];
-    level.grid.clear();
-    level.anchor_grid.clear();
-    // Each level has two attributes of shape (1, na, ny, nx, 2): its grid and its anchor grid.
-    for (const GridAttribute& attribute : grid_attributes_) {
-      if (attribute.shape[2] != level.height || attribute.shape[3] != level.width) continue;
-      std::vector<float>& role =
-          IsAnchorGrid(attribute.shape, attribute.values) ? level.anchor_grid : level.grid;
-      if (!role.empty()) Fail(Concat("two grids of the same kind for input ", i));
-      role = attribute.values;
+    if (input[0] != input_shapes[0][0]) {
+      Fail(Concat("input ", i, " has shape ", ShapeToString(input), " but input 0 has ",
+                  ShapeToString(input_shapes[0]), ": the batch sizes differ"));
     }
-    if (level.grid.empty() || level.anchor_grid.empty()) {
-      Fail(Concat("no grid and anchor grid of shape (1,", anchors_, ",", level.height, ",",
-                  level.width, ",2) for input ", i));
+    // The GEMM counts a level's cells with ints.
+    const size_t cells = CheckedMultiply(input[2], input[3], "YOLO feature map cells");
+    if (cells > static_cast<size_t>(std::numeric_limits<int>::max())) {
+      Fail(Concat("input ", i, " has shape ", ShapeToString(input), ": too many cells"));
     }
-    // YOLOv5 >= 7.0 stores cell - 0.5 and decodes 2*y + grid; older versions stored the cell and
-    // decoded 2*y - 0.5 + grid. Shift older grids so that one formula serves both.
-    const float shift = -0.5f - level.grid[0];
-    if (shift != 0.0f) {
-      for (float& value : level.grid) value += shift;
-    }
-    level.convolved.assign(static_cast<size_t>(level.height) * level.width * anchors_ * outputs_,
-                           0.0f);
+    rows = CheckedAdd(rows, CheckedMultiply(cells, static_cast<size_t>(anchors_), "YOLO rows"),
+                      "YOLO rows");
   }
-  const Shape expected{input_shapes[0][0], static_cast<uint32_t>(rows),
-                       static_cast<uint32_t>(outputs_)};
-  if (output_shapes[0] != expected) {
-    Fail(Concat("the inputs give output ", ShapeToString(expected), " but the graph says ",
-                ShapeToString(output_shapes[0])));
+  if (rows > std::numeric_limits<uint32_t>::max()) {
+    Fail(Concat("the inputs give ", rows, " boxes, more than a tensor dimension holds"));
   }
+  return {Shape{input_shapes[0][0], static_cast<uint32_t>(rows), static_cast<uint32_t>(outputs_)}};
 }
 
-void YoloDetect::Forward(const std::vector<const TensorBatch*>& inputs,
-                         const std::vector<TensorBatch*>& outputs) {
+std::unique_ptr<LayerState> YoloDetect::Prepare(const std::vector<Shape>& input_shapes,
+                                                const std::vector<Shape>& /*output_shapes*/,
+                                                const PrepareContext& context) const {
+  auto state = std::make_unique<YoloDetectState>();
+  size_t largest = 0;
+  for (size_t i = 0; i < levels_.size(); ++i) {
+    // At most INT_MAX: OutputShapes checked it.
+    const int cells = static_cast<int>(size_t{input_shapes[i][2]} * input_shapes[i][3]);
+    largest = std::max(largest, CheckedMultiply(static_cast<size_t>(cells),
+                                                static_cast<size_t>(anchors_) * outputs_,
+                                                "YOLO convolution results"));
+    if (context.workspace != nullptr) {
+      context.workspace->Reserve(ScratchSlot::kGemmPacking,
+                                 PackedGemmScratchSize(cells, levels_[i].channels));
+    }
+  }
+  state->convolved.assign(largest, 0.0f);
+  return state;
+}
+
+void YoloDetect::Forward(const std::vector<const Tensor*>& inputs,
+                         const std::vector<Tensor*>& outputs, const ForwardContext& context) const {
   // LESSON 10 BEGIN: the 1x1 convolutions, sigmoid, then grid and anchor decoding
-  for (size_t sample = 0; sample < outputs[0]->size(); ++sample) {
-    Tensor& output = (*outputs[0])[sample];
-    const size_t total_rows = output.rows();
-    float* result = output.data();  // column-major (rows x no): column j holds feature j
+  float* convolved = context.state_as<YoloDetectState>().convolved.data();
+  Tensor& output = *outputs[0];
+  const size_t total_rows = output.rows();
+  for (uint32_t sample = 0; sample < output.channels(); ++sample) {
+    float* result = output.channel_data(sample);  // column-major (rows x no): column j = feature j
+    size_t first_row = 0;
     for (size_t i = 0; i < levels_.size(); ++i) {
-      Level& level = levels_[i];
-      const int cells = level.height * level.width;
+      const Level& level = levels_[i];
+      const Tensor& input = *inputs[i];
+      const int height = static_cast<int>(input.rows());
+      const int width = static_cast<int>(input.cols());
+      const int cells = height * width;
       // The 1x1 convolution: (cells x channels) * (channels x na*no); see Convolution.
-      PackedGemm(cells, (*inputs[i])[sample].data(), cells, level.packed_weights,
-                 level.convolved.data(), cells);
-      ParallelFor(anchors_ * outputs_, [&](int channel) {
-        const int anchor = channel / outputs_;
-        const int feature = channel % outputs_;
-        // Sigmoid in place, over contiguous values: a loop the compiler vectorises. It is the
-        // same sigmoid as nn.Sigmoid's layer (see activation.hpp).
-        float* values = level.convolved.data() + static_cast<size_t>(channel) * cells;
-        const float bias = level.bias[channel];
-        for (int i = 0; i < cells; ++i) values[i] = 1.0f / (1.0f + FastExp(-(values[i] + bias)));
-        // Then decode. Feature maps are column-major (x * ny + y) while output rows run y-major
-        // (y * nx + x), so the read walks down columns and the write along rows.
-        float* column =
-            result + feature * total_rows + level.first_row + static_cast<size_t>(anchor) * cells;
-        const float* grid = level.grid.data() + static_cast<size_t>(anchor) * cells * 2;
-        const float* anchor_grid =
-            level.anchor_grid.data() + static_cast<size_t>(anchor) * cells * 2;
-        for (int y = 0; y < level.height; ++y) {
-          for (int x = 0; x < level.width; ++x) {
-            const int cell = y * level.width + x;
-            const float score = values[x * level.height + y];
-            if (feature < 2) {  // box centre: (2 sigmoid + grid offset) * stride
-              column[cell] = (score * 2.0f + grid[cell * 2 + feature]) * level.stride;
-            } else if (feature < 4) {  // box size: (2 sigmoid)^2 * anchor
-              const float doubled = score * 2.0f;
-              column[cell] = doubled * doubled * anchor_grid[cell * 2 + feature - 2];
-            } else {  // objectness and class scores
-              column[cell] = score;
+      PackedGemm(cells, input.channel_data(static_cast<size_t>(sample) * level.channels), cells,
+                 level.packed_weights, convolved, cells, context.compute);
+      ParallelFor(
+          context.compute.pool, anchors_ * outputs_,
+          [&](std::ptrdiff_t channel) {
+            const int anchor = static_cast<int>(channel) / outputs_;
+            const int feature = static_cast<int>(channel) % outputs_;
+            // Sigmoid in place, over contiguous values: a loop the compiler vectorises. It is the
+            // same sigmoid as nn.Sigmoid's layer (see activation.hpp).
+            float* values = convolved + static_cast<size_t>(channel) * cells;
+            const float bias = level.bias[static_cast<size_t>(channel)];
+            for (int c = 0; c < cells; ++c)
+              values[c] = 1.0f / (1.0f + FastExp(-(values[c] + bias)));
+            // Then decode. Feature maps are column-major (x * ny + y) while output rows run
+            // y-major (y * nx + x), so the read walks down columns and the write along rows.
+            float* column = result + static_cast<size_t>(feature) * total_rows + first_row +
+                            static_cast<size_t>(anchor) * cells;
+            const float anchor_size = feature == 2   ? level.anchors[anchor * 2]
+                                      : feature == 3 ? level.anchors[anchor * 2 + 1]
+                                                     : 0.0f;
+            for (int y = 0; y < height; ++y) {
+              for (int x = 0; x < width; ++x) {
+                const float score = values[static_cast<size_t>(x) * height + y];
+                float& target = column[static_cast<size_t>(y) * width + x];
+                if (feature < 2) {  // box centre: (2 sigmoid + cell - 0.5) * stride
+                  const float offset = static_cast<float>(feature == 0 ? x : y) - 0.5f;
+                  target = (score * 2.0f + offset) * level.stride;
+                } else if (feature < 4) {  // box size: (2 sigmoid)^2 * anchor
+                  const float doubled = score * 2.0f;
+                  target = doubled * doubled * anchor_size;
+                } else {  // objectness and class scores
+                  target = score;
+                }
+              }
             }
-          }
-        }
-      });
+          },
+          Schedule::kStatic);
+      first_row += static_cast<size_t>(anchors_) * cells;
     }
   }
   // LESSON 10 END

@@ -1,13 +1,10 @@
 #include "lumen/math/packed_gemm.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 
-#include "lumen/base/parallel.hpp"
-#include "lumen/base/scratch.hpp"
+#include "lumen/base/compute_context.hpp"
 
 namespace lumen {
 namespace {
@@ -99,13 +96,14 @@ void PackRows(const float* a, int lda, int m, int k, float* packed) {
   }
 }
 
-void PackedMatrix::PackTransposed(const float* bt, int k, int n, int ldbt) {
+void PackedMatrix::PackTransposed(const float* bt, int k, int n, int ldbt,
+                                  const ComputeContext& context) {
   rows_ = k;
   cols_ = n;
   const int panels = (n + kColumns - 1) / kColumns;
   data_.resize(static_cast<size_t>(panels) * k * kColumns);
   // Rebuilt on every run of a layer, so the threads share the copying, row by row.
-  ParallelFor(k, [&](int p) {
+  ParallelFor(context.pool, k, [&](std::ptrdiff_t p) {
     const float* row = bt + static_cast<size_t>(p) * ldbt;
     for (int panel = 0; panel < panels; ++panel) {
       float* target = data_.data() + (static_cast<size_t>(panel) * k + p) * kColumns;
@@ -114,6 +112,41 @@ void PackedMatrix::PackTransposed(const float* bt, int k, int n, int ldbt) {
       std::fill(target + valid, target + kColumns, 0.0f);
     }
   });
+}
+
+size_t PackedColumnsSize(int k, int n) {
+  return static_cast<size_t>((n + kColumns - 1) / kColumns) * k * kColumns;
+}
+
+void PackColumns(const float* b, std::ptrdiff_t row_stride, std::ptrdiff_t col_stride, int k, int n,
+                 float* packed) {
+  for (int first = 0; first < n; first += kColumns) {
+    const int valid = std::min(kColumns, n - first);
+    const float* columns = b + first * col_stride;
+    if (col_stride == 1) {  // a row of the panel is contiguous in b: copy it
+      for (int p = 0; p < k; ++p, packed += kColumns) {
+        const float* source = columns + p * row_stride;
+        std::copy(source, source + valid, packed);
+        std::fill(packed + valid, packed + kColumns, 0.0f);
+      }
+      continue;
+    }
+    for (int p = 0; p < k; ++p, packed += kColumns) {
+      const float* source = columns + p * row_stride;
+      for (int j = 0; j < valid; ++j) packed[j] = source[j * col_stride];
+      std::fill(packed + valid, packed + kColumns, 0.0f);
+    }
+  }
+}
+
+void GemmPacked(int m, const float* packed_a, const PackedMatrix& b, float* c, int ldc,
+                int first_panel, int end_panel) {
+  GemmPacked(m, packed_a, b.view(), c, ldc, first_panel, end_panel);
+}
+
+void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c, int ldc,
+                const ComputeContext& context) {
+  PackedGemm(m, a, lda, b.view(), c, ldc, context);
 }
 
 PackedMatrix::PackedMatrix(const float* b, int k, int n, int ldb) : rows_(k), cols_(n) {
@@ -128,7 +161,7 @@ PackedMatrix::PackedMatrix(const float* b, int k, int n, int ldb) : rows_(k), co
   }
 }
 
-void GemmPacked(int m, const float* packed_a, const PackedMatrix& b, float* c, int ldc,
+void GemmPacked(int m, const float* packed_a, const PackedPanels& b, float* c, int ldc,
                 int first_panel, int end_panel) {
   const int n = b.cols();
   const int k = b.rows();
@@ -157,9 +190,9 @@ void GemmPacked(int m, const float* packed_a, const PackedMatrix& b, float* c, i
   }
 }
 
-void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c, int ldc) {
+void PackedGemm(int m, const float* a, int lda, const PackedPanels& b, float* c, int ldc,
+                const ComputeContext& context) {
   const int k = b.rows();
-  const bool parallel = !omp_in_parallel() && omp_get_max_threads() > 1;
   // Tasks own disjoint tiles of C: an even share of the row panels times an even share of the
   // column panels. Each task packs its own rows of A and streams its own panels of B, so the split
   // decides how often each is read: row_parts copies of B, column_parts copies of A. Take the
@@ -169,8 +202,7 @@ void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c,
   // One task per thread: each thread's columns of C and panels of B stay in one contiguous range.
   // Four smaller tasks per thread, taken dynamically, interleaved the threads' ranges and made
   // ResNet18 4% slower on 2 threads (9.7 -> 10.1 ms), and were no faster beside a busy process.
-  const int threads = parallel ? omp_get_max_threads() : 1;
-  const int wanted = threads;
+  const int wanted = context.threads();
   const int row_panels = (m + kRows - 1) / kRows;
   const auto column_parts_for = [&](int row_parts) {
     return std::min(b.panels(), (wanted + row_parts - 1) / row_parts);
@@ -189,8 +221,9 @@ void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c,
     return static_cast<int>(static_cast<int64_t>(items) * part / parts);
   };
   ParallelFor(
-      tasks,
-      [&](int task) {
+      context.pool, tasks,
+      [&](std::ptrdiff_t task_index) {
+        const int task = static_cast<int>(task_index);
         const int row_part = task / column_parts;
         const int column_part = task % column_parts;
         const int first_panel = share(b.panels(), column_parts, column_part);
@@ -199,12 +232,16 @@ void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c,
         for (int first_row = share(row_panels, row_parts, row_part) * kRows; first_row < end_row;
              first_row += kBlockPanels * kRows) {
           const int rows = std::min(kBlockPanels * kRows, end_row - first_row);
-          float* packed = ThreadScratch(ScratchSlot::kGemmPacking, PackedRowsSize(rows, k));
+          float* packed = context.Scratch(ScratchSlot::kGemmPacking, PackedRowsSize(rows, k));
           PackRows(a + first_row, lda, rows, k, packed);
           GemmPacked(rows, packed, b, c + first_row, ldc, first_panel, end_panel);
         }
       },
-      Schedule::kDynamic, parallel && tasks > 1);
+      Schedule::kDynamic, tasks > 1);
+}
+
+size_t PackedGemmScratchSize(int m, int k) {
+  return PackedRowsSize(std::min(m, kBlockPanels * kRows), k);
 }
 
 void ReferenceGemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,

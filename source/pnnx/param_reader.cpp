@@ -1,5 +1,7 @@
 #include "lumen/pnnx/param_reader.hpp"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <map>
 #include <set>
@@ -106,7 +108,7 @@ struct ShapeNote {
 };
 
 // Parses one item (`key=value`, `@attr=...`, `$role=...`, `#operand=...`) into `op`.
-void ParseItem(const std::string& token, const Location& where, RuntimeOperator* op,
+void ParseItem(const std::string& token, const Location& where, Node* op,
                std::vector<ShapeNote>* notes) {
   // LESSON 03 BEGIN: one key=value, @weight, $input or #shape item into the operator
   const size_t equals = token.find('=');
@@ -129,7 +131,7 @@ void ParseItem(const std::string& token, const Location& where, RuntimeOperator*
       if (extent <= 0) Fail(where, Concat("weight '", token, "' has a zero extent"));
     }
     if (op->attributes.count(key)) Fail(where, Concat("weight '@", key, "' is declared twice"));
-    RuntimeAttribute& attribute = op->attributes[key];
+    Attribute& attribute = op->attributes[key];
     attribute.shape = declared.shape;
     attribute.type = declared.type;
   } else if (prefix == '$') {
@@ -145,7 +147,7 @@ void ParseItem(const std::string& token, const Location& where, RuntimeOperator*
   } else {
     if (op->params.count(key)) Fail(where, Concat("parameter '", key, "' is given twice"));
     try {
-      op->params[key] = RuntimeParameter::Parse(value);
+      op->params[key] = Parameter::Parse(value);
     } catch (const Error& error) {
       Fail(where, Concat("parameter '", token, "': ", error.what()));
     }
@@ -154,7 +156,7 @@ void ParseItem(const std::string& token, const Location& where, RuntimeOperator*
 }
 
 // Parses one operator line. The operands it names are linked later, once all lines are read.
-std::unique_ptr<RuntimeOperator> ParseOperatorLine(const std::string& line, const Location& where,
+Node ParseOperatorLine(const std::string& line, const Location& where,
                                                    std::vector<ShapeNote>* notes) {
   // LESSON 03 BEGIN: type, name, counts, operand names, then the items
   const std::vector<std::string> tokens = SplitWhitespace(line);
@@ -162,7 +164,8 @@ std::unique_ptr<RuntimeOperator> ParseOperatorLine(const std::string& line, cons
     Fail(where, Concat("an operator line needs at least 4 tokens (type name inputs outputs), got ",
                        tokens.size()));
   }
-  auto op = std::make_unique<RuntimeOperator>();
+  Node node;
+  Node* op = &node;
   op->type = tokens[0];
   op->name = tokens[1];
   op->line = where.line;
@@ -187,14 +190,14 @@ std::unique_ptr<RuntimeOperator> ParseOperatorLine(const std::string& line, cons
     }
     (i < input_count ? op->input_names : op->output_names).push_back(operand);
   }
-  for (; index < tokens.size(); ++index) ParseItem(tokens[index], where, op.get(), notes);
-  return op;
+  for (; index < tokens.size(); ++index) ParseItem(tokens[index], where, op, notes);
+  return node;
   // LESSON 03 END
 }
 
 }  // namespace
 
-PnnxModel ParsePnnxParam(const std::string& text, const std::string& file_name) {
+Graph ParsePnnxParam(const std::string& text, const std::string& file_name) {
   const std::vector<std::string> lines = SplitLines(text);
   if (lines.empty()) Fail({file_name, 1}, "empty file: expected the magic number 7767517");
 
@@ -212,54 +215,54 @@ PnnxModel ParsePnnxParam(const std::string& text, const std::string& file_name) 
   const int64_t operator_count = ParseCount(counts[0], {file_name, 2}, "operator count");
   const int64_t operand_count = ParseCount(counts[1], {file_name, 2}, "operand count");
 
-  PnnxModel model;
+  Graph model;
+  model.source = file_name;
   std::vector<ShapeNote> notes;
   std::map<std::string, int> operator_lines;  // name -> line, to reject duplicates
   for (size_t i = 2; i < lines.size(); ++i) {
     const int line_number = static_cast<int>(i) + 1;
     if (IsBlank(lines[i])) continue;
-    if (static_cast<int64_t>(model.operators.size()) == operator_count) {
+    if (static_cast<int64_t>(model.nodes.size()) == operator_count) {
       Fail({file_name, line_number}, Concat("the count line declares ", operator_count,
                                             " operators but there are more operator lines"));
     }
-    auto op = ParseOperatorLine(lines[i], {file_name, line_number}, &notes);
-    const auto [previous, inserted] = operator_lines.emplace(op->name, line_number);
+    Node node = ParseOperatorLine(lines[i], {file_name, line_number}, &notes);
+    const auto [previous, inserted] = operator_lines.emplace(node.name, line_number);
     if (!inserted) {
       Fail({file_name, line_number},
-           Concat("operator name '", op->name, "' is already used on line ", previous->second));
+           Concat("operator name '", node.name, "' is already used on line ", previous->second));
     }
-    model.operators.push_back(std::move(op));
+    model.nodes.push_back(std::move(node));
   }
-  if (static_cast<int64_t>(model.operators.size()) != operator_count) {
+  if (static_cast<int64_t>(model.nodes.size()) != operator_count) {
     Fail({file_name, static_cast<int>(lines.size())},
          Concat("the count line declares ", operator_count, " operators but the file has ",
-                model.operators.size()));
+                model.nodes.size()));
   }
 
   // Every operand is produced by exactly one operator.
-  std::map<std::string, RuntimeOperand*> operands;
+  std::map<std::string, size_t> operands;  // name -> index in model.operands
   std::map<std::string, int> producer_lines;
-  for (const auto& op : model.operators) {
-    for (const std::string& name : op->output_names) {
-      const auto [previous, inserted] = producer_lines.emplace(name, op->line);
+  for (const Node& op : model.nodes) {
+    for (const std::string& name : op.output_names) {
+      const auto [previous, inserted] = producer_lines.emplace(name, op.line);
       if (!inserted) {
-        Fail({file_name, op->line},
+        Fail({file_name, op.line},
              Concat("operand '", name, "' is already produced on line ", previous->second));
       }
-      model.operands.push_back(std::make_unique<RuntimeOperand>());
-      model.operands.back()->name = name;
-      operands[name] = model.operands.back().get();
+      operands[name] = model.operands.size();
+      model.operands.push_back(Operand{name, {}, DataType::kUnknown});
     }
   }
   if (static_cast<int64_t>(model.operands.size()) != operand_count) {
     Fail({file_name, 2}, Concat("the count line declares ", operand_count,
                                 " operands but the operators produce ", model.operands.size()));
   }
-  for (const auto& op : model.operators) {
-    for (const std::string& name : op->input_names) {
+  for (const Node& op : model.nodes) {
+    for (const std::string& name : op.input_names) {
       if (!operands.count(name)) {
-        Fail({file_name, op->line}, Concat("operator '", op->name, "' reads operand '", name,
-                                           "', which no operator produces"));
+        Fail({file_name, op.line}, Concat("operator '", op.name, "' reads operand '", name,
+                                          "', which no operator produces"));
       }
     }
   }
@@ -272,7 +275,7 @@ PnnxModel ParsePnnxParam(const std::string& text, const std::string& file_name) 
       Fail({file_name, note.line}, Concat("shape note '", note.token, "' names operand '",
                                           note.operand, "', which no operator produces"));
     }
-    RuntimeOperand& operand = *found->second;
+    Operand& operand = model.operands[found->second];
     if (note_lines.count(note.operand)) {
       const std::vector<int>& known = operand.shape;
       bool agree = known.size() == note.value.shape.size() && operand.type == note.value.type;
@@ -296,7 +299,11 @@ PnnxModel ParsePnnxParam(const std::string& text, const std::string& file_name) 
   return model;
 }
 
-PnnxModel ReadPnnxParam(const std::string& path) {
+Graph ReadPnnxParam(const std::string& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    throw Error(Concat(path, ": is a directory, not a param file"));
+  }
   std::ifstream file(path, std::ios::binary);
   if (!file) throw Error(Concat(path, ": cannot open the param file"));
   std::ostringstream text;

@@ -1,361 +1,191 @@
 #include "lumen/runtime/runtime_graph.hpp"
 
-#include <glog/logging.h>
-
 #include <algorithm>
-#include <chrono>
-#include <cstdint>
 #include <map>
+#include <new>
 #include <queue>
 
 #include "lumen/base/error.hpp"
-#include "lumen/base/scratch.hpp"
-#include "lumen/layer/activation.hpp"
-#include "lumen/layer/convolution.hpp"
 #include "lumen/layer/layer_registry.hpp"
-#include "lumen/runtime/memory_plan.hpp"
 
 namespace lumen {
-namespace {
 
-std::string Located(const RuntimeOperator& op) {
-  return op.line ? Concat(op.Describe(), " (line ", op.line, ")") : op.Describe();
-}
-
-}  // namespace
-
-RuntimeGraph::RuntimeGraph(const std::string& param_path, const std::string& bin_path)
-    : model_(ReadPnnxModel(param_path, bin_path)) {}
-
-RuntimeGraph::RuntimeGraph(PnnxModel model) : model_(std::move(model)) {}
-
-void RuntimeGraph::Build() {
-  if (built_) return;
-  LinkOperands();
-  CreateLayers();
-  FuseActivations();
+RuntimeGraph::RuntimeGraph(Graph graph, const RuntimeGraphOptions& options)
+    : source_(graph.source) {
+  IndexOperands(graph);
+  CreateLayers(graph);
+  if (options.fuse) FuseActivations();
   SortTopologically();
-  AllocateOperands();
-  PrepareLayers();
-  built_ = true;
 }
 
-void RuntimeGraph::LinkOperands() {
-  // LESSON 05 BEGIN: link operands to producers and consumers; collect graph inputs, outputs
-  std::map<std::string, RuntimeOperand*> operands;
-  for (const auto& operand : model_.operands) {
-    if (!operands.emplace(operand->name, operand.get()).second) {
-      throw Error(Concat("operand '", operand->name, "' is defined twice"));
+int RuntimeGraph::FindOperand(const std::string& name) const {
+  const auto found = operand_index_.find(name);
+  return found == operand_index_.end() ? -1 : found->second;
+}
+
+void RuntimeGraph::IndexOperands(const Graph& graph) {
+  // LESSON 05 BEGIN: index operands by name; find the graph's inputs and outputs
+  for (const Operand& operand : graph.operands) {
+    if (!operand_index_.emplace(operand.name, static_cast<int>(operands_.size())).second) {
+      throw Error(Concat("operand '", operand.name, "' is defined twice"));
     }
-    operand->producer = nullptr;
-    operand->consumers.clear();
+    operands_.push_back({operand.name, operand.shape, -1, {}});
   }
-  const auto find = [&](const std::string& name, const RuntimeOperator& op) {
-    const auto found = operands.find(name);
-    if (found == operands.end()) {
-      throw Error(Concat(Located(op), " uses operand '", name, "', which does not exist"));
-    }
-    return found->second;
+  const auto find = [&](const std::string& name, const std::string& user) {
+    const int index = FindOperand(name);
+    if (index < 0) throw Error(Concat(user, " uses operand '", name, "', which does not exist"));
+    return index;
   };
-  for (const auto& op : model_.operators) {
-    op->inputs.clear();
-    op->outputs.clear();
-    for (const std::string& name : op->input_names) {
-      RuntimeOperand* operand = find(name, *op);
-      op->inputs.push_back(operand);
-      operand->consumers.push_back(op.get());  // one entry per use, even for a repeated input
-    }
-    for (const std::string& name : op->output_names) {
-      RuntimeOperand* operand = find(name, *op);
-      if (operand->producer != nullptr) {
-        throw Error(Concat("operand '", name, "' is produced by both ", Located(*operand->producer),
-                           " and ", Located(*op)));
-      }
-      operand->producer = op.get();
-      op->outputs.push_back(operand);
-    }
+  for (const std::string& name : graph.input_names) inputs_.push_back(find(name, "the graph input"));
+  for (const std::string& name : graph.output_names) {
+    outputs_.push_back(find(name, "the graph output"));
   }
-  for (const auto& operand : model_.operands) {
-    if (operand->producer == nullptr) {
-      throw Error(Concat("operand '", operand->name, "' has no producer"));
-    }
+  if (inputs_.empty()) throw Error("the graph has no inputs");
+  if (outputs_.empty()) throw Error("the graph has no outputs");
+  for (const Node& node : graph.nodes) {
+    for (const std::string& name : node.input_names) find(name, node.DescribeWithLine());
+    for (const std::string& name : node.output_names) find(name, node.DescribeWithLine());
   }
-  // Graph inputs and outputs follow the order of the pnnx.Input / pnnx.Output lines.
-  input_operands_.clear();
-  output_operands_.clear();
-  for (const auto& op : model_.operators) {
-    if (op->type == "pnnx.Input") {
-      input_operands_.insert(input_operands_.end(), op->outputs.begin(), op->outputs.end());
-    } else if (op->type == "pnnx.Output") {
-      output_operands_.insert(output_operands_.end(), op->inputs.begin(), op->inputs.end());
-    }
-  }
-  if (input_operands_.empty()) throw Error("the graph has no pnnx.Input operator");
-  if (output_operands_.empty()) throw Error("the graph has no pnnx.Output operator");
   // LESSON 05 END
 }
 
-void RuntimeGraph::CreateLayers() {
+void RuntimeGraph::CreateLayers(Graph& graph) {
   // Report every unsupported op type at once: a user converting a new model wants the whole list.
   std::string unsupported;
-  for (const auto& op : model_.operators) {
-    if (!LayerRegistry::Has(op->type)) unsupported += Concat("\n  ", Located(*op));
+  for (const Node& node : graph.nodes) {
+    if (!LayerRegistry::Has(node.type)) unsupported += Concat("\n  ", node.DescribeWithLine());
   }
   if (!unsupported.empty()) {
     throw Error(Concat("the model uses operators Lumen does not implement:", unsupported));
   }
-  steps_.clear();
   std::string failures;
-  for (const auto& op : model_.operators) {
+  for (Node& node : graph.nodes) {
     Step step;
-    step.op = op.get();
+    step.type = node.type;
+    step.name = node.name;
+    step.description = node.DescribeWithLine();
+    for (const std::string& name : node.input_names) step.inputs.push_back(FindOperand(name));
+    for (const std::string& name : node.output_names) {
+      const int index = FindOperand(name);
+      OperandInfo& operand = operands_[static_cast<size_t>(index)];
+      const bool is_input = std::find(inputs_.begin(), inputs_.end(), index) != inputs_.end();
+      if (operand.producer >= 0 || is_input) {
+        throw Error(Concat("operand '", name, "' is produced by both ",
+                           is_input ? std::string("the graph input")
+                                    : steps_[static_cast<size_t>(operand.producer)].description,
+                           " and ", step.description));
+      }
+      operand.producer = static_cast<int>(steps_.size());
+      step.outputs.push_back(index);
+    }
+    for (const auto& [key, attribute] : node.attributes) weight_bytes_ += attribute.data.size();
     try {
-      step.layer = LayerRegistry::Create(*op);
+      step.layer = LayerRegistry::Create(LayerConfig(node, &graph.operands));
     } catch (const Error& error) {
       failures += Concat("\n  ", error.what());
+    } catch (const std::bad_alloc&) {
+      failures += Concat("\n  ", step.description, ": out of memory while reading its weights");
     }
     // The layer has taken its own (converted) copy of the weights: free the raw bytes now, so
     // that a model's weights are in memory at most twice, never three times, while it builds.
-    for (auto& [key, attribute] : op->attributes) std::vector<char>().swap(attribute.data);
+    for (auto& [key, attribute] : node.attributes) std::vector<char>().swap(attribute.data);
     steps_.push_back(std::move(step));
   }
   if (!failures.empty()) throw Error(Concat("cannot build some layers:", failures));
+  for (size_t index = 0; index < operands_.size(); ++index) {
+    const bool is_input =
+        std::find(inputs_.begin(), inputs_.end(), static_cast<int>(index)) != inputs_.end();
+    if (operands_[index].producer < 0 && !is_input) {
+      throw Error(Concat("operand '", operands_[index].name, "' has no producer"));
+    }
+  }
 }
 
 void RuntimeGraph::FuseActivations() {
-  // A convolution whose only consumer is an activation computes the activation itself while its
-  // output is still in cache: the activation's step disappears and the convolution writes straight
-  // into the activation's output operand.
-  std::map<const RuntimeOperator*, Step*> step_of;
-  for (Step& step : steps_) step_of[step.op] = &step;
-  std::vector<const RuntimeOperator*> removed;
-  for (Step& step : steps_) {
-    auto* convolution = dynamic_cast<Convolution*>(step.layer.get());
-    if (convolution == nullptr || step.op->outputs.size() != 1) continue;
-    RuntimeOperand* middle = step.op->outputs[0];
-    if (middle->consumers.size() != 1) continue;
-    const bool is_graph_output = std::find(output_operands_.begin(), output_operands_.end(),
-                                           middle) != output_operands_.end();
-    Step& next = *step_of[middle->consumers[0]];
-    auto* activation = dynamic_cast<ActivationLayer*>(next.layer.get());
-    if (is_graph_output || activation == nullptr || next.op->outputs.size() != 1) continue;
-    convolution->FuseActivation(activation->activation());
-    RuntimeOperand* result = next.op->outputs[0];
-    step.op->outputs[0] = result;
-    step.op->output_names[0] = result->name;
-    step.op->fused.push_back(next.op->Describe());
-    result->producer = step.op;
-    middle->producer = nullptr;
-    middle->consumers.clear();
-    removed.push_back(next.op);
+  // A layer whose only reader is an activation can apply the activation itself while its output
+  // is still in cache: if the layer accepts, the activation's step disappears and the layer
+  // writes straight into the activation's output operand. The runtime only asks; each layer
+  // decides (Layer::FuseActivation), so no layer is named here.
+  std::vector<int> readers(operands_.size(), 0);
+  for (const Step& step : steps_) {
+    for (int input : step.inputs) ++readers[static_cast<size_t>(input)];
   }
-  steps_.erase(std::remove_if(steps_.begin(), steps_.end(),
-                              [&](const Step& step) {
-                                return std::find(removed.begin(), removed.end(), step.op) !=
-                                       removed.end();
-                              }),
-               steps_.end());
-  // The operands between a fused pair are no longer produced or read by anything.
-  model_.operands.erase(std::remove_if(model_.operands.begin(), model_.operands.end(),
-                                       [](const std::unique_ptr<RuntimeOperand>& operand) {
-                                         return operand->producer == nullptr &&
-                                                operand->consumers.empty();
-                                       }),
-                        model_.operands.end());
+  for (int output : outputs_) ++readers[static_cast<size_t>(output)];  // the caller reads these
+  std::vector<bool> removed(steps_.size(), false);
+  for (Step& step : steps_) {
+    if (step.outputs.size() != 1) continue;
+    OperandInfo& middle = operands_[static_cast<size_t>(step.outputs[0])];
+    if (readers[static_cast<size_t>(step.outputs[0])] != 1) continue;
+    const auto reader = std::find_if(steps_.begin(), steps_.end(), [&](const Step& other) {
+      return std::find(other.inputs.begin(), other.inputs.end(), step.outputs[0]) !=
+             other.inputs.end();
+    });
+    if (reader == steps_.end() || reader->inputs.size() != 1 || reader->outputs.size() != 1) {
+      continue;
+    }
+    const Activation* activation = reader->layer->ElementwiseActivation();
+    if (activation == nullptr || !step.layer->FuseActivation(*activation)) continue;
+    const int result = reader->outputs[0];
+    step.outputs[0] = result;
+    step.fused.push_back(reader->description);
+    operands_[static_cast<size_t>(result)].producer = -1;  // set again below, once steps move
+    middle.producer = -1;
+    middle.fused_into = step.description;
+    removed[static_cast<size_t>(reader - steps_.begin())] = true;
+  }
+  std::vector<Step> kept;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    if (!removed[i]) kept.push_back(std::move(steps_[i]));
+  }
+  steps_ = std::move(kept);
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    for (int output : steps_[i].outputs) {
+      operands_[static_cast<size_t>(output)].producer = static_cast<int>(i);
+    }
+  }
 }
 
 void RuntimeGraph::SortTopologically() {
   // LESSON 05 BEGIN: Kahn's algorithm; earliest line first among the ready
-  // Kahn's algorithm. Among the operators that are ready, the one earliest in the file runs first,
+  // Kahn's algorithm. Among the steps that are ready, the one earliest in the file runs first,
   // so a file that is already in order (as pnnx writes them) keeps its order.
-  std::map<const RuntimeOperator*, size_t> file_index;
-  for (size_t i = 0; i < steps_.size(); ++i) file_index[steps_[i].op] = i;
-  std::vector<size_t> pending_inputs(steps_.size());
+  std::vector<std::vector<size_t>> readers(operands_.size());
+  std::vector<size_t> pending_inputs(steps_.size(), 0);
   std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;
   for (size_t i = 0; i < steps_.size(); ++i) {
-    pending_inputs[i] = steps_[i].op->inputs.size();
+    for (int input : steps_[i].inputs) {
+      readers[static_cast<size_t>(input)].push_back(i);  // one entry per use, like the inputs
+      if (operands_[static_cast<size_t>(input)].producer >= 0) ++pending_inputs[i];
+    }
     if (pending_inputs[i] == 0) ready.push(i);
   }
-  std::vector<Step> sorted;
+  std::vector<size_t> order;
   while (!ready.empty()) {
     const size_t index = ready.top();
     ready.pop();
-    for (const RuntimeOperand* output : steps_[index].op->outputs) {
-      for (const RuntimeOperator* consumer : output->consumers) {
-        const size_t consumer_index = file_index[consumer];
-        if (--pending_inputs[consumer_index] == 0) ready.push(consumer_index);
+    order.push_back(index);
+    for (int output : steps_[index].outputs) {
+      for (size_t reader : readers[static_cast<size_t>(output)]) {
+        if (--pending_inputs[reader] == 0) ready.push(reader);
       }
     }
-    sorted.push_back(std::move(steps_[index]));
   }
-  if (sorted.size() != steps_.size()) {
+  if (order.size() != steps_.size()) {
     std::string stuck;
     for (size_t i = 0; i < steps_.size(); ++i) {
-      if (pending_inputs[i] > 0) stuck += Concat("\n  ", Located(*steps_[i].op));
+      if (pending_inputs[i] > 0) stuck += Concat("\n  ", steps_[i].description);
     }
     throw Error(Concat("the graph has a cycle; these operators can never run:", stuck));
   }
+  std::vector<Step> sorted;
+  for (size_t index : order) sorted.push_back(std::move(steps_[index]));
   steps_ = std::move(sorted);
-  // LESSON 05 END
-}
-
-void RuntimeGraph::AllocateOperands() {
-  for (const auto& operand : model_.operands) {
-    const std::vector<int>& shape = operand->shape;
-    bool is_static = !shape.empty();
-    for (int extent : shape) is_static = is_static && extent >= 0;
-    if (!is_static) {
-      throw Error(Concat("operand '", operand->name, "' (output of ", Located(*operand->producer),
-                         ") has no static shape in the param file; Lumen preallocates every "
-                         "operand, so re-export the model with pnnx inputshape=... and no "
-                         "dynamic dimensions"));
-    }
-    if (operand->type != DataType::kFloat32) {
-      throw Error(Concat("operand '", operand->name, "' has dtype ", DataTypeName(operand->type),
-                         "; Lumen computes in f32 only"));
-    }
-  }
-  // Each operand lives from the step that produces it to the last step that reads it; graph
-  // outputs live to the end, for Forward to copy out. Operands that are never alive together
-  // share memory in one arena (see memory_plan.hpp).
-  std::map<const RuntimeOperand*, BufferLifetime> lifetimes;
-  for (size_t step = 0; step < steps_.size(); ++step) {
-    for (const RuntimeOperand* operand : steps_[step].op->outputs) {
-      lifetimes[operand].first_step = lifetimes[operand].last_step = static_cast<int>(step);
-    }
-    for (const RuntimeOperand* operand : steps_[step].op->inputs) {
-      lifetimes[operand].last_step = static_cast<int>(step);
-    }
-  }
-  // The caller fills the inputs before Run and reads the outputs after it: inputs keep their
-  // memory for the whole run (so that Run can be repeated on them), outputs from their producer on.
-  for (const RuntimeOperand* operand : input_operands_) {
-    lifetimes[operand].first_step = 0;
-    lifetimes[operand].last_step = static_cast<int>(steps_.size());
-  }
-  for (const RuntimeOperand* operand : output_operands_) {
-    lifetimes[operand].last_step = static_cast<int>(steps_.size());
-  }
-  std::vector<BufferLifetime> buffers;
-  for (const auto& operand : model_.operands) {
-    BufferLifetime lifetime = lifetimes[operand.get()];
-    lifetime.size = 1;
-    for (int extent : operand->shape) lifetime.size *= static_cast<size_t>(extent);
-    buffers.push_back(lifetime);
-  }
-  constexpr size_t kAlignment = 16;  // floats: every operand starts on a 64-byte cache line
-  const MemoryPlan plan = PlanMemory(buffers, kAlignment);
-  arena_.assign(plan.arena_size + kAlignment, 0.0f);
-  float* base = arena_.data();
-  while (reinterpret_cast<uintptr_t>(base) % (kAlignment * sizeof(float)) != 0) ++base;
-  planned_floats_ = plan.arena_size;
-  separate_floats_ = plan.separate_size;
-  for (size_t i = 0; i < model_.operands.size(); ++i) {
-    RuntimeOperand& operand = *model_.operands[i];
-    const Shape sample_shape(operand.shape.begin() + 1, operand.shape.end());
-    const size_t sample_size = ShapeElementCount(sample_shape);
-    operand.data.clear();
-    operand.data.reserve(static_cast<size_t>(operand.shape[0]));  // views must never move
-    for (int sample = 0; sample < operand.shape[0]; ++sample) {
-      operand.data.emplace_back(base + plan.offsets[i] + sample * sample_size, sample_shape);
-    }
-  }
-  input_shapes_.clear();
-  output_shapes_.clear();
-  for (const RuntimeOperand* operand : input_operands_) {
-    input_shapes_.emplace_back(operand->shape.begin(), operand->shape.end());
-  }
-  for (const RuntimeOperand* operand : output_operands_) {
-    output_shapes_.emplace_back(operand->shape.begin(), operand->shape.end());
-  }
-}
-
-void RuntimeGraph::PrepareLayers() {
-  for (Step& step : steps_) {
-    std::vector<Shape> input_shapes;
-    std::vector<Shape> output_shapes;
-    step.inputs.clear();
-    step.outputs.clear();
-    for (RuntimeOperand* operand : step.op->inputs) {
-      input_shapes.emplace_back(operand->shape.begin(), operand->shape.end());
-      step.inputs.push_back(&operand->data);
-    }
-    for (RuntimeOperand* operand : step.op->outputs) {
-      output_shapes.emplace_back(operand->shape.begin(), operand->shape.end());
-      step.outputs.push_back(&operand->data);
-    }
-    step.layer->Prepare(input_shapes, output_shapes);
-  }
-  operator_milliseconds_.assign(steps_.size(), 0.0);
-}
-
-std::vector<const RuntimeOperator*> RuntimeGraph::ExecutionOrder() const {
-  std::vector<const RuntimeOperator*> order;
-  for (const Step& step : steps_) order.push_back(step.op);
-  return order;
-}
-
-void RuntimeGraph::CheckInputs(const std::vector<TensorBatch>& inputs) const {
-  if (!built_) throw Error("RuntimeGraph::Forward called before Build");
-  if (inputs.size() != input_operands_.size()) {
-    throw Error(Concat("the model has ", input_operands_.size(), " input(s) but ", inputs.size(),
-                       " were given"));
-  }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    // Compared without building a Shape, so that a correct call allocates nothing.
-    bool matches = inputs[i].size() == input_shapes_[i][0];
-    for (const Tensor& sample : inputs[i]) {
-      matches =
-          matches && sample.rank() + 1 == input_shapes_[i].size() &&
-          std::equal(sample.shape().begin(), sample.shape().end(), input_shapes_[i].begin() + 1);
-    }
-    if (!matches) {
-      std::string got;
-      try {
-        got = ShapeToString(BatchShape(inputs[i]));
-      } catch (const Error&) {
-        got = "samples of different shapes";
-      }
-      throw Error(Concat("input ", i, " ('", input_operands_[i]->name, "'): expected shape ",
-                         ShapeToString(input_shapes_[i]), ", got ", got));
-    }
-  }
-}
-
-void RuntimeGraph::Run() {
-  if (!built_) throw Error("RuntimeGraph::Run called before Build");
-  using Clock = std::chrono::steady_clock;
   for (size_t i = 0; i < steps_.size(); ++i) {
-    Step& step = steps_[i];
-    if (!profiling_) {
-      step.layer->Forward(step.inputs, step.outputs);
-      continue;
+    for (int output : steps_[i].outputs) {
+      operands_[static_cast<size_t>(output)].producer = static_cast<int>(i);
     }
-    const auto start = Clock::now();
-    step.layer->Forward(step.inputs, step.outputs);
-    operator_milliseconds_[i] =
-        std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   }
-  // After the first run every thread's scratch memory has its final size: no more allocations.
-  ShareScratchSizes();
-}
-
-void RuntimeGraph::Forward(const std::vector<TensorBatch>& inputs,
-                           std::vector<TensorBatch>* outputs) {
-  CheckInputs(inputs);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    TensorBatch& target = input_operands_[i]->data;
-    for (size_t sample = 0; sample < target.size(); ++sample) target[sample] = inputs[i][sample];
-  }
-  Run();
-  outputs->resize(output_operands_.size());
-  for (size_t i = 0; i < output_operands_.size(); ++i) (*outputs)[i] = output_operands_[i]->data;
-}
-
-std::vector<TensorBatch> RuntimeGraph::Forward(const std::vector<TensorBatch>& inputs) {
-  std::vector<TensorBatch> outputs;
-  Forward(inputs, &outputs);
-  return outputs;
+  // LESSON 05 END
 }
 
 }  // namespace lumen

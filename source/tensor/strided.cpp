@@ -1,9 +1,11 @@
 #include "lumen/tensor/strided.hpp"
 
+#include <array>
+
 #include <utility>
 
 #include "lumen/base/error.hpp"
-#include "lumen/base/parallel.hpp"
+#include "lumen/base/thread_pool.hpp"
 
 namespace lumen {
 namespace {
@@ -40,21 +42,29 @@ AxisSplit SplitAroundAxis(const Shape& shape, size_t axis) {
   }
   const std::vector<size_t> strides = StorageStrides(shape);
   AxisSplit split{1, shape[axis], strides[axis]};
-  split.outer = ShapeElementCount(shape) / (split.extent * split.inner);
+  // Outer = the product of the other extents, computed without dividing: an empty dimension
+  // (extent 0) anywhere must give an empty walk, not a division by zero.
+  split.outer = 1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (d != axis) split.outer *= shape[d];
+  }
+  if (split.inner != 0) split.outer /= split.inner;
   return split;
 }
 
 void GatherStrided(const Tensor& input, std::ptrdiff_t offset,
-                   const std::vector<std::ptrdiff_t>& strides, Tensor* output) {
+                   const std::vector<std::ptrdiff_t>& strides, Tensor* output, ThreadPool* pool) {
   const Shape& shape = output->shape();
   const size_t rank = shape.size();
   if (strides.size() != rank) {
     throw Error(Concat("GatherStrided: ", strides.size(), " strides for an output of shape ",
                        ShapeToString(shape)));
   }
-  // Walk the output in memory order: the innermost loop is its fastest dimension.
-  std::vector<size_t> extents(rank);
-  std::vector<std::ptrdiff_t> steps(rank);
+  if (rank > kMaxRank) throw Error(Concat("GatherStrided: rank ", rank, " is above ", kMaxRank));
+  // Walk the output in memory order: the innermost loop is its fastest dimension. Fixed-size
+  // arrays: layers call this in Forward, which must not allocate.
+  std::array<size_t, kMaxRank> extents{};
+  std::array<std::ptrdiff_t, kMaxRank> steps{};
   for (size_t axis = 0; axis < rank; ++axis) {
     extents[MemoryPosition(axis, rank)] = shape[axis];
     steps[MemoryPosition(axis, rank)] = strides[axis];
@@ -63,13 +73,13 @@ void GatherStrided(const Tensor& input, std::ptrdiff_t offset,
     if (!output->empty()) output->data()[0] = input.data()[offset];
     return;
   }
-  const size_t inner = extents.back();
-  const std::ptrdiff_t inner_step = steps.back();
+  const size_t inner = extents[rank - 1];  // not back(): the arrays are kMaxRank long
+  const std::ptrdiff_t inner_step = steps[rank - 1];
   const auto outer = static_cast<std::ptrdiff_t>(output->size() / inner);
   const float* source = input.data();
   float* target = output->data();
   ParallelFor(
-      outer,
+      pool, outer,
       [&](std::ptrdiff_t block) {
         std::ptrdiff_t position = offset;
         size_t remaining = static_cast<size_t>(block);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "lumen/base/checked_math.hpp"
 #include "lumen/base/error.hpp"
 
 namespace lumen {
@@ -46,17 +47,23 @@ std::string ShapeToString(const Shape& shape) {
 }
 
 size_t ShapeElementCount(const Shape& shape) {
+  if (shape.size() > kMaxRank) {
+    throw Error(Concat("shape ", ShapeToString(shape), " has rank ", shape.size(),
+                       "; Lumen supports tensors of rank up to ", kMaxRank));
+  }
   size_t count = 1;
-  for (uint32_t extent : shape) count *= extent;
+  for (uint32_t extent : shape) count = CheckedMultiply(count, extent, "element count of a shape");
   return count;
 }
 
 Tensor::Tensor(const Shape& shape) : shape_(shape) {
+  ShapeElementCount(shape);  // throws on an element count that overflows
   const CubeDims dims = CubeDimsOf(shape);
   cube_.zeros(dims.rows, dims.cols, dims.channels);
 }
 
 Tensor::Tensor(float* external_memory, const Shape& shape) : shape_(shape) {
+  ShapeElementCount(shape);
   const CubeDims dims = CubeDimsOf(shape);
   // copy_aux_mem = false, strict = true: the cube is bound to this memory for its whole life.
   cube_ = arma::fcube(external_memory, dims.rows, dims.cols, dims.channels, false, true);
@@ -65,6 +72,12 @@ Tensor::Tensor(float* external_memory, const Shape& shape) : shape_(shape) {
 Tensor Tensor::FromRowMajor(const float* values, const Shape& shape) {
   Tensor tensor(shape);
   tensor.CopyFromRowMajor(values);
+  return tensor;
+}
+
+Tensor Tensor::FromRowMajor(const std::vector<float>& values, const Shape& shape) {
+  Tensor tensor(shape);
+  tensor.Fill(values);
   return tensor;
 }
 
@@ -173,21 +186,6 @@ void Tensor::Reshape(const Shape& new_shape) {
   // LESSON 02 END
 }
 
-Tensor Tensor::Padded(uint32_t top, uint32_t bottom, uint32_t left, uint32_t right,
-                      float value) const {
-  Shape padded_shape = shape_;
-  while (padded_shape.size() < 2) padded_shape.insert(padded_shape.begin(), 1);
-  padded_shape[padded_shape.size() - 2] += top + bottom;
-  padded_shape[padded_shape.size() - 1] += left + right;
-  Tensor padded(padded_shape);
-  padded.Fill(value);
-  for (uint32_t channel = 0; channel < channels(); ++channel) {
-    padded.cube_.slice(channel).submat(top, left, top + rows() - 1, left + cols() - 1) =
-        cube_.slice(channel);
-  }
-  return padded;
-}
-
 void CopyReshaped(const Tensor& source, Tensor* target) {
   if (source.size() != target->size()) {
     throw Error(Concat("cannot copy a tensor of shape ", ShapeToString(source.shape()), " into ",
@@ -216,38 +214,6 @@ void CopyReshaped(const Tensor& source, Tensor* target) {
       }
     }
   }
-}
-
-TensorBatch BatchFromRowMajor(const float* values, const Shape& full_shape) {
-  if (full_shape.empty()) throw Error("a batch shape needs at least the batch dimension");
-  const Shape sample_shape(full_shape.begin() + 1, full_shape.end());
-  const size_t sample_size = ShapeElementCount(sample_shape);
-  TensorBatch batch;
-  batch.reserve(full_shape[0]);
-  for (uint32_t sample = 0; sample < full_shape[0]; ++sample) {
-    batch.push_back(Tensor::FromRowMajor(values + sample * sample_size, sample_shape));
-  }
-  return batch;
-}
-
-void BatchToRowMajor(const TensorBatch& batch, float* values) {
-  for (const Tensor& sample : batch) {
-    sample.CopyToRowMajor(values);
-    values += sample.size();
-  }
-}
-
-Shape BatchShape(const TensorBatch& batch) {
-  if (batch.empty()) return {0};
-  for (const Tensor& sample : batch) {
-    if (sample.shape() != batch[0].shape()) {
-      throw Error(Concat("batch samples differ in shape: ", ShapeToString(batch[0].shape()), " vs ",
-                         ShapeToString(sample.shape())));
-    }
-  }
-  Shape full_shape{static_cast<uint32_t>(batch.size())};
-  full_shape.insert(full_shape.end(), batch[0].shape().begin(), batch[0].shape().end());
-  return full_shape;
 }
 
 }  // namespace lumen

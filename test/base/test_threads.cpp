@@ -1,32 +1,39 @@
-// The thread knob: one setting must govern both OpenMP and OpenBLAS.
-#include <cblas.h>
+// Threads: a session computes on exactly the threads it was given; nothing else starts any.
 #include <gtest/gtest.h>
-#include <omp.h>
 
-#include "lumen/base/error.hpp"
+#include <fstream>
+#include <string>
+
+#include "lumen/base/thread_pool.hpp"
 #include "lumen/base/threads.hpp"
 
 namespace lumen {
 namespace {
 
-TEST(Threads, LinksTheOpenMPBuildOfOpenBLAS) {
-  // 2 = OpenMP: GEMMs then run on OpenMP's pool and go single-threaded inside our parallel
-  // regions. The pthreads build (1) would keep its own pool and oversubscribe the cores.
-  EXPECT_EQ(openblas_get_parallel(), 2) << BlasDescription();
+// The number of threads of this process (Linux /proc/self/status).
+int ProcessThreads() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  }
+  return -1;
 }
 
-TEST(Threads, OneKnobSetsOpenMPAndOpenBLAS) {
-  const int original = GetNumThreads();
-  SetNumThreads(1);
-  EXPECT_EQ(omp_get_max_threads(), 1);
-  EXPECT_EQ(openblas_get_num_threads(), 1);
-  SetNumThreads(2);
-  EXPECT_EQ(omp_get_max_threads(), 2);
-  EXPECT_EQ(openblas_get_num_threads(), 2);
-  SetNumThreads(original);
+TEST(Threads, DefaultThreadCountIsPositive) { EXPECT_GE(DefaultThreadCount(), 1); }
+
+TEST(Threads, APoolOfThreeStartsTwoWorkersAndNoMore) {
+  const int before = ProcessThreads();
+  {
+    ThreadPool pool(3);
+    std::vector<int> hits(1000, 0);
+    ParallelFor(&pool, 1000, [&](std::ptrdiff_t i) { hits[i] += 1; });
+    EXPECT_EQ(ProcessThreads(), before + 2);
+    for (int hit : hits) ASSERT_EQ(hit, 1);
+  }
+  EXPECT_EQ(ProcessThreads(), before);
 }
 
-TEST(Threads, RejectsZeroThreads) { EXPECT_THROW(SetNumThreads(0), Error); }
+TEST(Threads, DescribesTheBlas) { EXPECT_NE(BlasDescription().find("OpenBLAS"), std::string::npos); }
 
 }  // namespace
 }  // namespace lumen

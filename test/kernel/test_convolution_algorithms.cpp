@@ -2,26 +2,32 @@
 //
 // Each geometry below runs the reference convolution (the definition, loop by loop) and every
 // algorithm that can handle the geometry (im2col always; pointwise, depthwise and Winograd where
-// their Applies function says so; and whatever ChooseConvolutionAlgorithm picks) on the same
-// random input, weights and bias, with 1 and with 2 threads, and compares the outputs elementwise.
-// The geometries are picked to reach the separate code paths inside the fast algorithms (the
-// comment above each group says which), because a path that no geometry reaches is untested.
+// their Applies function says so) on the same random input, weights and bias, with 1, 2 and 3
+// threads, and compares the outputs elementwise. The geometries are picked to reach the separate
+// code paths inside the fast algorithms (the comment above each group says which), because a path
+// that no geometry reaches is untested; random geometries and input sizes follow.
+//
+// An algorithm is built once for its weights and then planned for each input size, so the tests
+// also run one algorithm object at several sizes, from several threads at once, and check that a
+// plan reserves every scratch buffer its runs use.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <memory>
 #include <ostream>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
 #include "lumen/base/error.hpp"
 #include "lumen/kernel/convolution_algorithm.hpp"
+#include "lumen/math/packed_gemm.hpp"
+#include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
 
 namespace lumen {
@@ -29,9 +35,10 @@ namespace {
 
 using test_support::ExpectClose;
 using test_support::RandomValues;
-using test_support::ScopedThreadCount;
+using test_support::TestContext;
 using ::testing::HasSubstr;
 using Kind = Activation::Kind;
+using Algorithm = ConvolutionAlgorithmKind;
 
 // GEMM-based and direct algorithms only add the same products in another order. With weights
 // scaled by 1/sqrt(fan-in) the outputs are of order 1, and reordering a float32 sum of up to a
@@ -47,12 +54,17 @@ constexpr float kTolerance = 1e-4f;
 // coefficient or misplaced tile, which is off by 0.01 or more.
 constexpr float kWinogradTolerance = 1e-3f;
 
+constexpr Algorithm kFastAlgorithms[] = {Algorithm::kIm2col, Algorithm::kPointwise,
+                                         Algorithm::kDepthwise, Algorithm::kWinograd4x4,
+                                         Algorithm::kWinograd2x2};
+
 // One convolution to test, built by Conv() and the methods below so that each case of the table
 // reads as a sentence.
 struct Geometry {
   std::string name;  // a valid test-name identifier
   int in_channels = 1, out_channels = 1, groups = 1;
   int input_h = 1, input_w = 1;
+  int batch = 1;
   Window2d window;
   bool bias = true;
   Activation activation;
@@ -94,6 +106,11 @@ struct Geometry {
     activation = {kind, alpha};
     return *this;
   }
+  // Runs `samples` samples one after another with the same plan, as a layer's Forward does.
+  Geometry& Batch(int samples) {
+    batch = samples;
+    return *this;
+  }
 };
 
 // Shows a geometry by its name in gtest's messages (instead of its bytes).
@@ -114,19 +131,15 @@ Geometry Conv(const std::string& name, int in_channels, int out_channels, int in
   return geometry;
 }
 
-// Where the paths are chosen (see source/kernel/): im2col cuts the output into blocks of columns
-// when its im2col matrix exceeds 1M floats; pointwise splits the output channels across tasks
-// when there are few pixel blocks; Winograd (both tile sizes) gives each thread private blocks
-// when there are at least threads * private_tiles / 2 tiles, where private_tiles =
-// max(kPanelRows, 262144 / (positions * (in + out))), and otherwise shares one block.
 std::vector<Geometry> Geometries() {
   return {
       // im2col on tiny maps (fewer pixels than one micro-kernel panel).
       Conv("im2col_input_1x1_k3x3_pad1", 3, 5, 1, 1, 3, 3).Padding(1),
-      Conv("im2col_5x7_k3x3_stride2_relu", 3, 17, 5, 7, 3, 3)
+      Conv("im2col_5x7_k3x3_stride2_relu_batch3", 3, 17, 5, 7, 3, 3)
           .Stride(2, 2)
           .Padding(1)
-          .Activate(Kind::kRelu),
+          .Activate(Kind::kRelu)
+          .Batch(3),
       Conv("im2col_17x9_k7x7_stride3_nobias", 3, 33, 17, 9, 7, 7).Stride(3, 3).Padding(3).NoBias(),
       // 70 output channels: several row panels; K = 33 * 9 = 297: two depth slices of the GEMM.
       Conv("im2col_tiny_map_deep_k3x3_sigmoid", 33, 70, 5, 7, 3, 3)
@@ -166,9 +179,10 @@ std::vector<Geometry> Geometries() {
           .Padding(0, 2, 1, 0),
       // K = 17 * 49 = 833 and 40 output rows: 33320 floats per output column, so a block holds
       // 31 of the 40 columns and the output takes two blocks, the second one partial.
-      Conv("im2col_two_column_blocks_40x40_k7x7_relu6", 17, 5, 40, 40, 7, 7)
+      Conv("im2col_two_column_blocks_40x40_k7x7_relu6_batch2", 17, 5, 40, 40, 7, 7)
           .Padding(3)
-          .Activate(Kind::kRelu6),
+          .Activate(Kind::kRelu6)
+          .Batch(2),
 
       // Pointwise (1x1, stride 1, no padding).
       Conv("pointwise_5x7_3to5_nobias", 3, 5, 5, 7, 1, 1).NoBias(),
@@ -176,7 +190,9 @@ std::vector<Geometry> Geometries() {
       // One block of pixels and 33 channels: the tasks split the weight panels.
       Conv("pointwise_13x17_17to33_silu", 17, 33, 13, 17, 1, 1).Activate(Kind::kSilu),
       // 1147 pixels: several blocks of pixels, the last one partial.
-      Conv("pointwise_31x37_33to17_relu", 33, 17, 31, 37, 1, 1).Activate(Kind::kRelu),
+      Conv("pointwise_31x37_33to17_relu_batch2", 33, 17, 31, 37, 1, 1)
+          .Activate(Kind::kRelu)
+          .Batch(2),
       Conv("pointwise_13x17_groups3_tanh", 9, 15, 13, 17, 1, 1).Groups(3).Activate(Kind::kTanh),
       // 300 input channels: several depth slices in the GEMM.
       Conv("pointwise_5x7_deep_300to7", 300, 7, 5, 7, 1, 1),
@@ -186,10 +202,11 @@ std::vector<Geometry> Geometries() {
           .Groups(5)
           .Padding(1)
           .Activate(Kind::kRelu),
-      Conv("depthwise_17x9_k3x3_multiplier2_stride2", 3, 6, 17, 9, 3, 3)
+      Conv("depthwise_17x9_k3x3_multiplier2_stride2_batch2", 3, 6, 17, 9, 3, 3)
           .Groups(3)
           .Stride(2, 2)
-          .Padding(1),
+          .Padding(1)
+          .Batch(2),
       Conv("depthwise_13x17_k7x7_dilation2_asymmetric_pad", 17, 17, 13, 17, 7, 7)
           .Groups(17)
           .Dilation(2, 2)
@@ -211,9 +228,10 @@ std::vector<Geometry> Geometries() {
 
       // Winograd, shared path (few tiles). Output sizes that are not multiples of 4 leave partial
       // tiles on the bottom and right edges.
-      Conv("winograd_shared_13x17_17to33_pad1_silu", 17, 33, 13, 17, 3, 3)
+      Conv("winograd_shared_13x17_17to33_pad1_silu_batch2", 17, 33, 13, 17, 3, 3)
           .Padding(1)
-          .Activate(Kind::kSilu),
+          .Activate(Kind::kSilu)
+          .Batch(2),
       Conv("winograd_shared_13x17_33to17_pad0", 33, 17, 13, 17, 3, 3),
       Conv("winograd_shared_17x9_asymmetric_pad_sigmoid", 5, 3, 17, 9, 3, 3)
           .Padding(1, 2, 0, 1)
@@ -226,19 +244,21 @@ std::vector<Geometry> Geometries() {
       Conv("winograd_shared_5x7_pad0_nobias_relu6", 3, 5, 5, 7, 3, 3)
           .NoBias()
           .Activate(Kind::kRelu6),
-      // Winograd, private path. One channel in and out: private blocks of 3640 tiles, and 61 * 62
-      // = 3782 tiles, so two blocks on 1 or 2 threads, the second starting halfway down a column
-      // of tiles. One in, two out: blocks of 2427 tiles, and 50 * 51 = 2550 tiles.
+      // Winograd, private path (on 3 threads some of these take the shared path). One channel in
+      // and out: private blocks of 3640 tiles, and 61 * 62 = 3782 tiles, so two blocks on 1 or 2
+      // threads, the second starting halfway down a column of tiles. One in, two out: blocks of
+      // 2427 tiles, and 50 * 51 = 2550 tiles.
       Conv("winograd_private_243x245_single_channel_pad1_relu", 1, 1, 243, 245, 3, 3)
           .Padding(1)
           .Activate(Kind::kRelu),
       Conv("winograd_private_202x203_1to2_pad0_elu", 1, 2, 202, 203, 3, 3)
           .Activate(Kind::kElu, 0.5f),
       // 17 in, 33 out: private blocks of 145 tiles, and 13 * 14 = 182 tiles.
-      Conv("winograd_private_51x53_17to33_pad1_hardswish", 17, 33, 51, 53, 3, 3)
+      Conv("winograd_private_51x53_17to33_pad1_hardswish_batch3", 17, 33, 51, 53, 3, 3)
           .Padding(1)
           .NoBias()
-          .Activate(Kind::kHardswish),
+          .Activate(Kind::kHardswish)
+          .Batch(3),
       // 260 input channels: the 36 GEMMs have two depth slices. Private blocks of
       // max(kPanelRows, 26) tiles, and 6 * 7 = 42 tiles.
       Conv("winograd_private_23x25_260to16_pad1_hardsigmoid", 260, 16, 23, 25, 3, 3)
@@ -256,64 +276,96 @@ ConvolutionSpec MakeSpec(const Geometry& geometry, std::mt19937* generator) {
   spec.out_channels = geometry.out_channels;
   spec.groups = geometry.groups;
   spec.window = geometry.window;
-  spec.input_h = geometry.input_h;
-  spec.input_w = geometry.input_w;
-  spec.output_h = geometry.window.OutputHeight(geometry.input_h);
-  spec.output_w = geometry.window.OutputWidth(geometry.input_w);
   const int fan_in =
       geometry.in_channels / geometry.groups * geometry.window.kernel_h * geometry.window.kernel_w;
   const float bound = 1.0f / std::sqrt(static_cast<float>(fan_in));
   spec.weights =
       RandomValues(static_cast<size_t>(geometry.out_channels) * fan_in, generator, -bound, bound);
   if (geometry.bias) spec.bias = RandomValues(geometry.out_channels, generator, -0.5f, 0.5f);
-  spec.activation = geometry.activation;
   return spec;
 }
 
-// Runs `algorithm` on `input` and returns the output in fcube order. The output starts as NaN,
-// so an element the algorithm forgets to write cannot match the reference.
-std::vector<float> RunAlgorithm(ConvolutionAlgorithm* algorithm, const ConvolutionSpec& spec,
-                                const Tensor& input) {
-  Tensor output({static_cast<uint32_t>(spec.out_channels), static_cast<uint32_t>(spec.output_h),
-                 static_cast<uint32_t>(spec.output_w)});
-  output.Fill(std::numeric_limits<float>::quiet_NaN());
-  algorithm->Run(input, &output);
-  return std::vector<float>(output.data(), output.data() + output.size());
+// Whether `algorithm` can compute `spec` (the factory would throw otherwise).
+bool Applies(Algorithm algorithm, const ConvolutionSpec& spec) {
+  switch (algorithm) {
+    case Algorithm::kPointwise:
+      return PointwiseApplies(spec);
+    case Algorithm::kDepthwise:
+      return DepthwiseApplies(spec);
+    case Algorithm::kWinograd4x4:
+    case Algorithm::kWinograd2x2:
+      return WinogradApplies(spec);
+    default:
+      return true;
+  }
+}
+
+// The tolerance for comparing `algorithm` with the reference.
+float ToleranceFor(Algorithm algorithm) {
+  return algorithm == Algorithm::kWinograd4x4 || algorithm == Algorithm::kWinograd2x2
+             ? kWinogradTolerance
+             : kTolerance;
+}
+
+// `batch` samples of `shape` computed by `algorithm` on `threads` threads, the samples one after
+// another in one vector as a layer's Forward lays them out. Runs twice with the same plan (a run
+// must not be disturbed by what the one before left in the scratch) and EXPECTs both runs to give
+// the same output, and the runs not to grow the scratch the plan reserved. The output starts as
+// NaN, so an element the algorithm forgets to write cannot match the reference.
+std::vector<float> RunAlgorithm(const ConvolutionAlgorithm& algorithm,
+                                const ConvolutionShape& shape, const Activation& activation,
+                                const std::vector<float>& input, int batch, int threads,
+                                int out_channels) {
+  TestContext context(threads);
+  const ConvolutionPlan plan = algorithm.Plan(shape, activation, threads);
+  plan.ReserveScratch(context.compute().workspace);
+  const size_t reserved = context.compute().workspace->bytes();
+  const size_t input_floats = input.size() / batch;
+  const size_t output_floats = static_cast<size_t>(out_channels) * shape.output_h * shape.output_w;
+  std::vector<float> first;
+  std::vector<float> output;
+  for (int run = 1; run <= 2; ++run) {
+    output.assign(output_floats * batch, std::numeric_limits<float>::quiet_NaN());
+    for (int sample = 0; sample < batch; ++sample) {
+      algorithm.Run(plan, input.data() + sample * input_floats,
+                    output.data() + sample * output_floats, context.compute());
+    }
+    if (run == 1) first = output;
+  }
+  ExpectClose(output, first, 0.0f, 0.0f, std::string(algorithm.name()) + ": second run");
+  EXPECT_EQ(context.compute().workspace->bytes(), reserved)
+      << algorithm.name() << ": Run asked for more scratch than Plan reserved";
+  return output;
 }
 
 // Compares every algorithm that applies to `geometry` with the reference, on `threads` threads.
 void ExpectAlgorithmsMatchReference(const Geometry& geometry, int threads) {
-  const ScopedThreadCount thread_count(threads);
   std::mt19937 generator(20240601);
   const ConvolutionSpec spec = MakeSpec(geometry, &generator);
-  ASSERT_GT(spec.output_h, 0);
-  ASSERT_GT(spec.output_w, 0);
-  Tensor input({static_cast<uint32_t>(spec.in_channels), static_cast<uint32_t>(spec.input_h),
-                static_cast<uint32_t>(spec.input_w)});
-  const std::vector<float> values = RandomValues(input.size(), &generator);
-  std::copy(values.begin(), values.end(), input.data());
-
+  const ConvolutionShape shape =
+      MakeConvolutionShape(spec.window, geometry.input_h, geometry.input_w);
+  ASSERT_GT(shape.output_h, 0);
+  ASSERT_GT(shape.output_w, 0);
+  const std::vector<float> input = RandomValues(
+      static_cast<size_t>(geometry.batch) * spec.in_channels * geometry.input_h * geometry.input_w,
+      &generator);
   const std::vector<float> expected =
-      RunAlgorithm(MakeReferenceConvolution(spec).get(), spec, input);
-
-  std::vector<std::unique_ptr<ConvolutionAlgorithm>> algorithms;
-  algorithms.push_back(MakeIm2colConvolution(spec));
-  if (PointwiseApplies(spec)) algorithms.push_back(MakePointwiseConvolution(spec));
-  if (DepthwiseApplies(spec)) algorithms.push_back(MakeDepthwiseConvolution(spec));
-  if (WinogradApplies(spec)) {
-    algorithms.push_back(MakeWinogradConvolution(spec, 4));
-    algorithms.push_back(MakeWinogradConvolution(spec, 2));
+      RunAlgorithm(*MakeConvolutionAlgorithm(Algorithm::kReference, spec), shape,
+                   geometry.activation, input, geometry.batch, 1, spec.out_channels);
+  const Algorithm chosen = ChooseConvolutionAlgorithm(spec, shape);
+  bool chosen_tested = false;
+  for (Algorithm kind : kFastAlgorithms) {
+    if (!Applies(kind, spec)) continue;
+    chosen_tested = chosen_tested || kind == chosen;
+    const std::unique_ptr<ConvolutionAlgorithm> algorithm = MakeConvolutionAlgorithm(kind, spec);
+    ASSERT_EQ(algorithm->kind(), kind);
+    const float tolerance = ToleranceFor(kind);
+    ExpectClose(RunAlgorithm(*algorithm, shape, geometry.activation, input, geometry.batch, threads,
+                             spec.out_channels),
+                expected, tolerance, tolerance, algorithm->name());
   }
-  algorithms.push_back(ChooseConvolutionAlgorithm(spec));
-  for (const auto& algorithm : algorithms) {
-    const std::string name = algorithm->name();
-    const float tolerance = name.rfind("winograd", 0) == 0 ? kWinogradTolerance : kTolerance;
-    // Twice: a second run must not be disturbed by what the first left in the workspaces.
-    for (int run = 1; run <= 2; ++run) {
-      ExpectClose(RunAlgorithm(algorithm.get(), spec, input), expected, tolerance, tolerance,
-                  name + " (run " + std::to_string(run) + ")");
-    }
-  }
+  EXPECT_TRUE(chosen_tested) << "the chosen " << ConvolutionAlgorithmName(chosen)
+                             << " does not apply";
 }
 
 class ConvolutionAlgorithmTest : public testing::TestWithParam<std::tuple<Geometry, int>> {};
@@ -323,7 +375,8 @@ TEST_P(ConvolutionAlgorithmTest, FastAlgorithmsMatchReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ConvolutionAlgorithm, ConvolutionAlgorithmTest,
-                         testing::Combine(testing::ValuesIn(Geometries()), testing::Values(1, 2)),
+                         testing::Combine(testing::ValuesIn(Geometries()),
+                                          testing::Values(1, 2, 3)),
                          [](const testing::TestParamInfo<std::tuple<Geometry, int>>& info) {
                            return std::get<0>(info.param).name + "_threads" +
                                   std::to_string(std::get<1>(info.param));
@@ -331,7 +384,7 @@ INSTANTIATE_TEST_SUITE_P(ConvolutionAlgorithm, ConvolutionAlgorithmTest,
 
 // Winograd's shared path cuts the tiles into several shared blocks only when the tiles are too
 // many for one shared block yet too few for private blocks on every thread, which takes more
-// than 2 threads: 16 channels in and out give shared blocks of about 900 tiles and private
+// than 3 threads: 16 channels in and out give shared blocks of about 900 tiles and private
 // blocks of 227, so 1024 tiles stay on the shared path with 16 threads (fewer than 16 * 227 / 2)
 // and need two shared blocks. The threads outnumber the cores, which only makes them take turns.
 TEST(ConvolutionAlgorithmWinograd, SharedPathWithSeveralBlocks) {
@@ -339,13 +392,246 @@ TEST(ConvolutionAlgorithmWinograd, SharedPathWithSeveralBlocks) {
       Conv("winograd_shared_blocks_128x128_16to16", 16, 16, 128, 128, 3, 3).Padding(1), 16);
 }
 
-// The message a factory throws for `geometry`, or an empty string if it accepts it.
-std::string FactoryError(
-    const std::function<std::unique_ptr<ConvolutionAlgorithm>(const ConvolutionSpec&)>& factory,
-    const Geometry& geometry) {
+// A random geometry: kernel, stride, dilation, asymmetric padding, groups (sometimes depthwise),
+// channels, input size and batch drawn from small ranges, so that odd sizes, maps smaller than
+// the kernel's reach and every algorithm turn up. Redrawn until the window fits.
+Geometry RandomGeometry(int index, std::mt19937* generator) {
+  const auto draw = [generator](int low, int high) {
+    return std::uniform_int_distribution<int>(low, high)(*generator);
+  };
+  for (;;) {
+    Geometry geometry;
+    geometry.name = "random_" + std::to_string(index);
+    const int shape = draw(0, 3);  // 0: 3x3 stride 1 (Winograd), 1: 1x1 (pointwise), 2-3: any
+    geometry.window.kernel_h = shape == 0 ? 3 : shape == 1 ? 1 : draw(1, 5);
+    geometry.window.kernel_w = shape == 0 ? 3 : shape == 1 ? 1 : draw(1, 5);
+    if (shape >= 2) geometry.Stride(draw(1, 3), draw(1, 3)).Dilation(draw(1, 2), draw(1, 2));
+    if (shape != 1) geometry.Padding(draw(0, 3), draw(0, 3), draw(0, 3), draw(0, 3));
+    const int groups = shape == 0 ? 1 : draw(1, 3);
+    geometry.in_channels = groups * draw(1, 6);
+    geometry.out_channels = groups * draw(1, 6);
+    if (shape >= 2 && draw(0, 2) == 0) {  // depthwise, multiplier 1 or 2
+      geometry.in_channels = draw(2, 9);
+      geometry.out_channels = geometry.in_channels * draw(1, 2);
+      geometry.groups = geometry.in_channels;
+    } else {
+      geometry.groups = groups;
+    }
+    if (shape == 0 && draw(0, 1) == 0) {  // enough channels for the layer to choose Winograd
+      geometry.in_channels = draw(16, 24);
+      geometry.out_channels = draw(16, 24);
+    }
+    geometry.input_h = draw(1, 29);
+    geometry.input_w = draw(1, 29);
+    geometry.batch = draw(1, 3);
+    geometry.bias = draw(0, 3) != 0;
+    geometry.activation = {static_cast<Kind>(draw(0, 3)), 0.1f};  // identity, relu, relu6, leaky
+    const Window2d& w = geometry.window;
+    if (w.OutputHeight(geometry.input_h) > 0 && w.OutputWidth(geometry.input_w) > 0) {
+      return geometry;
+    }
+  }
+}
+
+TEST(ConvolutionAlgorithmRandom, RandomGeometriesMatchReference) {
+  std::mt19937 generator(77);
+  for (int index = 0; index < 90; ++index) {
+    const Geometry geometry = RandomGeometry(index, &generator);
+    const int threads = 1 + index % 3;
+    SCOPED_TRACE(testing::Message()
+                 << geometry.name << ": " << geometry.in_channels << "->" << geometry.out_channels
+                 << " groups " << geometry.groups << " kernel " << geometry.window.kernel_h << "x"
+                 << geometry.window.kernel_w << " stride " << geometry.window.stride_h << "x"
+                 << geometry.window.stride_w << " dilation " << geometry.window.dilation_h << "x"
+                 << geometry.window.dilation_w << " input " << geometry.batch << "x"
+                 << geometry.input_h << "x" << geometry.input_w << " threads " << threads);
+    ExpectAlgorithmsMatchReference(geometry, threads);
+  }
+}
+
+// Input sizes for the tests that run one algorithm object at many sizes: tiny, odd, and large
+// enough for Winograd's private blocks and for several im2col blocks.
+const std::vector<std::pair<int, int>> kInputSizes = {{1, 1},   {3, 3},   {5, 7},  {13, 17},
+                                                      {28, 28}, {40, 33}, {64, 61}};
+
+// Geometries whose algorithms the size tests build once: Winograd-eligible (all five fast
+// algorithms but depthwise apply), strided, pointwise, depthwise.
+std::vector<Geometry> SharedGeometries() {
+  return {
+      Conv("conv3x3_16to16", 16, 16, 1, 1, 3, 3).Padding(1).Activate(Kind::kSilu),
+      Conv("conv3x3_stride2_groups2", 6, 8, 1, 1, 3, 3).Groups(2).Stride(2, 2).Padding(1),
+      Conv("conv1x1_12to20", 12, 20, 1, 1, 1, 1).Activate(Kind::kRelu),
+      Conv("depthwise5x5_multiplier2", 6, 12, 1, 1, 5, 5).Groups(6).Padding(2),
+  };
+}
+
+// `sample` planes of `shape` with random values, and the reference output for them.
+struct Example {
+  ConvolutionShape shape;
+  std::vector<float> input;
+  std::vector<float> expected;
+};
+Example MakeExample(const ConvolutionSpec& spec, const ConvolutionAlgorithm& reference,
+                    const Activation& activation, int input_h, int input_w, int batch,
+                    std::mt19937* generator) {
+  Example example;
+  example.shape = MakeConvolutionShape(spec.window, input_h, input_w);
+  example.input =
+      RandomValues(static_cast<size_t>(batch) * spec.in_channels * input_h * input_w, generator);
+  example.expected = RunAlgorithm(reference, example.shape, activation, example.input, batch, 1,
+                                  spec.out_channels);
+  return example;
+}
+
+// An algorithm holds only what depends on the weights: one object, built once, computes every
+// input size, the sizes coming and going in any order.
+TEST(ConvolutionAlgorithmSizes, OneAlgorithmComputesEveryInputSize) {
+  for (const Geometry& geometry : SharedGeometries()) {
+    std::mt19937 generator(5);
+    const ConvolutionSpec spec = MakeSpec(geometry, &generator);
+    const auto reference = MakeConvolutionAlgorithm(Algorithm::kReference, spec);
+    std::vector<std::unique_ptr<ConvolutionAlgorithm>> algorithms;
+    for (Algorithm kind : kFastAlgorithms) {
+      if (Applies(kind, spec)) algorithms.push_back(MakeConvolutionAlgorithm(kind, spec));
+    }
+    for (int round = 0; round < 2; ++round) {
+      for (const auto& [input_h, input_w] : kInputSizes) {
+        const Window2d& w = spec.window;
+        if (w.OutputHeight(input_h) < 1 || w.OutputWidth(input_w) < 1) continue;
+        const int batch = 1 + round;
+        const Example example =
+            MakeExample(spec, *reference, geometry.activation, input_h, input_w, batch, &generator);
+        for (const auto& algorithm : algorithms) {
+          const float tolerance = ToleranceFor(algorithm->kind());
+          ExpectClose(RunAlgorithm(*algorithm, example.shape, geometry.activation, example.input,
+                                   batch, 2, spec.out_channels),
+                      example.expected, tolerance, tolerance,
+                      geometry.name + " " + algorithm->name() + " at " + std::to_string(input_h) +
+                          "x" + std::to_string(input_w));
+        }
+      }
+    }
+  }
+}
+
+// Sessions share a model's algorithms across threads: several threads, each with its own pool and
+// scratch as a session has, run the same algorithm objects at different sizes at the same time.
+TEST(ConvolutionAlgorithmSizes, SharedAlgorithmsRunConcurrently) {
+  std::mt19937 generator(11);
+  const Geometry geometry = SharedGeometries()[0];
+  const ConvolutionSpec spec = MakeSpec(geometry, &generator);
+  const auto reference = MakeConvolutionAlgorithm(Algorithm::kReference, spec);
+  std::vector<std::unique_ptr<ConvolutionAlgorithm>> algorithms;
+  for (Algorithm kind : {Algorithm::kIm2col, Algorithm::kWinograd4x4, Algorithm::kWinograd2x2}) {
+    algorithms.push_back(MakeConvolutionAlgorithm(kind, spec));
+  }
+  std::vector<Example> examples;
+  for (const auto& [input_h, input_w] : kInputSizes) {
+    examples.push_back(
+        MakeExample(spec, *reference, geometry.activation, input_h, input_w, 2, &generator));
+  }
+  constexpr int kCallers = 4;
+  std::vector<std::vector<std::vector<float>>> results(kCallers);
+  std::vector<std::thread> callers;
+  for (int caller = 0; caller < kCallers; ++caller) {
+    callers.emplace_back([&, caller] {
+      TestContext context(2);
+      // Each caller walks the sizes from a different starting point, so that they overlap.
+      for (size_t step = 0; step < examples.size(); ++step) {
+        const Example& example = examples[(step + caller) % examples.size()];
+        const ConvolutionAlgorithm& algorithm = *algorithms[(step + caller) % algorithms.size()];
+        const ConvolutionPlan plan = algorithm.Plan(example.shape, geometry.activation, 2);
+        plan.ReserveScratch(context.compute().workspace);
+        const size_t input_floats = example.input.size() / 2;
+        const size_t output_floats = example.expected.size() / 2;
+        std::vector<float> output(example.expected.size());
+        for (int sample = 0; sample < 2; ++sample) {
+          algorithm.Run(plan, example.input.data() + sample * input_floats,
+                        output.data() + sample * output_floats, context.compute());
+        }
+        results[caller].push_back(std::move(output));
+      }
+    });
+  }
+  for (std::thread& caller : callers) caller.join();
+  for (int caller = 0; caller < kCallers; ++caller) {
+    for (size_t step = 0; step < examples.size(); ++step) {
+      const Algorithm kind = algorithms[(step + caller) % algorithms.size()]->kind();
+      ExpectClose(results[caller][step], examples[(step + caller) % examples.size()].expected,
+                  ToleranceFor(kind), ToleranceFor(kind),
+                  "caller " + std::to_string(caller) + " step " + std::to_string(step) + " " +
+                      ConvolutionAlgorithmName(kind));
+    }
+  }
+}
+
+// The thresholds of ChooseConvolutionAlgorithm at the shapes they were measured on: Winograd
+// F(4x4) on ResNet18's 56x56 and 28x28 maps, F(2x2) on its 14x14 ones, im2col on 7x7.
+TEST(ConvolutionAlgorithmChoice, FollowsTheMeasuredRules) {
+  const auto choose = [](const Geometry& geometry) {
+    std::mt19937 generator(1);
+    const ConvolutionSpec spec = MakeSpec(geometry, &generator);
+    return ChooseConvolutionAlgorithm(
+        spec, MakeConvolutionShape(spec.window, geometry.input_h, geometry.input_w));
+  };
+  EXPECT_EQ(choose(Conv("c", 64, 64, 56, 56, 3, 3).Padding(1)), Algorithm::kWinograd4x4);
+  EXPECT_EQ(choose(Conv("c", 128, 128, 28, 28, 3, 3).Padding(1)), Algorithm::kWinograd4x4);
+  // Which of the smaller maps count as enough tiles depends on the micro-kernel's panel height.
+  const auto winograd_if_enough = [](int tiles_4x4, int tiles_2x2) {
+    const int enough = 3 * kPanelRows / 4;
+    return tiles_4x4 >= enough   ? Algorithm::kWinograd4x4
+           : tiles_2x2 >= enough ? Algorithm::kWinograd2x2
+                                 : Algorithm::kIm2col;
+  };
+  EXPECT_EQ(choose(Conv("c", 256, 256, 14, 14, 3, 3).Padding(1)), winograd_if_enough(16, 49));
+  EXPECT_EQ(choose(Conv("c", 512, 512, 7, 7, 3, 3).Padding(1)), winograd_if_enough(4, 16));
+  if (kPanelRows == 32) {  // AVX-512: exactly the rule as measured
+    EXPECT_EQ(choose(Conv("c", 256, 256, 14, 14, 3, 3).Padding(1)), Algorithm::kWinograd2x2);
+    EXPECT_EQ(choose(Conv("c", 512, 512, 7, 7, 3, 3).Padding(1)), Algorithm::kIm2col);
+  }
+  EXPECT_EQ(choose(Conv("c", 8, 16, 56, 56, 3, 3).Padding(1)), Algorithm::kIm2col);
+  EXPECT_EQ(choose(Conv("c", 64, 128, 56, 56, 3, 3).Stride(2, 2).Padding(1)), Algorithm::kIm2col);
+  EXPECT_EQ(choose(Conv("c", 64, 32, 160, 160, 1, 1)), Algorithm::kPointwise);
+  EXPECT_EQ(choose(Conv("c", 64, 128, 56, 56, 1, 1).Stride(2, 2)), Algorithm::kIm2col);
+  EXPECT_EQ(choose(Conv("c", 32, 32, 56, 56, 3, 3).Groups(32).Padding(1)), Algorithm::kDepthwise);
+  EXPECT_EQ(choose(Conv("c", 3, 64, 224, 224, 7, 7).Stride(2, 2).Padding(3)), Algorithm::kIm2col);
+}
+
+// A layer builds the candidates' weights ahead of Prepare, or on the first Prepare that needs
+// them: the candidates must cover every choice.
+TEST(ConvolutionAlgorithmChoice, CandidatesCoverEveryChoice) {
+  std::mt19937 generator(3);
+  for (int index = 0; index < 300; ++index) {
+    const Geometry geometry = RandomGeometry(index, &generator);
+    std::mt19937 weights(1);
+    const ConvolutionSpec spec = MakeSpec(geometry, &weights);
+    const std::vector<Algorithm> candidates = CandidateConvolutionAlgorithms(spec);
+    for (const auto& [input_h, input_w] : kInputSizes) {
+      const ConvolutionShape shape = MakeConvolutionShape(spec.window, input_h, input_w);
+      if (shape.output_h < 1 || shape.output_w < 1) continue;
+      const Algorithm chosen = ChooseConvolutionAlgorithm(spec, shape);
+      EXPECT_NE(std::find(candidates.begin(), candidates.end(), chosen), candidates.end())
+          << geometry.name << " at " << input_h << "x" << input_w << " chooses "
+          << ConvolutionAlgorithmName(chosen);
+    }
+  }
+}
+
+TEST(ConvolutionAlgorithmShape, RejectsSizesThatOverflowAnInt) {
+  Window2d window;
+  window.kernel_h = window.kernel_w = 3;
+  EXPECT_EQ(MakeConvolutionShape(window, 5, 7).output_w, 5);
+  EXPECT_THROW(MakeConvolutionShape(window, 70000, 70000), Error);  // a plane of 4.9e9 floats
+  window.pad_top = 2147483000;
+  window.stride_h = 1000;
+  EXPECT_THROW(MakeConvolutionShape(window, 5, 7), Error);
+}
+
+// The message MakeConvolutionAlgorithm throws for `kind` on `geometry`, or "" if it accepts it.
+std::string FactoryError(Algorithm kind, const Geometry& geometry) {
   std::mt19937 generator(7);
   try {
-    factory(MakeSpec(geometry, &generator));
+    MakeConvolutionAlgorithm(kind, MakeSpec(geometry, &generator));
   } catch (const Error& error) {
     return error.what();
   }
@@ -355,10 +641,7 @@ std::string FactoryError(
 TEST(ConvolutionAlgorithmFactory, WinogradRejectsWhatIsNotA3x3Stride1Convolution) {
   const std::string message = "Winograd needs a 3x3, stride-1 convolution";
   const Geometry conv3x3 = Conv("conv", 4, 4, 9, 9, 3, 3);
-  for (int tile_size : {4, 2}) {
-    const auto winograd = [tile_size](const ConvolutionSpec& spec) {
-      return MakeWinogradConvolution(spec, tile_size);
-    };
+  for (Algorithm winograd : {Algorithm::kWinograd4x4, Algorithm::kWinograd2x2}) {
     EXPECT_THAT(FactoryError(winograd, Geometry(conv3x3).Stride(2, 2)), HasSubstr(message));
     EXPECT_THAT(FactoryError(winograd, Geometry(conv3x3).Stride(1, 2)), HasSubstr(message));
     EXPECT_THAT(FactoryError(winograd, Geometry(conv3x3).Dilation(2, 2)), HasSubstr(message));
@@ -367,34 +650,39 @@ TEST(ConvolutionAlgorithmFactory, WinogradRejectsWhatIsNotA3x3Stride1Convolution
     EXPECT_THAT(FactoryError(winograd, Conv("conv", 4, 4, 9, 9, 1, 3)), HasSubstr(message));
     EXPECT_EQ(FactoryError(winograd, conv3x3), "");
   }
-  const auto winograd_3x3 = [](const ConvolutionSpec& spec) {
-    return MakeWinogradConvolution(spec, 3);
-  };
-  EXPECT_THAT(FactoryError(winograd_3x3, conv3x3), HasSubstr("implemented for m = 2 and 4, not 3"));
 }
 
 TEST(ConvolutionAlgorithmFactory, PointwiseRejectsWhatIsNotA1x1Stride1UnpaddedConvolution) {
   const std::string message = "pointwise convolution needs 1x1, stride 1, no padding";
   const Geometry conv1x1 = Conv("conv", 4, 4, 9, 9, 1, 1);
-  EXPECT_THAT(FactoryError(MakePointwiseConvolution, Conv("conv", 4, 4, 9, 9, 3, 3)),
+  EXPECT_THAT(FactoryError(Algorithm::kPointwise, Conv("conv", 4, 4, 9, 9, 3, 3)),
               HasSubstr(message));
-  EXPECT_THAT(FactoryError(MakePointwiseConvolution, Geometry(conv1x1).Stride(2, 2)),
+  EXPECT_THAT(FactoryError(Algorithm::kPointwise, Geometry(conv1x1).Stride(2, 2)),
               HasSubstr(message));
-  EXPECT_THAT(FactoryError(MakePointwiseConvolution, Geometry(conv1x1).Padding(0, 1, 0, 0)),
+  EXPECT_THAT(FactoryError(Algorithm::kPointwise, Geometry(conv1x1).Padding(0, 1, 0, 0)),
               HasSubstr(message));
-  EXPECT_EQ(FactoryError(MakePointwiseConvolution, conv1x1), "");
+  EXPECT_EQ(FactoryError(Algorithm::kPointwise, conv1x1), "");
 }
 
 TEST(ConvolutionAlgorithmFactory, DepthwiseRejectsGroupsOtherThanTheInputChannels) {
   const std::string message = "depthwise convolution needs groups == in_channels";
-  EXPECT_THAT(FactoryError(MakeDepthwiseConvolution, Conv("conv", 4, 4, 9, 9, 3, 3)),
+  EXPECT_THAT(FactoryError(Algorithm::kDepthwise, Conv("conv", 4, 4, 9, 9, 3, 3)),
               HasSubstr(message));
-  EXPECT_THAT(FactoryError(MakeDepthwiseConvolution, Conv("conv", 6, 6, 9, 9, 3, 3).Groups(3)),
+  EXPECT_THAT(FactoryError(Algorithm::kDepthwise, Conv("conv", 6, 6, 9, 9, 3, 3).Groups(3)),
               HasSubstr(message));
-  // Each input channel must feed the same number of output channels.
-  EXPECT_THAT(FactoryError(MakeDepthwiseConvolution, Conv("conv", 4, 6, 9, 9, 3, 3).Groups(4)),
-              HasSubstr(message));
-  EXPECT_EQ(FactoryError(MakeDepthwiseConvolution, Conv("conv", 4, 8, 9, 9, 3, 3).Groups(4)), "");
+  EXPECT_EQ(FactoryError(Algorithm::kDepthwise, Conv("conv", 4, 8, 9, 9, 3, 3).Groups(4)), "");
+}
+
+TEST(ConvolutionAlgorithmFactory, NamesEveryAlgorithm) {
+  const Geometry conv3x3 = Conv("conv", 4, 4, 9, 9, 3, 3);
+  std::mt19937 generator(7);
+  const ConvolutionSpec spec = MakeSpec(conv3x3, &generator);
+  EXPECT_STREQ(MakeConvolutionAlgorithm(Algorithm::kReference, spec)->name(), "reference");
+  EXPECT_STREQ(MakeConvolutionAlgorithm(Algorithm::kIm2col, spec)->name(), "im2col");
+  EXPECT_STREQ(MakeConvolutionAlgorithm(Algorithm::kWinograd4x4, spec)->name(), "winograd");
+  EXPECT_STREQ(MakeConvolutionAlgorithm(Algorithm::kWinograd2x2, spec)->name(), "winograd-2x2");
+  EXPECT_STREQ(ConvolutionAlgorithmName(Algorithm::kPointwise), "pointwise");
+  EXPECT_STREQ(ConvolutionAlgorithmName(Algorithm::kDepthwise), "depthwise");
 }
 
 }  // namespace

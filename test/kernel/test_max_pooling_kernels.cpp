@@ -113,15 +113,15 @@ struct Results {
 };
 
 // Runs MaxPoolReference and MaxPoolSeparable on `input`. Both outputs start as NaN (as does the
-// separable workspace), so that an element never written, or a workspace value read before it is
-// written, shows up as a NaN the other result does not have.
+// separable kernel's scratch), so that an element never written, or a scratch value read before
+// it is written, shows up as a NaN the other result does not have.
 Results RunBoth(const PoolingCase& pooling, const std::vector<float>& input) {
   const PoolingPlane plane = pooling.Plane();
   const size_t outputs = static_cast<size_t>(plane.output_h) * plane.output_w;
   Results results{std::vector<float>(outputs, kNan), std::vector<float>(outputs, kNan)};
-  std::vector<float> workspace(static_cast<size_t>(plane.input_w) * plane.output_h, kNan);
+  std::vector<float> scratch(MaxPoolSeparableScratchSize(plane), kNan);
   MaxPoolReference(pooling.window, plane, input.data(), results.reference.data());
-  MaxPoolSeparable(pooling.window, plane, input.data(), results.separable.data(), workspace.data());
+  MaxPoolSeparable(pooling.window, plane, input.data(), results.separable.data(), scratch.data());
   return results;
 }
 
@@ -198,6 +198,34 @@ TEST(MaxPoolingKernels, OneNanMakesExactlyTheWindowsAroundItNan) {
           << "separable " << y << "," << x;
     }
   }
+}
+
+// Issue 9: a window of 2^30 x 2^30 taps, padded by 2^29 on each side, over a 5x5 plane. PyTorch
+// accepts it (the padding is half the kernel) and gives one output, the maximum of the plane. Both
+// kernels visit only the taps inside the input, so this takes microseconds, not 2^60 steps.
+TEST(HostileMaxPoolingWindow, CostsNoMoreThanTheInput) {
+  constexpr int kHuge = 1 << 30;
+  PoolingCase pooling =
+      Pool(5, 5, kHuge, kHuge, kHuge, kHuge, {kHuge / 2, kHuge / 2, kHuge / 2, kHuge / 2}, false);
+  ASSERT_EQ(pooling.Plane().output_h, 1);
+  ASSERT_EQ(pooling.Plane().output_w, 1);
+  std::mt19937 generator(9);
+  std::vector<float> input = RandomValues(25, &generator, -1.0f, 1.0f);
+  input[13] = 5.0f;
+  const Results results = RunBoth(pooling, input);
+  EXPECT_EQ(results.reference, std::vector<float>{5.0f});
+  EXPECT_EQ(results.separable, std::vector<float>{5.0f});
+  // Dilated (the reference kernel's job): of 2^30 taps 4 apart, only taps 0 and 1 (rows and
+  // columns 0 and 4) land in the plane. (The layer refuses this window at shape inference; the
+  // kernel is called directly with a 1x1 output.)
+  pooling.window.dilation_h = pooling.window.dilation_w = 4;
+  pooling.window.pad_top = pooling.window.pad_left = 0;
+  pooling.window.pad_bottom = pooling.window.pad_right = 0;
+  const PoolingPlane plane{5, 5, 1, 1};
+  float output = kNan;
+  input[0] = 7.0f;
+  MaxPoolReference(pooling.window, plane, input.data(), &output);
+  EXPECT_EQ(output, 7.0f);
 }
 
 }  // namespace

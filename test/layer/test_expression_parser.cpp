@@ -106,5 +106,37 @@ TEST(ExpressionParser, RejectsDynamicShapeArithmetic) {
   EXPECT_THAT(ParseError("[1,2]"), HasSubstr("lists only appear in dynamic-shape expressions"));
 }
 
+TEST(ExpressionParser, AcceptsDottedNamesAndRefusesThemAsShapeArithmetic) {
+  // pnnx writes dtypes such as torch.long in integer arithmetic: one name, dot included.
+  EXPECT_THAT(ParseError("mul(@0,torch.long)"),
+              HasSubstr("'torch.long' is integer or shape arithmetic"));
+}
+
+TEST(ExpressionParser, LimitsTheNesting) {
+  const auto nested = [](int calls) {
+    std::string text;
+    for (int i = 0; i < calls; ++i) text += "neg(";
+    text += "@0";
+    for (int i = 0; i < calls; ++i) text += ")";
+    return text;
+  };
+  // 255 calls around an input are 256 levels: the deepest allowed.
+  EXPECT_EQ(ParseError(nested(kMaxExpressionDepth - 1)), "");
+  EXPECT_THAT(ParseError(nested(kMaxExpressionDepth)),
+              HasSubstr("nested more than 256 levels deep at position 1024"));
+  // Hostile: 20,000 levels once overflowed the stack; now an error quoting only the start.
+  const std::string error = ParseError(nested(20000));
+  EXPECT_THAT(error, HasSubstr("nested more than 256 levels deep"));
+  EXPECT_THAT(error, HasSubstr("... (100002 characters)"));
+}
+
+TEST(ExpressionParser, RangeChecksInputNumbers) {
+  EXPECT_EQ(CountExpressionInputs(ParseExpression("add(@0,@1000000)")), 1000001);
+  EXPECT_THAT(
+      ParseError("add(@4294967296,@1)"),
+      HasSubstr("input number @4294967296 is out of range (at most @1000000) at position 4"));
+  EXPECT_THAT(ParseError("@99999999999999999999999"), HasSubstr("is out of range"));
+}
+
 }  // namespace
 }  // namespace lumen

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "lumen/math/packed_gemm.hpp"
+#include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
 
 namespace lumen {
@@ -24,7 +25,7 @@ namespace {
 
 using test_support::ExpectClose;
 using test_support::RandomValues;
-using test_support::ScopedThreadCount;
+using test_support::TestContext;
 
 // The packed GEMM adds the same k products as the reference in another order (in slices of the
 // shared dimension, with fused multiply-adds). B is scaled so that C is of order 1 whatever k;
@@ -180,13 +181,13 @@ TEST_P(PackedGemmTest, PackTransposedEqualsPackedMatrix) {
   const size_t panel_floats = static_cast<size_t>(k_) * kPanelColumns;
   for (int threads : {1, 2}) {
     SCOPED_TRACE(std::to_string(threads) + " threads");
-    const ScopedThreadCount thread_count(threads);
+    TestContext context(threads);
     PackedMatrix b;
     std::mt19937 generator(99);
     const std::vector<float> larger =
         RandomValues(static_cast<size_t>(k_ + 3) * (n_ + 9), &generator);
-    b.PackTransposed(larger.data(), k_ + 3, n_ + 9, n_ + 9);
-    b.PackTransposed(bt.data(), k_, n_, ldbt);
+    b.PackTransposed(larger.data(), k_ + 3, n_ + 9, n_ + 9, context.compute());
+    b.PackTransposed(bt.data(), k_, n_, ldbt, context.compute());
     ASSERT_EQ(b.rows(), k_);
     ASSERT_EQ(b.cols(), n_);
     ASSERT_EQ(b.panels(), constructed.panels());
@@ -207,9 +208,9 @@ TEST_P(PackedGemmTest, PackedGemmMatchesReferenceOn1And2Threads) {
   const PackedMatrix b(b_.data(), k_, n_, ldb_);
   for (int threads : {1, 2}) {
     SCOPED_TRACE(std::to_string(threads) + " threads");
-    const ScopedThreadCount thread_count(threads);
+    TestContext context(threads);
     std::vector<float> c = UnwrittenC();
-    PackedGemm(m_, a_.data(), lda_, b, c.data(), ldc_);
+    PackedGemm(m_, a_.data(), lda_, b, c.data(), ldc_, context.compute());
     ExpectClose(Product(c), expected_, kTolerance, kTolerance, "PackedGemm");
     ExpectGapUnwritten(c);
   }

@@ -1,19 +1,20 @@
-// Forward must not touch the heap once it has run once: every operand, workspace and scratch
-// buffer is allocated by Build or by the first run.
+// A session's runs must not touch the heap once it has run once at a shape: every operand,
+// scratch buffer and layer state is allocated when the session plans that shape (or, for scratch
+// a thread grows, by the first run).
 //
 // This file is its own test program (lumen_no_allocation_test) because it replaces the C
 // allocator: a program that defines malloc and friends receives the calls of every library it
-// loads (libstdc++, OpenBLAS, libgomp) too, so the count covers all of them.
+// loads (libstdc++, OpenBLAS) too, so the count covers all of them.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
 
-#include "lumen/base/threads.hpp"
 #include "lumen/io/golden_case.hpp"
 #include "lumen/io/raw_file.hpp"
-#include "lumen/runtime/runtime_graph.hpp"
+#include "lumen/runtime/model.hpp"
+#include "lumen/runtime/session.hpp"
 
 extern "C" {
 // glibc's own allocator, which ours forwards to.
@@ -65,22 +66,24 @@ namespace lumen {
 namespace {
 
 // Runs a corpus model once to warm up, then counts heap allocations over `runs` more runs,
-// through both the zero-copy Run and the copying Forward.
+// through both the copying Run(inputs, &outputs) and the zero-copy Run().
 long AllocationsPerRun(const std::string& case_name, int threads, int runs) {
-  SetNumThreads(threads);
   const GoldenCase golden =
       ReadGoldenCase(std::string(LUMEN_SOURCE_DIR) + "/tmp/models/" + case_name);
-  RuntimeGraph graph(golden.param_path, golden.bin_path);
-  graph.Build();
-  std::vector<TensorBatch> inputs;
-  for (const auto& input : golden.inputs) inputs.push_back(ReadBatchFile(input.path, input.shape));
-  std::vector<TensorBatch> outputs;
-  graph.Forward(inputs, &outputs);
+  ModelOptions model_options;
+  model_options.weights_path = golden.bin_path;
+  SessionOptions session_options;
+  session_options.threads = threads;
+  Session session(Model::Load(golden.param_path, model_options), session_options);
+  std::vector<Tensor> inputs;
+  for (const auto& input : golden.inputs) inputs.push_back(ReadTensorFile(input.path, input.shape));
+  std::vector<Tensor> outputs;
+  session.Run(inputs, &outputs);
   allocations = 0;
   counting = true;
   for (int run = 0; run < runs; ++run) {
-    graph.Forward(inputs, &outputs);
-    graph.Run();
+    session.Run(inputs, &outputs);
+    session.Run();
   }
   counting = false;
   return allocations.load();
@@ -103,6 +106,19 @@ TEST(NoAllocation, ResNet18TwoThreads) { EXPECT_EQ(AllocationsPerRun("resnet18",
 TEST(NoAllocation, ResNet18Batch4) { EXPECT_EQ(AllocationsPerRun("resnet18_b4", 2, 2), 0); }
 
 TEST(NoAllocation, YoloV5s) { EXPECT_EQ(AllocationsPerRun("yolov5s_detect", 2, 2), 0); }
+
+// Attention, recurrent layers and products keep their buffers in the session (layer state and
+// reserved scratch), on one thread and on two.
+TEST(NoAllocation, SequenceLayers) {
+  for (const char* name : {"mha_need_weights_b2", "mha_self_seqfirst", "mha_cross_kdim_vdim",
+                           "mha_causal_mask", "lstm_2l_bidir_bf", "lstm_h0c0", "gru_2l_bidir_bf",
+                           "rnn_relu_bidir", "matmul_broadcast", "matmul_vec", "einsum_bhqd_bhkd",
+                           "bmm"}) {
+    for (int threads : {1, 2}) {
+      EXPECT_EQ(AllocationsPerRun(name, threads, 2), 0) << name << " on " << threads << " threads";
+    }
+  }
+}
 
 }  // namespace
 }  // namespace lumen

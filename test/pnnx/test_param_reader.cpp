@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "lumen/base/error.hpp"
+#include "lumen/layer/layer_config.hpp"
 #include "lumen/pnnx/param_reader.hpp"
 
 namespace lumen {
@@ -32,7 +33,7 @@ const std::string kInput = "pnnx.Input pnnx_input_0 0 1 0 #0=(1,3,8,8)f32";
 const std::string kOutput = "pnnx.Output pnnx_output_0 1 0 1 #1=(1,3,8,8)f32";
 
 TEST(ParamReader, ReadsARealResNetLine) {
-  const PnnxModel model = ParsePnnxParam(
+  const Graph model = ParsePnnxParam(
       ParamText(3, 2,
                 {"pnnx.Input               pnnx_input_0             0 1 0 #0=(1,3,224,224)f32",
                  "nn.Conv2d                convbn2d_0               1 1 0 1 bias=True "
@@ -41,66 +42,66 @@ TEST(ParamReader, ReadsARealResNetLine) {
                  "@weight=(64,3,7,7)f32 $input=0 #0=(1,3,224,224)f32 #1=(1,64,112,112)f32",
                  "pnnx.Output              pnnx_output_0            1 0 1 #1=(1,64,112,112)f32"}),
       "resnet.param");
-  ASSERT_EQ(model.operators.size(), 3u);
-  const RuntimeOperator& conv = *model.operators[1];
+  ASSERT_EQ(model.nodes.size(), 3u);
+  const Node& conv = model.nodes[1];
   EXPECT_EQ(conv.type, "nn.Conv2d");
   EXPECT_EQ(conv.name, "convbn2d_0");
   EXPECT_EQ(conv.line, 4);
   EXPECT_EQ(conv.input_names, std::vector<std::string>{"0"});
   EXPECT_EQ(conv.output_names, std::vector<std::string>{"1"});
-  EXPECT_EQ(conv.IntPairParam("kernel_size"), (std::vector<int>{7, 7}));
-  EXPECT_EQ(conv.StringParam("padding_mode"), "zeros");
-  EXPECT_TRUE(conv.BoolParam("bias"));
-  EXPECT_EQ(conv.Attribute("weight").shape, (std::vector<int>{64, 3, 7, 7}));
-  EXPECT_EQ(conv.Attribute("weight").type, DataType::kFloat32);
-  EXPECT_TRUE(conv.Attribute("weight").data.empty());  // bytes come from the .bin
+  EXPECT_EQ(LayerConfig(conv).IntPairParam("kernel_size"), (std::vector<int>{7, 7}));
+  EXPECT_EQ(LayerConfig(conv).StringParam("padding_mode"), "zeros");
+  EXPECT_TRUE(LayerConfig(conv).BoolParam("bias"));
+  EXPECT_EQ(conv.attributes.at("weight").shape, (std::vector<int>{64, 3, 7, 7}));
+  EXPECT_EQ(conv.attributes.at("weight").type, DataType::kFloat32);
+  EXPECT_TRUE(conv.attributes.at("weight").data.empty());  // bytes come from the .bin
   EXPECT_EQ(conv.input_keys.at("input"), "0");
   ASSERT_EQ(model.operands.size(), 2u);
-  EXPECT_EQ(model.operands[1]->name, "1");
-  EXPECT_EQ(model.operands[1]->shape, (std::vector<int>{1, 64, 112, 112}));
+  EXPECT_EQ(model.operands[1].name, "1");
+  EXPECT_EQ(model.operands[1].shape, (std::vector<int>{1, 64, 112, 112}));
 }
 
 TEST(ParamReader, AcceptsCrlfRunsOfSpacesTabsAndLongNames) {
-  const PnnxModel model = ParsePnnxParam(
+  const Graph model = ParsePnnxParam(
       "7767517\r\n3 2\r\n" + kInput +
           "\r\nnn.AdaptiveAvgPool2d features.1.block.1.avgpool_with_a_very_long_name 1 1 0 1 "
           "output_size=(1,1)\t  #0=(1,3,8,8)f32   #1=(1,3,1,1)f32\r\n"
           "pnnx.Output pnnx_output_0 1 0 1 #1=(1,3,1,1)f32\r\n",
       "crlf.param");
-  const RuntimeOperator& pool = *model.operators[1];
+  const Node& pool = model.nodes[1];
   EXPECT_EQ(pool.name, "features.1.block.1.avgpool_with_a_very_long_name");
-  EXPECT_EQ(model.operands[1]->type, DataType::kFloat32);  // "f32\r" would not parse
-  EXPECT_EQ(pool.IntPairParam("output_size"), (std::vector<int>{1, 1}));
+  EXPECT_EQ(model.operands[1].type, DataType::kFloat32);  // "f32\r" would not parse
+  EXPECT_EQ(LayerConfig(pool).IntPairParam("output_size"), (std::vector<int>{1, 1}));
 }
 
 TEST(ParamReader, KeepsInputsByPositionAndSeveralOutputs) {
-  const PnnxModel model = ParsePnnxParam(
+  const Graph model = ParsePnnxParam(
       ParamText(4, 4,
                 {kInput, "torch.split split 1 2 0 1 2 dim=1 split_size_or_sections=(1,2) $tensor=0",
                  "torch.cat cat 3 1 1 1 2 3 dim=1", "pnnx.Output out 1 0 3"}),
       "multi.param");
-  EXPECT_EQ(model.operators[1]->output_names, (std::vector<std::string>{"1", "2"}));
-  EXPECT_EQ(model.operators[2]->input_names, (std::vector<std::string>{"1", "1", "2"}));
-  EXPECT_EQ(model.operators[1]->input_keys.at("tensor"), "0");
+  EXPECT_EQ(model.nodes[1].output_names, (std::vector<std::string>{"1", "2"}));
+  EXPECT_EQ(model.nodes[2].input_names, (std::vector<std::string>{"1", "1", "2"}));
+  EXPECT_EQ(model.nodes[1].input_keys.at("tensor"), "0");
 }
 
 TEST(ParamReader, ReadsDottedAttributeKeysAndUnknownExtents) {
-  const PnnxModel model = ParsePnnxParam(
+  const Graph model = ParsePnnxParam(
       ParamText(3, 2,
                 {"pnnx.Input in 0 1 0 #0=(?,3,?,?)f32",
                  "models.yolo.Detect 24 1 1 0 1 @m.0.weight=(255,128,1,1)f32 @pnnx_01=(3)f32",
                  "pnnx.Output out 1 0 1"}),
       "dynamic.param");
-  EXPECT_EQ(model.operands[0]->shape, (std::vector<int>{-1, 3, -1, -1}));
-  EXPECT_TRUE(model.operators[1]->HasAttribute("m.0.weight"));
-  EXPECT_EQ(model.operators[1]->Attribute("pnnx_01").shape, std::vector<int>{3});
+  EXPECT_EQ(model.operands[0].shape, (std::vector<int>{-1, 3, -1, -1}));
+  EXPECT_TRUE(model.nodes[1].attributes.count("m.0.weight"));
+  EXPECT_EQ(model.nodes[1].attributes.at("pnnx_01").shape, std::vector<int>{3});
 }
 
 TEST(ParamReader, ResolvesForwardReferences) {
   // Lines out of order: the reader links by name after reading all of them.
-  const PnnxModel model = ParsePnnxParam(
+  const Graph model = ParsePnnxParam(
       ParamText(3, 2, {"pnnx.Output out 1 0 1", "nn.ReLU relu 1 1 0 1", kInput}), "order.param");
-  EXPECT_EQ(model.operators.size(), 3u);
+  EXPECT_EQ(model.nodes.size(), 3u);
 }
 
 TEST(ParamReader, RejectsABadMagic) {

@@ -37,10 +37,10 @@ std::string OpenError(const std::string& path) {
 
 TEST(StorageZip, ReadsTheZip64ArchiveOfARealExport) {
   StorageZip zip(kModels + "conv3x3_s1_p1/model.pnnx.bin");
-  const PnnxModel model = ReadPnnxParam(kModels + "conv3x3_s1_p1/model.pnnx.param");
-  for (const auto& op : model.operators) {
-    for (const auto& [key, attribute] : op->attributes) {
-      const std::string member = op->name + "." + key;
+  const Graph model = ReadPnnxParam(kModels + "conv3x3_s1_p1/model.pnnx.param");
+  for (const auto& op : model.nodes) {
+    for (const auto& [key, attribute] : op.attributes) {
+      const std::string member = op.name + "." + key;
       ASSERT_TRUE(zip.Contains(member)) << member;
       EXPECT_EQ(zip.MemberSize(member), attribute.DeclaredByteCount()) << member;
       std::vector<char> bytes;

@@ -7,24 +7,53 @@
 #include "lumen/base/error.hpp"
 #include "lumen/io/golden_case.hpp"
 #include "lumen/io/raw_file.hpp"
+#include "lumen/layer/layer_config.hpp"
 #include "lumen/layer/layer_registry.hpp"
+#include "lumen/runtime/model.hpp"
 #include "lumen/runtime/runtime_graph.hpp"
+#include "lumen/runtime/session.hpp"
 
 namespace lumen {
 namespace test_support {
 
-void ExpectCaseMatches(const std::string& directory) {
+namespace {
+
+// True if `annotated` (with -1 for unknown extents) describes `shape`.
+bool ShapeFitsAnnotation(const Shape& shape, const std::vector<int>& annotated) {
+  if (annotated.size() != shape.size()) return false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (annotated[i] >= 0 && static_cast<uint32_t>(annotated[i]) != shape[i]) return false;
+  }
+  return true;
+}
+
+std::string AnnotationToString(const std::vector<int>& annotated) {
+  std::string text = "(";
+  for (size_t i = 0; i < annotated.size(); ++i) {
+    if (i > 0) text += ",";
+    text += annotated[i] < 0 ? "?" : std::to_string(annotated[i]);
+  }
+  return text + ")";
+}
+
+}  // namespace
+
+void ExpectCaseMatches(const std::string& directory, const CaseOptions& options) {
   const GoldenCase golden = ReadGoldenCase(directory);
-  RuntimeGraph graph(golden.param_path, golden.bin_path);
-  graph.Build();
-  std::vector<TensorBatch> inputs;
-  for (const auto& input : golden.inputs) inputs.push_back(ReadBatchFile(input.path, input.shape));
-  const std::vector<TensorBatch> outputs = graph.Forward(inputs);
-  ASSERT_EQ(outputs.size(), golden.outputs.size());
+  ModelOptions model_options;
+  model_options.weights_path = golden.bin_path;
+  model_options.fuse = options.fuse;
+  std::shared_ptr<const Model> model = Model::Load(golden.param_path, model_options);
+  SessionOptions session_options;
+  session_options.threads = options.threads;
+  Session session(model, session_options);
+  std::vector<Tensor> inputs;
+  for (const auto& input : golden.inputs) inputs.push_back(ReadTensorFile(input.path, input.shape));
+  const std::vector<Tensor> outputs = session.Run(inputs);
+  ASSERT_EQ(outputs.size(), golden.outputs.size()) << golden.name;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    ASSERT_EQ(BatchShape(outputs[i]), golden.outputs[i].shape) << "output " << i;
-    std::vector<float> got(ShapeElementCount(golden.outputs[i].shape));
-    BatchToRowMajor(outputs[i], got.data());
+    ASSERT_EQ(outputs[i].shape(), golden.outputs[i].shape) << golden.name << " output " << i;
+    const std::vector<float> got = outputs[i].ToRowMajor();
     const std::vector<float> reference = ReadFloatFile(golden.outputs[i].path, got.size());
     const Comparison comparison =
         CompareWithTolerance(got, reference, golden.absolute_tolerance, golden.relative_tolerance);
@@ -36,23 +65,38 @@ void ExpectCaseMatches(const std::string& directory) {
         << comparison.first_mismatch << " (got " << got[comparison.first_mismatch] << ", PyTorch "
         << reference[comparison.first_mismatch] << ")";
   }
+  if (!options.check_annotated_shapes) return;
+  // Shape inference must reproduce what pnnx recorded while tracing PyTorch at this size.
+  const RuntimeGraph& graph = model->graph();
+  for (const OperandReport& report : session.Operands()) {
+    const int index = graph.FindOperand(report.name);
+    if (index < 0) continue;
+    const std::vector<int>& annotated = graph.operands()[index].annotated_shape;
+    if (annotated.empty()) continue;
+    EXPECT_TRUE(ShapeFitsAnnotation(report.shape, annotated))
+        << golden.name << ": operand '" << report.name << "' (from " << report.producer
+        << ") inferred " << ShapeToString(report.shape) << ", the param file says "
+        << AnnotationToString(annotated);
+  }
 }
 
 void ExpectLayerCaseMatches(const std::string& name) {
   ExpectCaseMatches(std::string(LUMEN_SOURCE_DIR) + "/test/data/layers/" + name);
 }
 
-RuntimeOperator MakeOperator(const std::string& type, const std::vector<std::string>& params,
-                             const std::map<std::string, Weight>& weights) {
-  RuntimeOperator op;
+Node MakeOperator(const std::string& type, const std::vector<std::string>& params,
+                  const std::map<std::string, Weight>& weights, int inputs, int outputs) {
+  Node op;
   op.type = type;
   op.name = "op";
+  for (int i = 0; i < inputs; ++i) op.input_names.push_back("in" + std::to_string(i));
+  for (int i = 0; i < outputs; ++i) op.output_names.push_back("out" + std::to_string(i));
   for (const std::string& item : params) {
     const size_t equals = item.find('=');
-    op.params[item.substr(0, equals)] = RuntimeParameter::Parse(item.substr(equals + 1));
+    op.params[item.substr(0, equals)] = Parameter::Parse(item.substr(equals + 1));
   }
   for (const auto& [key, weight] : weights) {
-    RuntimeAttribute& attribute = op.attributes[key];
+    Attribute& attribute = op.attributes[key];
     attribute.type = DataType::kFloat32;
     attribute.shape = weight.shape;
     std::vector<float> values = weight.values;
@@ -63,14 +107,58 @@ RuntimeOperator MakeOperator(const std::string& type, const std::vector<std::str
   return op;
 }
 
-std::string LayerError(const RuntimeOperator& op, const std::vector<Shape>& input_shapes,
-                       const std::vector<Shape>& output_shapes) {
+std::vector<Shape> InferShapes(const Node& op, const std::vector<Shape>& input_shapes) {
+  return LayerRegistry::Create(LayerConfig(op))->OutputShapes(input_shapes);
+}
+
+std::string LayerError(const Node& op, const std::vector<Shape>& input_shapes) {
   try {
-    LayerRegistry::Create(op)->Prepare(input_shapes, output_shapes);
+    std::unique_ptr<Layer> layer = LayerRegistry::Create(LayerConfig(op));
+    const std::vector<Shape> output_shapes = layer->OutputShapes(input_shapes);
+    TestContext context;
+    layer->Prepare(input_shapes, output_shapes, context.prepare());
   } catch (const Error& error) {
     return error.what();
   }
   return "";
+}
+
+std::string LayerError(const Node& op, const std::vector<Shape>& input_shapes,
+                       const std::vector<Shape>& expected_output_shapes) {
+  const std::string error = LayerError(op, input_shapes);
+  if (!error.empty()) return error;
+  const std::vector<Shape> output_shapes = InferShapes(op, input_shapes);
+  if (output_shapes == expected_output_shapes) return "";
+  std::string message = "inferred output shapes";
+  for (const Shape& shape : output_shapes) message += " " + ShapeToString(shape);
+  message += " differ from the expected";
+  for (const Shape& shape : expected_output_shapes) message += " " + ShapeToString(shape);
+  return message;
+}
+
+TestContext::TestContext(int threads)
+    : pool_(std::make_unique<ThreadPool>(threads)),
+      workspace_(std::make_unique<Workspace>(threads)) {}
+
+std::vector<Tensor> RunLayer(const Node& op, const std::vector<Tensor>& inputs, int threads) {
+  std::unique_ptr<Layer> layer = LayerRegistry::Create(LayerConfig(op));
+  std::vector<Shape> input_shapes;
+  std::vector<const Tensor*> input_pointers;
+  for (const Tensor& input : inputs) {
+    input_shapes.push_back(input.shape());
+    input_pointers.push_back(&input);
+  }
+  const std::vector<Shape> output_shapes = layer->OutputShapes(input_shapes);
+  TestContext context(threads);
+  std::unique_ptr<LayerState> state =
+      layer->Prepare(input_shapes, output_shapes, context.prepare());
+  std::vector<Tensor> outputs;
+  for (const Shape& shape : output_shapes) outputs.emplace_back(shape);
+  std::vector<Tensor*> output_pointers;
+  for (Tensor& output : outputs) output_pointers.push_back(&output);
+  ForwardContext forward_context{context.compute(), state.get()};
+  layer->Forward(input_pointers, output_pointers, forward_context);
+  return outputs;
 }
 
 }  // namespace test_support

@@ -1,21 +1,35 @@
-// Test helpers: run a case folder against PyTorch's outputs, and build operators by hand.
+// Test helpers: run a case folder against PyTorch's outputs, and build and run one layer by hand.
 #ifndef LUMEN_TEST_SUPPORT_CASE_RUNNER_HPP_
 #define LUMEN_TEST_SUPPORT_CASE_RUNNER_HPP_
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "lumen/runtime/runtime_operator.hpp"
+#include "lumen/base/compute_context.hpp"
+#include "lumen/base/thread_pool.hpp"
+#include "lumen/base/workspace.hpp"
+#include "lumen/graph/node.hpp"
+#include "lumen/layer/layer.hpp"
 #include "lumen/tensor/tensor.hpp"
 
 namespace lumen {
 namespace test_support {
 
+// How ExpectCaseMatches runs a case.
+struct CaseOptions {
+  int threads = 1;
+  bool fuse = true;
+  // Also EXPECT that every operand's inferred shape equals the shape the param file annotates
+  // (true for cases run at their export size).
+  bool check_annotated_shapes = true;
+};
+
 // Runs the case in `directory` (the corpus format: model.pnnx.param/.bin, in*.f32, out*.f32,
-// case.txt) through the reader and RuntimeGraph, and EXPECTs every output to match PyTorch's within
-// the case's tolerance, reporting the largest error and the first mismatch.
-void ExpectCaseMatches(const std::string& directory);
+// case.txt) through Model and Session, and EXPECTs every output to match PyTorch's within the
+// case's tolerance, reporting the largest error and the first mismatch.
+void ExpectCaseMatches(const std::string& directory, const CaseOptions& options = {});
 
 // The same for the case test/data/layers/<name>, written by scripts/make_layer_cases.py.
 void ExpectLayerCaseMatches(const std::string& name);
@@ -27,13 +41,41 @@ struct Weight {
 };
 
 // An operator as the reader would produce it; `params` are pnnx items such as "stride=(2,2)".
-RuntimeOperator MakeOperator(const std::string& type, const std::vector<std::string>& params,
-                             const std::map<std::string, Weight>& weights = {});
+// It reads `inputs` operands (in0, in1, ...) and writes `outputs` (out0, ...).
+Node MakeOperator(const std::string& type, const std::vector<std::string>& params,
+                  const std::map<std::string, Weight>& weights = {}, int inputs = 1,
+                  int outputs = 1);
 
-// Creates the layer for `op` through the registry and prepares it for the given full shapes.
-// Returns the lumen::Error message it throws, or an empty string if it accepts them.
-std::string LayerError(const RuntimeOperator& op, const std::vector<Shape>& input_shapes,
-                       const std::vector<Shape>& output_shapes);
+// Creates the layer for `op` through the registry, infers its output shapes for `input_shapes`
+// and prepares it. Returns the lumen::Error message it throws, or an empty string if it accepts.
+std::string LayerError(const Node& op, const std::vector<Shape>& input_shapes);
+// The same, and also returns a message when the inferred output shapes differ from
+// `expected_output_shapes`.
+std::string LayerError(const Node& op, const std::vector<Shape>& input_shapes,
+                       const std::vector<Shape>& expected_output_shapes);
+
+// The output shapes the layer for `op` infers (throws lumen::Error as the layer does).
+std::vector<Shape> InferShapes(const Node& op, const std::vector<Shape>& input_shapes);
+
+// A thread pool and the workspace of its threads, as a session owns them, for tests that call
+// layers and kernels directly.
+class TestContext {
+ public:
+  // A context running loops on `threads` threads.
+  explicit TestContext(int threads = 1);
+  // What kernels receive.
+  ComputeContext compute() { return ComputeContext{pool_.get(), workspace_.get()}; }
+  // What Layer::Prepare receives.
+  PrepareContext prepare() { return PrepareContext{pool_->threads(), workspace_.get()}; }
+
+ private:
+  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<Workspace> workspace_;
+};
+
+// Builds the layer for `op`, infers and prepares it for `inputs`, runs Forward on `threads`
+// threads and returns the outputs.
+std::vector<Tensor> RunLayer(const Node& op, const std::vector<Tensor>& inputs, int threads = 1);
 
 }  // namespace test_support
 }  // namespace lumen

@@ -1,5 +1,5 @@
 // Helpers for the tests that compare a fast kernel with its reference: random data from a fixed
-// seed, a thread count that is restored when the test ends, and an elementwise comparison that
+// seed and an elementwise comparison that
 // says where and by how much two results differ.
 #ifndef LUMEN_TEST_SUPPORT_KERNEL_TESTING_HPP_
 #define LUMEN_TEST_SUPPORT_KERNEL_TESTING_HPP_
@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "lumen/base/threads.hpp"
 #include "lumen/io/golden_case.hpp"
 
 namespace lumen {
@@ -26,22 +25,6 @@ inline std::vector<float> RandomValues(size_t count, std::mt19937* generator, fl
   for (float& value : values) value = distribution(*generator);
   return values;
 }
-
-// Sets the thread count for one scope and puts the previous one back on exit, so that a test
-// (even a failing one) never changes the thread count of the tests that run after it.
-class ScopedThreadCount {
- public:
-  // Switches every parallel part of Lumen to `thread_count` threads.
-  explicit ScopedThreadCount(int thread_count) : previous_(GetNumThreads()) {
-    SetNumThreads(thread_count);
-  }
-  ~ScopedThreadCount() { SetNumThreads(previous_); }
-  ScopedThreadCount(const ScopedThreadCount&) = delete;
-  ScopedThreadCount& operator=(const ScopedThreadCount&) = delete;
-
- private:
-  int previous_;
-};
 
 // EXPECTs |got - reference| <= atol + rtol * |reference| everywhere (NaN matches only NaN), and
 // reports the largest error and the first element outside the tolerance. `what` names the result.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/thread_pool.hpp"
 #include "lumen/tensor/broadcast.hpp"
 #include "support/kernel_testing.hpp"
 #include "support/logical_index.hpp"
@@ -61,13 +62,18 @@ TEST_P(BroadcastWalkTest, ComputesWhatElementwiseIndexingComputes) {
 
   // a - 2b: not symmetric, so swapped operands would show.
   const BroadcastWalk walk(test_case.result, {test_case.first, test_case.second});
-  walk.ForEachRun([&](const BroadcastWalk::Run& run) {
-    for (size_t i = 0; i < run.count; ++i) {
-      result.data()[run.result_offset + i] =
-          first.data()[run.operand_offsets[0] + i * walk.inner_stride(0)] -
-          2 * second.data()[run.operand_offsets[1] + i * walk.inner_stride(1)];
-    }
-  });
+  // On two threads: the runs a walk hands out must cover the result exactly once however the
+  // chunks fall.
+  ThreadPool pool(2);
+  walk.ForEachRun(
+      [&](const BroadcastWalk::Run& run) {
+        for (size_t i = 0; i < run.count; ++i) {
+          result.data()[run.result_offset + i] =
+              first.data()[run.operand_offsets[0] + i * walk.inner_stride(0)] -
+              2 * second.data()[run.operand_offsets[1] + i * walk.inner_stride(1)];
+        }
+      },
+      &pool);
 
   ForEachLogicalIndex(test_case.result, [&](const std::vector<uint32_t>& index) {
     if (HasFailure()) return;  // one message, not one per element

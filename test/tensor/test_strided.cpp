@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lumen/base/error.hpp"
+#include "lumen/base/thread_pool.hpp"
 #include "lumen/tensor/strided.hpp"
 #include "support/logical_index.hpp"
 
@@ -69,10 +70,11 @@ TEST(Strided, GatherWithPermutedStridesIsAPermute) {
   const Tensor input = CountingTensor(input_shape);
   const std::vector<size_t> strides = StorageStrides(input_shape);
   Tensor output({4, 2, 5, 3});
+  ThreadPool pool(2);  // the chunks two threads take must still cover every element once
   GatherStrided(input, 0,
                 {static_cast<std::ptrdiff_t>(strides[2]), static_cast<std::ptrdiff_t>(strides[0]),
                  static_cast<std::ptrdiff_t>(strides[3]), static_cast<std::ptrdiff_t>(strides[1])},
-                &output);
+                &output, &pool);
   ForEachLogicalIndex(output.shape(), [&](const std::vector<uint32_t>& index) {
     if (::testing::Test::HasFailure()) return;
     ASSERT_EQ(output.at(index), input.at({index[1], index[3], index[0], index[2]}))
@@ -90,7 +92,7 @@ TEST(Strided, GatherWithOffsetAndStepIsASlice) {
       input, static_cast<std::ptrdiff_t>(strides[1]),
       {static_cast<std::ptrdiff_t>(strides[0]), static_cast<std::ptrdiff_t>(2 * strides[1]),
        static_cast<std::ptrdiff_t>(strides[2])},
-      &output);
+      &output, nullptr);
   ForEachLogicalIndex(output.shape(), [&](const std::vector<uint32_t>& index) {
     if (::testing::Test::HasFailure()) return;
     ASSERT_EQ(output.at(index), input.at({index[0], 1 + 2 * index[1], index[2]}))
@@ -101,7 +103,7 @@ TEST(Strided, GatherWithOffsetAndStepIsASlice) {
 TEST(Strided, GatherRefusesAStrideCountThatDoesNotMatch) {
   const Tensor input = CountingTensor({2, 3});
   Tensor output({3, 2});
-  EXPECT_THROW(GatherStrided(input, 0, {1}, &output), Error);
+  EXPECT_THROW(GatherStrided(input, 0, {1}, &output, nullptr), Error);
 }
 
 }  // namespace

@@ -122,25 +122,31 @@ TEST(Tensor, FillFromValues) {
   EXPECT_THROW(tensor.Fill({1, 2, 3}), Error);
 }
 
-TEST(Tensor, PaddedSurroundsEachChannel) {
-  const Tensor tensor = Tensor::FromRowMajor(Iota(2 * 2 * 3).data(), {2, 2, 3});
-  const Tensor padded = tensor.Padded(1, 2, 3, 0, -5.0f);
-  ASSERT_EQ(padded.shape(), (Shape{2, 5, 6}));
-  EXPECT_EQ(padded.at(0, 0, 0), -5.0f);
-  EXPECT_EQ(padded.at(0, 1, 3), 0.0f);
-  EXPECT_EQ(padded.at(1, 2, 5), 11.0f);
-  EXPECT_EQ(padded.at(1, 4, 5), -5.0f);
+TEST(Tensor, BatchIsTheLeadingDimension) {
+  // (N, C, H, W): sample n, channel c is fcube slice n * C + c, each slice an H x W matrix.
+  const std::vector<float> values = Iota(2 * 3 * 2 * 4);
+  const Tensor tensor = Tensor::FromRowMajor(values, {2, 3, 2, 4});
+  EXPECT_EQ(tensor.channels(), 6u);
+  EXPECT_EQ(tensor.rows(), 2u);
+  EXPECT_EQ(tensor.cols(), 4u);
+  EXPECT_EQ(tensor.at(4, 1, 2), values[((1 * 3 + 1) * 2 + 1) * 4 + 2]);  // [1][1][1][2]
+  EXPECT_EQ(tensor.at({1, 1, 1, 2}), tensor.at(4, 1, 2));
+  EXPECT_EQ(tensor.ToRowMajor(), values);
 }
 
-TEST(Tensor, BatchConversions) {
-  const std::vector<float> values = Iota(2 * 3 * 2 * 2);
-  const TensorBatch batch = BatchFromRowMajor(values.data(), {2, 3, 2, 2});
-  ASSERT_EQ(batch.size(), 2u);
-  EXPECT_EQ(batch[1].at(0, 0, 0), 12.0f);
-  EXPECT_EQ(BatchShape(batch), (Shape{2, 3, 2, 2}));
-  std::vector<float> back(values.size());
-  BatchToRowMajor(batch, back.data());
-  EXPECT_EQ(back, values);
+TEST(Tensor, RankFiveAndOneRoundTrip) {
+  const std::vector<float> values = Iota(2 * 3 * 2 * 2 * 5);
+  EXPECT_EQ(Tensor::FromRowMajor(values, {2, 3, 2, 2, 5}).ToRowMajor(), values);
+  const Tensor vector = Tensor::FromRowMajor(Iota(7), {7});
+  EXPECT_EQ(vector.channels(), 1u);
+  EXPECT_EQ(vector.rows(), 1u);
+  EXPECT_EQ(vector.cols(), 7u);
+  EXPECT_EQ(vector.ToRowMajor(), Iota(7));
+}
+
+TEST(Tensor, RejectsShapesWhoseElementCountOverflows) {
+  EXPECT_THROW(Tensor({1, 4194304, 2097152, 2097152}), Error);
+  EXPECT_THROW(ShapeElementCount({65536, 65536, 65536, 65536}), Error);
 }
 
 }  // namespace

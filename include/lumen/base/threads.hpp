@@ -1,4 +1,4 @@
-// The single knob for parallelism: OpenMP loops in the layers and OpenBLAS's GEMM.
+// Thread counts: the default a session uses when none is given, and what the BLAS does.
 #ifndef LUMEN_BASE_THREADS_HPP_
 #define LUMEN_BASE_THREADS_HPP_
 
@@ -6,13 +6,11 @@
 
 namespace lumen {
 
-// Sets how many threads every parallel part of Lumen may use (OpenMP and OpenBLAS together).
-void SetNumThreads(int thread_count);
+// The number of cores this process may run on (its CPU affinity mask), at least 1: the default
+// thread count of a session.
+int DefaultThreadCount();
 
-// Returns the thread count that SetNumThreads last set (or the OpenMP default).
-int GetNumThreads();
-
-// Describes the BLAS in use (library, threading model, core type), for logs and benchmarks.
+// Describes the BLAS linked in (library, threading model, core type), for logs and benchmarks.
 std::string BlasDescription();
 
 }  // namespace lumen

@@ -16,11 +16,12 @@ std::vector<float> ReadFloatFile(const std::string& path, size_t expected_count 
 // Writes raw little-endian float32 values; throws lumen::Error if it cannot.
 void WriteFloatFile(const std::string& path, const std::vector<float>& values);
 
-// Reads a row-major (N, ...) float32 file of full shape `full_shape` as a batch of tensors.
-TensorBatch ReadBatchFile(const std::string& path, const Shape& full_shape);
+// Reads a row-major float32 file as a tensor of `shape`; throws lumen::Error if the file does not
+// hold exactly that many values.
+Tensor ReadTensorFile(const std::string& path, const Shape& shape);
 
-// Writes a batch as one row-major float32 file.
-void WriteBatchFile(const std::string& path, const TensorBatch& batch);
+// Writes a tensor as one row-major float32 file.
+void WriteTensorFile(const std::string& path, const Tensor& tensor);
 
 }  // namespace lumen
 

@@ -2,22 +2,24 @@
 #ifndef LUMEN_LAYER_AVERAGE_POOLING_HPP_
 #define LUMEN_LAYER_AVERAGE_POOLING_HPP_
 
+#include <vector>
+
 #include "lumen/layer/layer.hpp"
-#include "lumen/layer/window.hpp"
+#include "lumen/math/window.hpp"
 
 namespace lumen {
 
-// Average pooling with stride, padding, ceil_mode, count_include_pad and divisor_override.
+// Average pooling with stride, padding, ceil_mode, count_include_pad and divisor_override, over
+// every plane of a (C,H,W) or (N,C,H,W) input.
 class AveragePooling : public Layer {
  public:
   // Reads the nn.AvgPool2d parameters.
-  explicit AveragePooling(const RuntimeOperator& op);
-  // Checks the output size the window and ceil_mode give.
-  void Prepare(const std::vector<Shape>& input_shapes,
-               const std::vector<Shape>& output_shapes) override;
-  // Pools each channel of each sample.
-  void Forward(const std::vector<const TensorBatch*>& inputs,
-               const std::vector<TensorBatch*>& outputs) override;
+  explicit AveragePooling(const LayerConfig& config);
+  // The input with its plane pooled (PyTorch's size formula, computed in 64 bits).
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  // Averages every window of every plane.
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override;
 
  private:
   Window2d window_;

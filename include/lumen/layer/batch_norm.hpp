@@ -8,17 +8,17 @@
 
 namespace lumen {
 
-// y = (x - running_mean) / sqrt(running_var + eps) * weight + bias, folded once into y = x*a + b.
+// y = (x - running_mean) / sqrt(running_var + eps) * weight + bias, folded once into y = x*a + b,
+// for an (N, num_features, H, W) input of any N, H and W.
 class BatchNorm : public Layer {
  public:
   // Reads eps, num_features, affine and the four weight vectors, and folds them.
-  explicit BatchNorm(const RuntimeOperator& op);
-  // Checks an (N, num_features, H, W) input and an output of the same shape.
-  void Prepare(const std::vector<Shape>& input_shapes,
-               const std::vector<Shape>& output_shapes) override;
-  // Scales and shifts every channel.
-  void Forward(const std::vector<const TensorBatch*>& inputs,
-               const std::vector<TensorBatch*>& outputs) override;
+  explicit BatchNorm(const LayerConfig& config);
+  // The input's shape, after checking it is (N, num_features, H, W).
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  // Scales and shifts every plane by its channel's factors.
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override;
 
  private:
   std::vector<float> scale_;  // weight / sqrt(var + eps), per channel

@@ -1,74 +1,70 @@
-// pnnx.Expression: element-wise arithmetic over the operator's inputs, with broadcasting.
+// pnnx.Expression: element-wise arithmetic over the operator's inputs, with PyTorch broadcasting.
 #ifndef LUMEN_LAYER_EXPRESSION_HPP_
 #define LUMEN_LAYER_EXPRESSION_HPP_
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lumen/layer/expression_parser.hpp"
 #include "lumen/layer/layer.hpp"
-#include "lumen/tensor/broadcast.hpp"
 
 namespace lumen {
 
 // Evaluates the parsed `expr` one function at a time over whole tensors.
 //
-// Prepare turns the expression tree into a list of steps, innermost calls first. Each step applies
-// one function to one or two values (an input, a constant, or an earlier step's result) and writes
-// a temporary tensor, or, for the last step, the output. Shapes are known before the first run, so
-// each step's broadcasting is planned once and every temporary is allocated once. Constant
-// sub-expressions are computed at Prepare.
+// The constructor turns the expression tree into a program: a list of instructions, innermost
+// calls first, each applying one function to one or two values (an input, a constant, or an
+// earlier instruction's result). Sub-expressions of constants only are computed there, once.
+// OutputShapes broadcasts the shapes through the program as PyTorch would. Prepare plans each
+// instruction's broadcasting walk for the session's shapes and gives every intermediate result a
+// buffer (buffers are reused once their value has been read); the last instruction writes the
+// output. Forward only runs the walks.
 class Expression : public Layer {
  public:
-  // Parses the operator's `expr` parameter; throws lumen::Error on a malformed expression.
-  explicit Expression(const RuntimeOperator& op);
-  // Checks the inputs broadcast to the output shape and plans every step.
-  void Prepare(const std::vector<Shape>& input_shapes,
-               const std::vector<Shape>& output_shapes) override;
-  // Runs the steps for each sample.
-  void Forward(const std::vector<const TensorBatch*>& inputs,
-               const std::vector<TensorBatch*>& outputs) override;
+  // Parses the operator's `expr` parameter and builds the program; throws lumen::Error on a
+  // malformed expression or an `@N` beyond the operator's inputs.
+  explicit Expression(const LayerConfig& config);
+  // The broadcast shape of the whole expression.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  // Plans every instruction's walk and the intermediate buffers for these shapes.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& output_shapes,
+                                      const PrepareContext& context) const override;
+  // Runs the instructions in order.
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override;
 
  private:
-  // Where a value's elements live while one sample is evaluated.
+  // A value an instruction reads.
   struct Value {
-    enum class Source { kInput, kConstant, kTemporary, kOutput };
-    Source source = Source::kConstant;
-    int index = 0;          // input number (kInput) or temporary number (kTemporary)
-    float constant = 0.0f;  // kConstant
-    Shape shape;            // per-sample shape
-  };
-  // How the samples of an input are read for output sample b.
-  enum class InputMode {
-    kPerSample,    // input sample b (the input has the output's batch)
-    kFirstSample,  // input sample 0 (the input's batch is 1 and broadcasts)
-    kGathered,     // the input has no batch dimension: all its samples form one tensor
+    enum class Kind { kInput, kConstant, kInstruction };
+    Kind kind = Kind::kConstant;
+    int index = 0;  // input number, constant number or instruction number
   };
   // One function applied over whole tensors.
-  struct Step {
-    ExpressionFunction function;
-    int arguments[2] = {0, 0};  // value ids; the second is unused for unary functions
-    int result = 0;             // value id
-    std::unique_ptr<BroadcastWalk> walk;
+  struct Instruction {
+    ExpressionFunction function{};
+    int arity = 1;
+    Value arguments[2];   // the second is unused for unary functions
+    size_t position = 0;  // where the call starts in the text, for messages
   };
 
-  // Appends the steps that compute `node` and returns the id of its value.
-  int Compile(const ExpressionNode& node);
-  // The address of a value's elements for output sample `sample`.
-  const float* Address(int value, size_t sample, const std::vector<const TensorBatch*>& inputs,
-                       const std::vector<TensorBatch*>& outputs) const;
+  // Appends the instructions that compute `node` (folding calls of constants) and returns its
+  // value.
+  Value Compile(const ExpressionNode& node);
+  // The shape of every instruction's result for these input shapes (throws naming the call when
+  // two shapes do not broadcast).
+  std::vector<Shape> InstructionShapes(const std::vector<Shape>& input_shapes) const;
+  // The shape of `value` given the instructions' shapes.
+  const Shape& ShapeOf(const Value& value, const std::vector<Shape>& input_shapes,
+                       const std::vector<Shape>& instruction_shapes) const;
 
   std::string text_;
-  ExpressionNode root_;
-  int input_count_ = 0;
-  std::vector<Shape> input_sample_shapes_;
-  std::vector<InputMode> input_modes_;
-  std::vector<Tensor> gathered_inputs_;  // by input number; used for kGathered inputs
-  std::vector<float> gathering_buffer_;  // row-major staging for gathering
-  std::vector<Value> values_;
-  std::vector<Step> steps_;
-  std::vector<Tensor> temporaries_;
-  int output_value_ = 0;  // the value id the last step writes: the output
+  size_t input_count_ = 0;
+  std::vector<float> constants_;
+  std::vector<Instruction> program_;
+  Value result_;  // what the whole expression evaluates to
 };
 
 }  // namespace lumen

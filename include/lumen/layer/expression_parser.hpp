@@ -7,6 +7,10 @@
 //   call     := name '(' expr { ',' expr } ')'      add(@0,@1)  mul(pow(mul(@0,2),2),@1)
 //   input    := '@' digits                          the operator's inputs by position
 //   number   := 2  -1  0.5  2.000000e+00  1.0e-5  inf  nan  (True/False are 1/0)
+//
+// The text comes from a model file, which may be hostile: nesting is limited to
+// kMaxExpressionDepth levels (the parser recurses once per level, and 20,000 nested calls would
+// overflow the stack), and input numbers to kMaxExpressionInput.
 #ifndef LUMEN_LAYER_EXPRESSION_PARSER_HPP_
 #define LUMEN_LAYER_EXPRESSION_PARSER_HPP_
 
@@ -14,6 +18,12 @@
 #include <vector>
 
 namespace lumen {
+
+// The deepest nesting of calls an expression may have; pnnx's deepest are about ten levels.
+inline constexpr int kMaxExpressionDepth = 256;
+
+// The largest N an `@N` may have; the operator's real input count is checked by the layer.
+inline constexpr int kMaxExpressionInput = 1000000;
 
 // Every function the language has that Lumen evaluates.
 enum class ExpressionFunction {
@@ -82,7 +92,8 @@ struct ExpressionNode {
 };
 
 // Parses an expression. Throws lumen::Error that quotes the text and the position of the problem
-// (unknown function, wrong argument count, stray character, dynamic-shape helpers like size()).
+// (unknown function, wrong argument count, stray character, dynamic-shape helpers like size(),
+// nesting deeper than kMaxExpressionDepth, an input number above kMaxExpressionInput).
 ExpressionNode ParseExpression(const std::string& text);
 
 // Largest @N in the expression plus one: the number of inputs it needs.

@@ -2,18 +2,20 @@
 #ifndef LUMEN_LAYER_FLATTEN_HPP_
 #define LUMEN_LAYER_FLATTEN_HPP_
 
+#include <vector>
+
 #include "lumen/layer/view_layer.hpp"
 
 namespace lumen {
 
-// Flattens a range of dimensions (negative indices count from the end, as in PyTorch).
+// Flattens a range of dimensions of the whole tensor (the batch is dimension 0 like any other;
+// negative indices count from the end, as in PyTorch).
 class Flatten : public ViewLayer {
  public:
-  // Reads start_dim and end_dim.
-  explicit Flatten(const RuntimeOperator& op);
-  // Resolves the dimensions against the input rank and checks the output shape.
-  void Prepare(const std::vector<Shape>& input_shapes,
-               const std::vector<Shape>& output_shapes) override;
+  // Reads start_dim (default 0) and end_dim (default -1).
+  explicit Flatten(const LayerConfig& config);
+  // Resolves the dimensions against the input's rank and merges their extents.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
 
  private:
   int start_dim_ = 0;

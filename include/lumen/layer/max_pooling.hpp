@@ -2,31 +2,34 @@
 #ifndef LUMEN_LAYER_MAX_POOLING_HPP_
 #define LUMEN_LAYER_MAX_POOLING_HPP_
 
+#include <memory>
 #include <vector>
 
-#include "lumen/kernel/max_pooling_kernels.hpp"
 #include "lumen/layer/layer.hpp"
-#include "lumen/layer/window.hpp"
+#include "lumen/math/window.hpp"
 
 namespace lumen {
 
-// Max pooling with stride, padding (which never wins: it counts as -infinity), dilation, ceil_mode.
+// Max pooling with stride, padding (which never wins: it counts as -infinity), dilation and
+// ceil_mode, over every plane of a (C,H,W) or (N,C,H,W) input.
 class MaxPooling : public Layer {
  public:
   // Reads the nn.MaxPool2d parameters; return_indices must be False.
-  explicit MaxPooling(const RuntimeOperator& op);
-  // Checks the output size the window and ceil_mode give.
-  void Prepare(const std::vector<Shape>& input_shapes,
-               const std::vector<Shape>& output_shapes) override;
-  // Pools each channel of each sample (separably when dilation is 1).
-  void Forward(const std::vector<const TensorBatch*>& inputs,
-               const std::vector<TensorBatch*>& outputs) override;
+  explicit MaxPooling(const LayerConfig& config);
+  // The input with its plane pooled (PyTorch's size formula, computed in 64 bits: a window too
+  // large for the input is refused here, before anything runs).
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  // Reserves the separable kernel's scratch.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& output_shapes,
+                                      const PrepareContext& context) const override;
+  // Pools every plane (separably when dilation is 1).
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override;
 
  private:
   Window2d window_;
   bool ceil_mode_ = false;
-  PoolingPlane plane_;
-  std::vector<float> workspace_;  // per channel: input_w x output_h, for the separable kernel
 };
 
 }  // namespace lumen

@@ -1,19 +1,28 @@
-// Shape checks shared by the pooling layers.
+// Shape inference shared by the 2-D pooling layers: a (C,H,W) or (N,C,H,W) feature map keeps every
+// dimension but its last two, the plane the window slides over.
 #ifndef LUMEN_LAYER_POOLING_SHAPE_HPP_
 #define LUMEN_LAYER_POOLING_SHAPE_HPP_
+
+#include <vector>
 
 #include "lumen/layer/layer.hpp"
 
 namespace lumen {
 
-// Checks that a pooling layer maps an (N, C, H, W) input to (N, C, output_h, output_w); the caller
-// computes output_h and output_w from the input's H and W. Throws lumen::Error naming `layer`.
-void CheckPoolingShapes(const Layer& layer, const std::vector<Shape>& input_shapes,
-                        const std::vector<Shape>& output_shapes, int output_h, int output_w);
+// Height and width of a feature map's plane.
+struct PlaneSize {
+  int height = 0;
+  int width = 0;
+};
 
-// Checks one (N, C, H, W) input and one output; throws lumen::Error naming `layer` otherwise.
-void CheckFeatureMapInput(const Layer& layer, const std::vector<Shape>& input_shapes,
-                          const std::vector<Shape>& output_shapes);
+// Checks that `input_shapes` is one feature map of rank 3 or 4 (PyTorch's unbatched and batched
+// forms) whose plane is non-empty and fits in ints, and returns the plane. Throws lumen::Error
+// naming `layer` and the shape otherwise.
+PlaneSize FeatureMapPlane(const Layer& layer, const std::vector<Shape>& input_shapes);
+
+// `input` with its plane replaced by output_h x output_w. Throws lumen::Error naming `layer` and
+// the shapes when the output would be empty, which PyTorch refuses too.
+Shape PooledShape(const Layer& layer, const Shape& input, int output_h, int output_w);
 
 }  // namespace lumen
 

@@ -1,4 +1,4 @@
-// torch.mean / torch.sum over one or more dimensions, with or without keepdim.
+// torch.mean / torch.sum over one or more dimensions (or all of them), with or without keepdim.
 #ifndef LUMEN_LAYER_REDUCTION_HPP_
 #define LUMEN_LAYER_REDUCTION_HPP_
 
@@ -6,32 +6,36 @@
 #include <vector>
 
 #include "lumen/layer/layer.hpp"
-#include "lumen/tensor/broadcast.hpp"
 
 namespace lumen {
 
-// Sums (and for mean divides) over the reduced dimensions. The walk is a broadcast in reverse:
-// walking the input, each element lands on the output element it broadcasts from.
+// Sums (and for mean divides) over the reduced dimensions, any of them, the batch (dim 0)
+// included. Each output element is accumulated in double precision by one task, so the work
+// spreads over threads without two tasks adding into the same place.
 class Reduction : public Layer {
  public:
-  // Reads dim (an int or a list) and keepdim; the op type decides sum or mean.
-  explicit Reduction(const RuntimeOperator& op);
-  // Checks the dimensions and the graph's output shape; plans the walk.
-  void Prepare(const std::vector<Shape>& input_shapes,
-               const std::vector<Shape>& output_shapes) override;
-  // Reduces each sample, accumulating in double precision.
-  void Forward(const std::vector<const TensorBatch*>& inputs,
-               const std::vector<TensorBatch*>& outputs) override;
+  // Reads dim (an int, a list, or absent/None for every dimension) and keepdim; the op type
+  // decides sum or mean.
+  explicit Reduction(const LayerConfig& config);
+  // The input's shape without the reduced dimensions (or with them as 1 under keepdim).
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  // Plans the walk over input and output memory for these shapes.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& output_shapes,
+                                      const PrepareContext& context) const override;
+  // Reduces every output element.
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override;
 
  private:
+  // For each dimension of `input`, whether it is reduced; throws lumen::Error naming the layer
+  // when a dim is out of range or listed twice.
+  std::vector<bool> ReducedAxes(const Shape& input) const;
+
   bool mean_ = false;
+  bool all_dims_ = false;  // no dim given: reduce everything
   std::vector<int> dims_;
   bool keepdim_ = false;
-  Shape kept_shape_;  // the output sample shape with reduced dimensions kept as 1
-  double scale_ = 1.0;
-  std::unique_ptr<BroadcastWalk> walk_;
-  std::vector<double> sums_;  // in the kept shape's memory order
-  Tensor kept_;               // the result in the kept shape, before dropping dimensions
 };
 
 }  // namespace lumen

@@ -2,27 +2,31 @@
 #ifndef LUMEN_LAYER_SOFTMAX_HPP_
 #define LUMEN_LAYER_SOFTMAX_HPP_
 
+#include <memory>
+#include <vector>
+
 #include "lumen/layer/layer.hpp"
-#include "lumen/tensor/strided.hpp"
 
 namespace lumen {
 
-// Softmax along any dimension but the batch. Subtracting each slice's maximum before exp keeps
-// every exponent <= 0, so nothing overflows (softmax is unchanged by a shift).
+// Softmax along any dimension, the batch (dim 0) included. Subtracting each slice's maximum
+// before exp keeps every exponent <= 0, so nothing overflows (softmax is unchanged by a shift).
 class Softmax : public Layer {
  public:
   // Reads dim.
-  explicit Softmax(const RuntimeOperator& op);
-  // Checks output shape == input shape and locates dim in memory.
-  void Prepare(const std::vector<Shape>& input_shapes,
-               const std::vector<Shape>& output_shapes) override;
+  explicit Softmax(const LayerConfig& config);
+  // The input's shape, after checking dim against its rank.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  // Locates dim in memory for these shapes.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& output_shapes,
+                                      const PrepareContext& context) const override;
   // Normalises every slice along dim.
-  void Forward(const std::vector<const TensorBatch*>& inputs,
-               const std::vector<TensorBatch*>& outputs) override;
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override;
 
  private:
   int dim_ = 0;
-  AxisSplit split_{};
 };
 
 }  // namespace lumen

@@ -8,17 +8,18 @@
 
 namespace lumen {
 
-// Squeeze with PyTorch's rule: a named dimension whose extent is not 1 is left alone.
+// Squeeze with PyTorch's rules: without dim every extent-1 dimension goes (the batch too, when it
+// is 1: it is a dimension like any other); a named dimension whose extent is not 1 is left alone.
 class Squeeze : public ViewLayer {
  public:
-  // Reads dim (an int, a list, or absent for "every extent-1 dimension but the batch").
-  explicit Squeeze(const RuntimeOperator& op);
-  // Computes the squeezed shape and checks the graph's output shape.
-  void Prepare(const std::vector<Shape>& input_shapes,
-               const std::vector<Shape>& output_shapes) override;
+  // Reads dim: an int, a list, or absent / None for "every extent-1 dimension".
+  explicit Squeeze(const LayerConfig& config);
+  // The input's shape without the squeezed dimensions.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
 
  private:
-  std::vector<int> dims_;  // empty: all
+  bool all_ = true;
+  std::vector<int> dims_;
 };
 
 }  // namespace lumen

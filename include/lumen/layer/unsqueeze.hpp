@@ -2,6 +2,8 @@
 #ifndef LUMEN_LAYER_UNSQUEEZE_HPP_
 #define LUMEN_LAYER_UNSQUEEZE_HPP_
 
+#include <vector>
+
 #include "lumen/layer/view_layer.hpp"
 
 namespace lumen {
@@ -10,10 +12,9 @@ namespace lumen {
 class Unsqueeze : public ViewLayer {
  public:
   // Reads dim.
-  explicit Unsqueeze(const RuntimeOperator& op);
-  // Computes the unsqueezed shape and checks the graph's output shape.
-  void Prepare(const std::vector<Shape>& input_shapes,
-               const std::vector<Shape>& output_shapes) override;
+  explicit Unsqueeze(const LayerConfig& config);
+  // The input's shape with an extent 1 inserted at dim.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
 
  private:
   int dim_ = 0;

@@ -22,7 +22,10 @@ inline float FastExp(float x) {
   // Adding and subtracting 1.5 * 2^23 rounds to the nearest integer in two vectorisable adds
   // (std::floor would keep GCC from vectorising the loop).
   constexpr float kRoundingShift = 12582912.0f;
-  const float clamped = std::min(std::max(x, -87.3f), 88.7f);  // keep 2^k a normal float
+  // Keep 2^k a normal float. NaN becomes -87.3 here (std::max returns its first argument when
+  // the comparison fails), so that k below stays an integer: converting NaN to int32 is undefined
+  // behaviour. The NaN itself is returned at the end.
+  const float clamped = std::min(std::max(-87.3f, x), 88.7f);
   const float k = (clamped * kLog2e + kRoundingShift) - kRoundingShift;
   const float r = (clamped - k * kLn2High) - k * kLn2Low;
   float p = 1.0f / 5040.0f;

@@ -20,6 +20,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "lumen/base/compute_context.hpp"
+
 namespace lumen {
 
 // The micro-kernel's tile of C: kPanelRows rows (two SIMD vectors) by kPanelColumns columns,
@@ -47,6 +49,45 @@ inline size_t PackedRowIndex(int row, int k, int depth) {
 // Packs the column-major m x k matrix `a` (leading dimension lda) into row panels, zero padded.
 void PackRows(const float* a, int lda, int m, int k, float* packed);
 
+// A right-hand side B (k x n) packed into column panels, in memory owned elsewhere: a
+// PackedMatrix's, or scratch that a layer packs a per-run operand into with PackColumns.
+class PackedPanels {
+ public:
+  // Views `data`: the panels of a k x n matrix as PackColumns writes them.
+  PackedPanels(const float* data, int k, int n) : data_(data), rows_(k), cols_(n) {}
+
+  // Rows (the shared dimension k).
+  int rows() const { return rows_; }
+  // Columns (n).
+  int cols() const { return cols_; }
+  // Number of column panels.
+  int panels() const { return (cols_ + kPanelColumns - 1) / kPanelColumns; }
+  // Start of column panel `panel`: rows() x kPanelColumns floats, row by row.
+  const float* panel(int panel) const {
+    return data_ + static_cast<size_t>(panel) * rows_ * kPanelColumns;
+  }
+
+ private:
+  const float* data_;
+  int rows_;
+  int cols_;
+};
+
+// Floats a k x n matrix occupies once packed into column panels (the last one zero padded).
+size_t PackedColumnsSize(int k, int n);
+
+// Packs the k x n matrix whose element (p, j) is b[p * row_stride + j * col_stride] into column
+// panels at `packed` (PackedColumnsSize(k, n) floats). Any layout: column-major (row_stride 1),
+// row-major or transposed (col_stride 1), so per-run operands need no transposing copy first.
+void PackColumns(const float* b, std::ptrdiff_t row_stride, std::ptrdiff_t col_stride, int k, int n,
+                 float* packed);
+
+// GemmPacked and PackedGemm (below) for a B packed into memory owned elsewhere.
+void GemmPacked(int m, const float* packed_a, const PackedPanels& b, float* c, int ldc,
+                int first_panel = 0, int end_panel = -1);
+void PackedGemm(int m, const float* a, int lda, const PackedPanels& b, float* c, int ldc,
+                const ComputeContext& context);
+
 // The right-hand side B (k x n), packed into column panels once, the last one zero padded.
 class PackedMatrix {
  public:
@@ -57,7 +98,7 @@ class PackedMatrix {
 
   // Packs B given transposed (`bt` is n x k column-major), reusing this object's memory: for a B
   // built anew on every run, it allocates only the first time.
-  void PackTransposed(const float* bt, int k, int n, int ldbt);
+  void PackTransposed(const float* bt, int k, int n, int ldbt, const ComputeContext& context);
 
   // Rows (the shared dimension k).
   int rows() const { return rows_; }
@@ -69,6 +110,8 @@ class PackedMatrix {
   const float* panel(int panel) const {
     return data_.data() + static_cast<size_t>(panel) * rows_ * kPanelColumns;
   }
+  // The panels as a view, for the multiply routines.
+  PackedPanels view() const { return PackedPanels(data_.data(), rows_, cols_); }
 
  private:
   int rows_ = 0;
@@ -83,9 +126,15 @@ class PackedMatrix {
 void GemmPacked(int m, const float* packed_a, const PackedMatrix& b, float* c, int ldc,
                 int first_panel = 0, int end_panel = -1);
 
-// C = A * B for a column-major A (m x k, leading dimension lda): packs A block by block and
-// spreads the blocks over the OpenMP threads unless called from inside a parallel region.
-void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c, int ldc);
+// C = A * B for a column-major A (m x k, leading dimension lda): packs A block by block (in the
+// context's scratch) and spreads the blocks over the context's threads (one thread when called
+// from inside a parallel loop).
+void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c, int ldc,
+                const ComputeContext& context);
+
+// Floats of ScratchSlot::kGemmPacking that PackedGemm asks each thread for when A has m rows and
+// depth k: callers reserve it when they plan, so that their runs do not allocate.
+size_t PackedGemmScratchSize(int m, int k);
 
 // The same product, computed by three plain loops: the reference the tests compare against.
 void ReferenceGemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,

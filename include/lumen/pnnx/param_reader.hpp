@@ -10,15 +10,17 @@
 
 #include <string>
 
-#include "lumen/pnnx/pnnx_model.hpp"
+#include "lumen/graph/graph.hpp"
 
 namespace lumen {
 
-// Reads and validates a .pnnx.param file. Attributes are declared (shape, dtype) but hold no bytes.
-PnnxModel ReadPnnxParam(const std::string& path);
+// Reads and validates a .pnnx.param file: every line becomes a node (pnnx.Input and pnnx.Output
+// included; pnnx_reader.hpp resolves them). Attributes are declared (shape, dtype) but hold no
+// bytes.
+Graph ReadPnnxParam(const std::string& path);
 
 // Parses the text of a .pnnx.param file; `file_name` is used in error messages ("file:line: ...").
-PnnxModel ParsePnnxParam(const std::string& text, const std::string& file_name);
+Graph ParsePnnxParam(const std::string& text, const std::string& file_name);
 
 }  // namespace lumen
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "lumen/base/parallel.hpp"
+#include "lumen/base/thread_pool.hpp"
 #include "lumen/tensor/tensor.hpp"
 
 namespace lumen {
@@ -41,10 +41,11 @@ class BroadcastWalk {
   // Number of dimensions left after merging (1 for equal shapes).
   size_t merged_rank() const { return extents_.size(); }
 
-  // Calls run_function(const Run&) for every run, splitting the work over OpenMP threads unless
-  // `parallel` is false (needed when runs write to shared places, as a reduction does).
+  // Calls run_function(const Run&) for every run, splitting the work over `pool`'s threads unless
+  // `pool` is null or `parallel` is false (needed when runs write to shared places, as a
+  // reduction does).
   template <typename RunFunction>
-  void ForEachRun(RunFunction run_function, bool parallel = true) const;
+  void ForEachRun(RunFunction run_function, ThreadPool* pool, bool parallel = true) const;
 
  private:
   std::vector<size_t> extents_;  // merged result dimensions, storage order
@@ -55,7 +56,7 @@ class BroadcastWalk {
 };
 
 template <typename RunFunction>
-void BroadcastWalk::ForEachRun(RunFunction run_function, bool parallel) const {
+void BroadcastWalk::ForEachRun(RunFunction run_function, ThreadPool* pool, bool parallel) const {
   constexpr size_t kChunk = 1 << 14;  // elements per task when there is one long run
   constexpr size_t kParallelThreshold = 1 << 15;
   const size_t inner = extents_.back();
@@ -64,7 +65,7 @@ void BroadcastWalk::ForEachRun(RunFunction run_function, bool parallel) const {
     // One long run (equal shapes): cut it into chunks so that every thread gets a share.
     const auto chunks = static_cast<std::ptrdiff_t>((inner + kChunk - 1) / kChunk);
     ParallelFor(
-        chunks,
+        pool, chunks,
         [&](std::ptrdiff_t chunk) {
           const size_t start = static_cast<size_t>(chunk) * kChunk;
           run_function(Run{start,
@@ -76,7 +77,7 @@ void BroadcastWalk::ForEachRun(RunFunction run_function, bool parallel) const {
   }
   const auto outer = static_cast<std::ptrdiff_t>(outer_count);
   ParallelFor(
-      outer,
+      pool, outer,
       [&](std::ptrdiff_t index) {
         Run run{0, {0, 0}, inner};
         size_t remaining = static_cast<size_t>(index);

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "lumen/base/thread_pool.hpp"
 #include "lumen/tensor/tensor.hpp"
 
 namespace lumen {
@@ -25,14 +26,15 @@ struct AxisSplit {
   size_t inner;
 };
 
-// Splits `shape` around logical dimension `axis` (0-based, per sample).
+// Splits `shape` around logical dimension `axis` (0-based).
 AxisSplit SplitAroundAxis(const Shape& shape, size_t axis);
 
 // Fills `output` by reading `input` with arbitrary steps: the output element at logical index
 // (i_0, ..., i_k) is input.data()[offset + i_0 * strides[0] + ... + i_k * strides[k]].
-// Permute, transpose and slice are all this with different strides.
+// Permute, transpose and slice are all this with different strides. Spreads the work over `pool`
+// (may be null) when there is enough of it; allocates nothing.
 void GatherStrided(const Tensor& input, std::ptrdiff_t offset,
-                   const std::vector<std::ptrdiff_t>& strides, Tensor* output);
+                   const std::vector<std::ptrdiff_t>& strides, Tensor* output, ThreadPool* pool);
 
 }  // namespace lumen
 

@@ -1,18 +1,21 @@
-// Tensor: one sample's data, stored in a column-major Armadillo cube.
+// Tensor: a whole operand (batch included), stored in a column-major Armadillo cube.
 //
 // How a tensor of any rank lives in an arma::fcube (the one place this is decided):
 //
-//   logical shape (PyTorch order, batch excluded):   (d0, d1, ..., d[k-3], d[k-2], d[k-1])
-//   fcube slices (we call them channels)          =  d0 * d1 * ... * d[k-3]   (1 if k < 3)
-//   fcube rows                                    =  d[k-2]                   (1 if k < 2)
-//   fcube cols                                    =  d[k-1]                   (1 if k < 1)
+//   logical shape (PyTorch's, batch first):   (d0, d1, ..., d[k-3], d[k-2], d[k-1])
+//   fcube slices (we call them channels)   =  d0 * d1 * ... * d[k-3]   (1 if k < 3)
+//   fcube rows                             =  d[k-2]                   (1 if k < 2)
+//   fcube cols                             =  d[k-1]                   (1 if k < 1)
 //
-// So a (C, H, W) feature map is C slices of H x W matrices, and YOLO's (3, 85, 80, 80) view is 255
-// slices of 80 x 80. Armadillo stores each slice column by column, so inside a slice the row index
-// runs fastest in memory, while PyTorch's row-major order runs the column index fastest. Memory
-// order is therefore "row-major with the last two logical dimensions swapped". Every conversion
-// between the two orders goes through FromRowMajor / CopyFromRowMajor / CopyToRowMajor, and nothing
-// else.
+// So an (N, C, H, W) feature map is N*C slices of H x W matrices (sample n, channel c is slice
+// n*C + c), YOLO's (1, 3, 85, 80, 80) view is 255 slices of 80 x 80, and a transformer's
+// (1, S, D) activations are one S x D matrix. The batch is not special: it is the first
+// dimension like any other, so `x.reshape(-1, D)` on a (B, S, D) tensor is an ordinary reshape.
+//
+// Armadillo stores each slice column by column, so inside a slice the row index runs fastest in
+// memory, while PyTorch's row-major order runs the column index fastest. Memory order is therefore
+// "row-major with the last two logical dimensions swapped". Every conversion between the two
+// orders goes through FromRowMajor / CopyFromRowMajor / CopyToRowMajor, and nothing else.
 #ifndef LUMEN_TENSOR_TENSOR_HPP_
 #define LUMEN_TENSOR_TENSOR_HPP_
 
@@ -23,16 +26,20 @@
 
 namespace lumen {
 
-// A logical shape in PyTorch's dimension order. For a Tensor it excludes the batch dimension.
+// A logical shape in PyTorch's dimension order, batch first when the tensor has one.
 using Shape = std::vector<uint32_t>;
+
+// The largest rank a tensor may have; PyTorch models rarely go past 6.
+inline constexpr size_t kMaxRank = 8;
 
 // Formats a shape as "(1,3,224,224)" for messages.
 std::string ShapeToString(const Shape& shape);
 
-// Number of elements a shape holds (1 for the empty shape of a scalar).
+// Number of elements a shape holds (1 for the empty shape of a scalar). Throws lumen::Error when
+// the count does not fit in size_t, or the rank exceeds kMaxRank.
 size_t ShapeElementCount(const Shape& shape);
 
-// One sample of an operand: a logical shape of any rank over an fcube (see the top of this file).
+// An operand's data: a logical shape of any rank over an fcube (see the top of this file).
 class Tensor {
  public:
   // An empty tensor with no elements.
@@ -42,7 +49,7 @@ class Tensor {
   explicit Tensor(const Shape& shape);
 
   // A tensor that uses `external_memory` (at least ShapeElementCount(shape) floats) without copying
-  // or owning it; the memory planner uses this to let operands share one buffer.
+  // or owning it; sessions use this to let operands share one arena.
   Tensor(float* external_memory, const Shape& shape);
 
   // Copying always copies the elements (into this tensor's own memory, or into its external memory
@@ -54,6 +61,8 @@ class Tensor {
 
   // Builds a tensor from `values` laid out row-major (PyTorch's contiguous order) in `shape`.
   static Tensor FromRowMajor(const float* values, const Shape& shape);
+  // The same from a vector, whose size must equal the shape's element count.
+  static Tensor FromRowMajor(const std::vector<float>& values, const Shape& shape);
 
   // Overwrites every element from `values` laid out row-major in this tensor's shape.
   void CopyFromRowMajor(const float* values);
@@ -64,7 +73,7 @@ class Tensor {
   // Returns the elements in row-major order.
   std::vector<float> ToRowMajor() const;
 
-  // The logical shape (batch excluded).
+  // The logical shape.
   const Shape& shape() const { return shape_; }
   // Number of logical dimensions.
   size_t rank() const { return shape_.size(); }
@@ -83,8 +92,8 @@ class Tensor {
   float* data() { return cube_.memptr(); }
   const float* data() const { return cube_.memptr(); }
   // Start of one channel's rows x cols column-major matrix.
-  float* channel_data(uint32_t channel) { return cube_.slice_memptr(channel); }
-  const float* channel_data(uint32_t channel) const { return cube_.slice_memptr(channel); }
+  float* channel_data(size_t channel) { return data() + channel * rows() * cols(); }
+  const float* channel_data(size_t channel) const { return data() + channel * rows() * cols(); }
 
   // The underlying cube, for Armadillo expressions.
   arma::fcube& cube() { return cube_; }
@@ -111,9 +120,6 @@ class Tensor {
   // give). Throws if the element counts differ. A view keeps using its external memory.
   void Reshape(const Shape& new_shape);
 
-  // Returns a copy grown by the given number of rows and columns on each side, filled with `value`.
-  Tensor Padded(uint32_t top, uint32_t bottom, uint32_t left, uint32_t right, float value) const;
-
  private:
   // Computes where in storage the element at a logical index lives (checked).
   size_t StorageOffset(const std::vector<uint32_t>& index) const;
@@ -125,18 +131,6 @@ class Tensor {
 // Copies `source` into `target` element by element in row-major order, as PyTorch's view/reshape
 // would: the shapes may differ but the element counts must match. Allocates nothing.
 void CopyReshaped(const Tensor& source, Tensor* target);
-
-// One operand's data for a whole batch: one Tensor per sample.
-using TensorBatch = std::vector<Tensor>;
-
-// Splits a row-major buffer of full shape (N, ...) into N tensors of the per-sample shape (...).
-TensorBatch BatchFromRowMajor(const float* values, const Shape& full_shape);
-
-// Writes a batch as one row-major (N, ...) buffer (N * sample size floats).
-void BatchToRowMajor(const TensorBatch& batch, float* values);
-
-// The full shape (N, ...) of a batch whose samples all have the same shape; throws otherwise.
-Shape BatchShape(const TensorBatch& batch);
 
 }  // namespace lumen
 

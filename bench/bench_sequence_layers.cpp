@@ -1,0 +1,178 @@
+// The products of the sequence layers, with a GFLOP/s counter (2 * multiply-adds / time), on 1 and
+// 2 threads:
+//   - the packed GEMM of an attention in-projection (256 tokens x 384 features times the 384 x 1152
+//     q/k/v weights), its pre-packed weights as nn.MultiheadAttention holds them;
+//   - a batched torch.matmul whose right operand is packed on every run ((8,256,64) @ (8,64,256));
+//   - a whole nn.MultiheadAttention layer (1, 256, 384), 6 heads;
+//   - a whole nn.LSTM, 2 layers, bidirectional, hidden 256, 100 steps, batch 1 and 8.
+//
+//   build/lumen_bench --benchmark_filter='Gemm|MatMul|Attention|Lstm'
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lumen/base/compute_context.hpp"
+#include "lumen/base/thread_pool.hpp"
+#include "lumen/base/workspace.hpp"
+#include "lumen/graph/node.hpp"
+#include "lumen/layer/layer_registry.hpp"
+#include "lumen/math/batched_gemm.hpp"
+#include "lumen/math/packed_gemm.hpp"
+
+namespace lumen {
+namespace {
+
+// `count` floats uniform in [-scale, scale) from a fixed seed.
+std::vector<float> Random(size_t count, float scale = 1.0f) {
+  std::mt19937 generator(11);
+  std::uniform_real_distribution<float> distribution(-scale, scale);
+  std::vector<float> values(count);
+  for (float& value : values) value = distribution(generator);
+  return values;
+}
+
+// A float32 weight of `shape` with random values, as a reader would attach it to a node.
+Attribute RandomWeight(const std::vector<int>& shape) {
+  Attribute attribute;
+  attribute.type = DataType::kFloat32;
+  attribute.shape = shape;
+  const std::vector<float> values = Random(attribute.ElementCount(), 0.1f);
+  attribute.data.resize(values.size() * sizeof(float));
+  std::memcpy(attribute.data.data(), values.data(), attribute.data.size());
+  return attribute;
+}
+
+// Reports 2 * multiply_adds per second as GFLOP/s.
+void SetGflops(benchmark::State& state, double multiply_adds) {
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * multiply_adds * state.iterations() / 1e9,
+                                                 benchmark::Counter::kIsRate);
+}
+
+// Arguments: threads.
+void BM_GemmAttentionInProjection(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const int m = 256, k = 384, n = 1152;
+  const std::vector<float> a = Random(static_cast<size_t>(m) * k);
+  const std::vector<float> b = Random(static_cast<size_t>(k) * n);
+  std::vector<float> c(static_cast<size_t>(m) * n);
+  const PackedMatrix packed(b.data(), k, n, k);
+  ThreadPool pool(threads);
+  Workspace workspace(threads);
+  workspace.Reserve(ScratchSlot::kGemmPacking, PackedGemmScratchSize(m, k));
+  const ComputeContext context{&pool, &workspace};
+  for (auto _ : state) {
+    PackedGemm(m, a.data(), m, packed, c.data(), m, context);
+    benchmark::DoNotOptimize(c.data());
+  }
+  SetGflops(state, static_cast<double>(m) * n * k);
+}
+BENCHMARK(BM_GemmAttentionInProjection)->Arg(1)->Arg(2)->UseRealTime();
+
+// Arguments: threads.
+void BM_MatMulBatched(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  BatchedGemm gemm;
+  gemm.m = 256;
+  gemm.n = 256;
+  gemm.k = 64;
+  gemm.a_row = 1, gemm.a_col = 256;
+  gemm.b_row = 1, gemm.b_col = 64;
+  gemm.c_row = 1, gemm.c_col = 256;
+  gemm.batch = {8};
+  gemm.a_batch = {256 * 64};
+  gemm.b_batch = {64 * 256};
+  gemm.c_batch = {256 * 256};
+  const std::vector<float> a = Random(8 * 256 * 64);
+  const std::vector<float> b = Random(8 * 64 * 256);
+  std::vector<float> c(8 * 256 * 256);
+  ThreadPool pool(threads);
+  Workspace workspace(threads);
+  const BatchedGemmPlan plan = PlanBatchedGemm(gemm, threads);
+  ReserveBatchedGemm(plan, &workspace);
+  const ComputeContext context{&pool, &workspace};
+  for (auto _ : state) {
+    RunBatchedGemm(plan, a.data(), b.data(), c.data(), context);
+    benchmark::DoNotOptimize(c.data());
+  }
+  SetGflops(state, 8.0 * 256 * 256 * 64);
+}
+BENCHMARK(BM_MatMulBatched)->Arg(1)->Arg(2)->UseRealTime();
+
+// Runs `layer` on `input` in `state`'s loop on `threads` threads.
+void RunLayerLoop(benchmark::State& state, const Layer& layer, const Tensor& input, int threads) {
+  ThreadPool pool(threads);
+  Workspace workspace(threads);
+  const std::vector<Shape> output_shapes = layer.OutputShapes({input.shape()});
+  std::unique_ptr<LayerState> layer_state =
+      layer.Prepare({input.shape()}, output_shapes, PrepareContext{threads, &workspace});
+  std::vector<Tensor> outputs;
+  for (const Shape& shape : output_shapes) outputs.emplace_back(shape);
+  std::vector<Tensor*> output_pointers;
+  for (Tensor& output : outputs) output_pointers.push_back(&output);
+  const ForwardContext context{ComputeContext{&pool, &workspace}, layer_state.get()};
+  for (auto _ : state) {
+    layer.Forward({&input}, output_pointers, context);
+    benchmark::DoNotOptimize(outputs[0].data());
+  }
+}
+
+// Arguments: threads.
+void BM_MultiheadAttention(benchmark::State& state) {
+  Node op;
+  op.type = "nn.MultiheadAttention";
+  op.name = "attention";
+  op.input_names = {"x"};
+  op.output_names = {"y"};
+  op.params["embed_dim"] = Parameter::Parse("384");
+  op.params["num_heads"] = Parameter::Parse("6");
+  op.params["batch_first"] = Parameter::Parse("True");
+  op.attributes["in_proj_weight"] = RandomWeight({1152, 384});
+  op.attributes["in_proj_bias"] = RandomWeight({1152});
+  op.attributes["out_proj.weight"] = RandomWeight({384, 384});
+  op.attributes["out_proj.bias"] = RandomWeight({384});
+  const std::unique_ptr<Layer> layer = LayerRegistry::Create(LayerConfig(op));
+  const Tensor input = Tensor::FromRowMajor(Random(256 * 384), {1, 256, 384});
+  RunLayerLoop(state, *layer, input, static_cast<int>(state.range(0)));
+  // In-projection, Q K^T and P V over 6 heads of 64, out-projection.
+  SetGflops(state, 256.0 * 384 * 1152 + 2 * 256.0 * 256 * 384 + 256.0 * 384 * 384);
+}
+BENCHMARK(BM_MultiheadAttention)->Arg(1)->Arg(2)->UseRealTime();
+
+// Arguments: batch, threads.
+void BM_Lstm(benchmark::State& state) {
+  const int batch = static_cast<int>(state.range(0));
+  Node op;
+  op.type = "nn.LSTM";
+  op.name = "lstm";
+  op.input_names = {"x"};
+  op.output_names = {"y"};
+  for (const char* item : {"input_size=256", "hidden_size=256", "num_layers=2",
+                           "bidirectional=True", "batch_first=True", "bias=True"}) {
+    const std::string text = item;
+    op.params[text.substr(0, text.find('='))] = Parameter::Parse(text.substr(text.find('=') + 1));
+  }
+  for (int layer = 0; layer < 2; ++layer) {
+    for (const std::string direction : {"", "_reverse"}) {
+      const std::string suffix = "_l" + std::to_string(layer) + direction;
+      op.attributes["weight_ih" + suffix] = RandomWeight({1024, layer == 0 ? 256 : 512});
+      op.attributes["weight_hh" + suffix] = RandomWeight({1024, 256});
+      op.attributes["bias_ih" + suffix] = RandomWeight({1024});
+      op.attributes["bias_hh" + suffix] = RandomWeight({1024});
+    }
+  }
+  const std::unique_ptr<Layer> layer = LayerRegistry::Create(LayerConfig(op));
+  const Tensor input = Tensor::FromRowMajor(Random(static_cast<size_t>(batch) * 100 * 256),
+                                            {static_cast<uint32_t>(batch), 100, 256});
+  RunLayerLoop(state, *layer, input, static_cast<int>(state.range(1)));
+  // Per token and direction: the input's share (4H x in) and the recurrent product (4H x H).
+  const double tokens = batch * 100.0;
+  SetGflops(state, tokens * 2 * 1024 * (256 + 512) + tokens * 2 * 2 * 1024 * 256);
+}
+BENCHMARK(BM_Lstm)->Args({1, 1})->Args({1, 2})->Args({8, 1})->Args({8, 2})->UseRealTime();
+
+}  // namespace
+}  // namespace lumen

@@ -1,0 +1,28 @@
+// Window2d: the sliding-window geometry that convolution and pooling share.
+#ifndef LUMEN_MATH_WINDOW_HPP_
+#define LUMEN_MATH_WINDOW_HPP_
+
+namespace lumen {
+
+// Kernel size, stride, dilation and (possibly asymmetric) zero padding of a 2-D window.
+struct Window2d {
+  int kernel_h = 1, kernel_w = 1;
+  int stride_h = 1, stride_w = 1;
+  int dilation_h = 1, dilation_w = 1;
+  int pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+
+  // Output rows for `input_h` input rows (PyTorch's formula, including its ceil_mode rule).
+  int OutputHeight(int input_h, bool ceil_mode = false) const;
+  // Output columns for `input_w` input columns.
+  int OutputWidth(int input_w, bool ceil_mode = false) const;
+};
+
+// Output extent of a sliding window along one axis, as torch computes it; 0 when the window does
+// not fit. Computed in 64 bits: throws lumen::Error when the result does not fit in an int (a
+// kernel of 2^30 with dilation 4 must not wrap around into a plausible size).
+int SlidingOutputSize(int input, int kernel, int stride, int dilation, int pad_before,
+                      int pad_after, bool ceil_mode);
+
+}  // namespace lumen
+
+#endif  // LUMEN_MATH_WINDOW_HPP_

@@ -1,0 +1,125 @@
+#include "lumen/pnnx/pnnx_reader.hpp"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <set>
+
+#include "lumen/base/error.hpp"
+#include "lumen/graph/graph_reader.hpp"
+#include "lumen/pnnx/param_reader.hpp"
+#include "lumen/pnnx/storage_zip.hpp"
+
+namespace lumen {
+
+void ReadPnnxWeights(const std::string& bin_path, const std::string& param_path, Graph* graph) {
+  StorageZip zip(bin_path);
+  std::set<std::string> used_members;
+  for (Node& node : graph->nodes) {
+    for (auto& [key, attribute] : node.attributes) {
+      // Member names are "<operator name>.<key>"; both halves may contain dots.
+      const std::string member = node.name + "." + key;
+      const std::string declared_at =
+          Concat(" (declared by ", node.Describe(), " at ", param_path, ":", node.line, ")");
+      if (!zip.Contains(member)) {
+        throw Error(Concat(bin_path, ": missing weight '", member, "' for attribute '@", key, "'",
+                           declared_at));
+      }
+      const uint64_t stored = zip.MemberSize(member);
+      if (stored != attribute.DeclaredByteCount()) {
+        throw Error(Concat(bin_path, ": weight '", member, "' holds ", stored, " bytes but '@", key,
+                           "' declares ", attribute.ElementCount(), " x ",
+                           DataTypeName(attribute.type), " = ", attribute.DeclaredByteCount(),
+                           " bytes", declared_at));
+      }
+      zip.Read(member, &attribute.data);
+      used_members.insert(member);
+    }
+  }
+  for (const std::string& member : zip.MemberNames()) {
+    if (!used_members.count(member)) {
+      LOG(WARNING) << bin_path << ": member '" << member << "' is not used by any operator";
+    }
+  }
+}
+
+void ResolvePnnxInputsAndOutputs(Graph* graph) {
+  // Operands read by each pnnx.Output line, in file order, become the graph's outputs; a tuple
+  // that only feeds pnnx.Output stands for its elements.
+  std::vector<Node> kept;
+  for (const Node& node : graph->nodes) {
+    if (node.type == "pnnx.Input") {
+      graph->input_names.insert(graph->input_names.end(), node.output_names.begin(),
+                                node.output_names.end());
+    } else if (node.type == "pnnx.Output") {
+      for (const std::string& name : node.input_names) {
+        const auto tuple = std::find_if(graph->nodes.begin(), graph->nodes.end(), [&](const Node& n) {
+          return n.type == "prim::TupleConstruct" && n.output_names.size() == 1 &&
+                 n.output_names[0] == name;
+        });
+        if (tuple == graph->nodes.end()) {
+          graph->output_names.push_back(name);
+        } else {
+          graph->output_names.insert(graph->output_names.end(), tuple->input_names.begin(),
+                                     tuple->input_names.end());
+        }
+      }
+    } else {
+      kept.push_back(node);
+    }
+  }
+  // Drop the tuples that only fed pnnx.Output (no other node reads their operand).
+  std::set<std::string> read;
+  for (const Node& node : kept) read.insert(node.input_names.begin(), node.input_names.end());
+  std::set<std::string> dropped_operands;
+  std::vector<Node> nodes;
+  for (Node& node : kept) {
+    if (node.type == "prim::TupleConstruct" && node.output_names.size() == 1 &&
+        !read.count(node.output_names[0])) {
+      dropped_operands.insert(node.output_names[0]);
+      continue;
+    }
+    nodes.push_back(std::move(node));
+  }
+  graph->nodes = std::move(nodes);
+  graph->operands.erase(std::remove_if(graph->operands.begin(), graph->operands.end(),
+                                       [&](const Operand& operand) {
+                                         return dropped_operands.count(operand.name) > 0;
+                                       }),
+                        graph->operands.end());
+  if (graph->input_names.empty()) throw Error(Concat(graph->source, ": no pnnx.Input line"));
+  if (graph->output_names.empty()) throw Error(Concat(graph->source, ": no pnnx.Output line"));
+}
+
+std::string PnnxBinPathFor(const std::string& param_path) {
+  const std::string suffix = ".param";
+  if (param_path.size() > suffix.size() &&
+      param_path.compare(param_path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    return param_path.substr(0, param_path.size() - suffix.size()) + ".bin";
+  }
+  return param_path + ".bin";
+}
+
+Graph ReadPnnxGraph(const std::string& param_path, const std::string& bin_path) {
+  Graph graph = ReadPnnxParam(param_path);
+  ReadPnnxWeights(bin_path.empty() ? PnnxBinPathFor(param_path) : bin_path, param_path, &graph);
+  ResolvePnnxInputsAndOutputs(&graph);
+  return graph;
+}
+
+namespace {
+
+// A pnnx param file starts with the magic number 7767517 on its own line.
+bool RecognisesPnnx(const std::string& /*path*/, const std::string& head) {
+  return head.rfind("7767517", 0) == 0;
+}
+
+Graph ReadPnnx(const std::string& path, const std::string& weights_path) {
+  return ReadPnnxGraph(path, weights_path);
+}
+
+}  // namespace
+
+LUMEN_REGISTER_GRAPH_FORMAT(Pnnx, (GraphFormat{"pnnx", RecognisesPnnx, ReadPnnx}));
+
+}  // namespace lumen

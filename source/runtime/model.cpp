@@ -1,0 +1,48 @@
+#include "lumen/runtime/model.hpp"
+
+#include <new>
+
+#include "lumen/base/error.hpp"
+#include "lumen/graph/graph_reader.hpp"
+#include "lumen/runtime/runtime_graph.hpp"
+
+namespace lumen {
+
+std::shared_ptr<const Model> Model::Load(const std::string& path, const ModelOptions& options) {
+  try {
+    RuntimeGraphOptions graph_options;
+    graph_options.fuse = options.fuse;
+    return std::make_shared<const Model>(std::make_unique<RuntimeGraph>(
+        ReadGraph(path, options.weights_path), graph_options));
+  } catch (const std::bad_alloc&) {
+    throw Error(Concat(path, ": out of memory while loading the model"));
+  }
+}
+
+Model::Model(std::unique_ptr<RuntimeGraph> graph) : graph_(std::move(graph)) {}
+
+Model::~Model() = default;
+
+std::vector<std::string> Model::input_names() const {
+  std::vector<std::string> names;
+  for (int input : graph_->inputs()) names.push_back(graph_->operands()[input].name);
+  return names;
+}
+
+std::vector<std::string> Model::output_names() const {
+  std::vector<std::string> names;
+  for (int output : graph_->outputs()) names.push_back(graph_->operands()[output].name);
+  return names;
+}
+
+std::vector<std::vector<int>> Model::export_input_shapes() const {
+  std::vector<std::vector<int>> shapes;
+  for (int input : graph_->inputs()) shapes.push_back(graph_->operands()[input].annotated_shape);
+  return shapes;
+}
+
+size_t Model::operator_count() const { return graph_->steps().size(); }
+
+size_t Model::weight_bytes() const { return graph_->weight_bytes(); }
+
+}  // namespace lumen

@@ -1,0 +1,490 @@
+#include "lumen/runtime/session.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <new>
+
+#include "lumen/base/checked_math.hpp"
+#include "lumen/base/error.hpp"
+#include "lumen/base/thread_pool.hpp"
+#include "lumen/base/threads.hpp"
+#include "lumen/base/workspace.hpp"
+#include "lumen/runtime/memory_plan.hpp"
+#include "lumen/runtime/runtime_graph.hpp"
+
+namespace lumen {
+namespace {
+
+constexpr size_t kAlignment = 16;  // floats: every operand starts on a 64-byte cache line
+
+// Three quarters of physical memory, or of the address-space limit (ulimit -v) if lower.
+size_t DefaultMemoryBudget() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  size_t budget = pages > 0 && page_size > 0
+                      ? static_cast<size_t>(pages) / 4 * 3 * static_cast<size_t>(page_size)
+                      : size_t{1} << 32;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    budget = std::min(budget, static_cast<size_t>(limit.rlim_cur) / 4 * 3);
+  }
+  return budget;
+}
+
+std::string Megabytes(size_t bytes) {
+  return Concat(static_cast<double>(bytes) / (1024.0 * 1024.0), " MB");
+}
+
+}  // namespace
+
+// Everything a session owns. The plan part (shapes, schedule, arena, tensors, layer states) is
+// rebuilt by Plan whenever the input shapes or the set of kept operands change.
+struct Session::State {
+  State(std::shared_ptr<const Model> shared_model, const SessionOptions& session_options)
+      : model(std::move(shared_model)),
+        graph(model->graph()),
+        options(session_options),
+        threads(options.threads > 0 ? options.threads : DefaultThreadCount()),
+        pool(threads),
+        workspace(threads),
+        budget(options.max_memory_bytes > 0 ? options.max_memory_bytes : DefaultMemoryBudget()),
+        kept(graph.operands().size(), false),
+        profiling(options.profiling) {}
+
+  void Plan(const std::vector<Shape>& new_input_shapes);
+  void InferShapes(const std::vector<Shape>& new_input_shapes);
+  void PlanMemoryAndAllocate();
+  void RunSteps(const std::vector<size_t>& steps);
+  // The steps of the schedule that `operand` depends on, in order.
+  std::vector<size_t> StepsFor(int operand) const;
+  void EnsurePlanned();
+  size_t OperandIndex(const std::string& name) const;
+
+  std::shared_ptr<const Model> model;
+  const RuntimeGraph& graph;
+  SessionOptions options;
+  int threads;
+  ThreadPool pool;
+  Workspace workspace;
+  size_t budget;
+  std::vector<bool> kept;  // per operand: kept out of memory reuse
+  bool keep_all = false;
+  bool profiling;
+
+  // The current plan.
+  bool planned = false;
+  std::vector<Shape> input_shapes;
+  std::vector<Shape> shapes;                        // per operand; empty when not in the plan
+  std::vector<bool> in_plan;                        // per operand
+  std::vector<size_t> schedule;                     // step indices to run, in order
+  std::vector<std::unique_ptr<LayerState>> states;  // per step
+  std::unique_ptr<float[]> arena;
+  size_t arena_floats = 0;
+  size_t separate_floats = 0;
+  std::vector<Tensor> tensors;  // per operand: a view into the arena
+  std::vector<std::vector<const Tensor*>> step_inputs;  // per step
+  std::vector<std::vector<Tensor*>> step_outputs;
+  std::vector<double> milliseconds;  // per step
+};
+
+size_t Session::State::OperandIndex(const std::string& name) const {
+  const int index = graph.FindOperand(name);
+  if (index < 0) throw Error(Concat("the model has no operand '", name, "'"));
+  const RuntimeGraph::OperandInfo& operand = graph.operands()[static_cast<size_t>(index)];
+  if (!operand.fused_into.empty()) {
+    throw Error(Concat("operand '", name, "' is not computed: it was fused into ",
+                       operand.fused_into, " (load the model with fusion off to read it)"));
+  }
+  return static_cast<size_t>(index);
+}
+
+void Session::State::EnsurePlanned() {
+  if (planned) return;
+  std::vector<Shape> defaults;
+  for (int input : graph.inputs()) {
+    const RuntimeGraph::OperandInfo& operand = graph.operands()[static_cast<size_t>(input)];
+    Shape shape;
+    for (int extent : operand.annotated_shape) {
+      if (extent < 0) break;
+      shape.push_back(static_cast<uint32_t>(extent));
+    }
+    if (operand.annotated_shape.empty() || shape.size() != operand.annotated_shape.size()) {
+      throw Error(Concat("input '", operand.name,
+                         "' has no fixed shape in the model file: give the input shapes "
+                         "(Session::SetInputShapes, or Run with inputs)"));
+    }
+    defaults.push_back(shape);
+  }
+  Plan(defaults);
+}
+
+void Session::State::InferShapes(const std::vector<Shape>& new_input_shapes) {
+  // LESSON 12 BEGIN: shape inference: the operators needed, in order, each from its inputs
+  const auto& operands = graph.operands();
+  const auto& steps = graph.steps();
+  if (new_input_shapes.size() != graph.inputs().size()) {
+    throw Error(Concat("the model has ", graph.inputs().size(), " input(s) but ",
+                       new_input_shapes.size(), " shape(s) were given"));
+  }
+  // Which operands are wanted: the outputs and the kept ones; then, walking back, every step
+  // that produces a wanted operand is needed, and so are its inputs.
+  std::vector<bool> wanted(operands.size(), keep_all);
+  for (int output : graph.outputs()) wanted[static_cast<size_t>(output)] = true;
+  for (size_t i = 0; i < operands.size(); ++i) wanted[i] = wanted[i] || kept[i];
+  std::vector<bool> needed(steps.size(), false);
+  for (size_t step = steps.size(); step-- > 0;) {
+    for (int output : steps[step].outputs) needed[step] = needed[step] || wanted[output];
+    if (!needed[step]) continue;
+    for (int input : steps[step].inputs) wanted[static_cast<size_t>(input)] = true;
+  }
+  shapes.assign(operands.size(), Shape());
+  in_plan.assign(operands.size(), false);
+  for (size_t i = 0; i < graph.inputs().size(); ++i) {
+    const size_t input = static_cast<size_t>(graph.inputs()[i]);
+    ShapeElementCount(new_input_shapes[i]);  // throws on a rank or size Lumen cannot hold
+    shapes[input] = new_input_shapes[i];
+    in_plan[input] = true;
+  }
+  schedule.clear();
+  for (size_t step = 0; step < steps.size(); ++step) {
+    if (!needed[step]) continue;
+    schedule.push_back(step);
+    std::vector<Shape> input_shapes_of_step;
+    for (int input : steps[step].inputs) input_shapes_of_step.push_back(shapes[input]);
+    const std::vector<Shape> output_shapes = steps[step].layer->OutputShapes(input_shapes_of_step);
+    if (output_shapes.size() != steps[step].outputs.size()) {
+      throw Error(Concat(steps[step].description, ": computes ", output_shapes.size(),
+                         " output(s) but the graph gives it ", steps[step].outputs.size()));
+    }
+    for (size_t i = 0; i < output_shapes.size(); ++i) {
+      const size_t output = static_cast<size_t>(steps[step].outputs[i]);
+      try {
+        ShapeElementCount(output_shapes[i]);
+      } catch (const Error& error) {
+        throw Error(Concat(steps[step].description, ": output '", operands[output].name, "': ",
+                           error.what()));
+      }
+      shapes[output] = output_shapes[i];
+      in_plan[output] = true;
+    }
+  }
+  // LESSON 12 END
+}
+
+void Session::State::PlanMemoryAndAllocate() {
+  const auto& operands = graph.operands();
+  const auto& steps = graph.steps();
+  // Each operand lives from the step that produces it to the last step that reads it. The caller
+  // fills the inputs before a run and reads the outputs after it, so inputs live for the whole
+  // run (a run can be repeated on them), and outputs and kept operands from their producer on.
+  const int end = static_cast<int>(schedule.size());
+  std::vector<BufferLifetime> lifetimes(operands.size());
+  for (size_t position = 0; position < schedule.size(); ++position) {
+    const RuntimeGraph::Step& step = steps[schedule[position]];
+    for (int output : step.outputs) {
+      lifetimes[output].first_step = lifetimes[output].last_step = static_cast<int>(position);
+    }
+    for (int input : step.inputs) lifetimes[input].last_step = static_cast<int>(position);
+  }
+  for (int input : graph.inputs()) lifetimes[input] = {0, 0, end};
+  for (int output : graph.outputs()) lifetimes[output].last_step = end;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (kept[i] || keep_all) lifetimes[i].last_step = end;
+  }
+  std::vector<BufferLifetime> buffers;
+  std::vector<size_t> buffer_operands;
+  size_t largest = 0;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (!in_plan[i]) continue;
+    lifetimes[i].size = ShapeElementCount(shapes[i]);
+    if (buffer_operands.empty() || lifetimes[i].size > lifetimes[largest].size) largest = i;
+    buffers.push_back(lifetimes[i]);
+    buffer_operands.push_back(i);
+  }
+  const MemoryPlan plan = PlanMemory(buffers, kAlignment);
+  const size_t arena_bytes =
+      CheckedMultiply(CheckedAdd(plan.arena_size, kAlignment, "arena size"), sizeof(float),
+                      "arena size");
+  // The memory budget is checked before anything is allocated: operands, the model's weights,
+  // and the scratch and layer state already held.
+  size_t state_bytes = workspace.bytes();
+  for (const auto& state : states) state_bytes += state ? state->bytes() : 0;
+  const size_t total = arena_bytes + graph.weight_bytes() + state_bytes;
+  if (total > budget) {
+    throw Error(Concat("the model needs ", Megabytes(total), " at input shapes ",
+                       [&] {
+                         std::string text;
+                         for (const Shape& shape : input_shapes) text += ShapeToString(shape);
+                         return text;
+                       }(),
+                       " (operands ", Megabytes(arena_bytes), ", the largest '",
+                       operands[largest].name, "' ", ShapeToString(shapes[largest]),
+                       "), more than the memory budget of ", Megabytes(budget),
+                       " (SessionOptions::max_memory_bytes, lumen_run --max-memory)"));
+  }
+  // Keep the inputs' contents when only the kept operands changed (Extract re-plans).
+  std::vector<std::vector<float>> saved_inputs;
+  for (int input : graph.inputs()) {
+    saved_inputs.emplace_back();
+    if (tensors.empty()) continue;
+    const Tensor& old = tensors[static_cast<size_t>(input)];
+    saved_inputs.back().assign(old.data(), old.data() + old.size());
+  }
+  // Cleared, not assigned over: each old tensor is bound to the old arena for its whole life.
+  tensors.clear();
+  tensors.resize(operands.size());
+  arena.reset();
+  arena.reset(new (std::nothrow) float[plan.arena_size + kAlignment]);
+  if (!arena) {
+    throw Error(Concat("cannot allocate ", Megabytes(arena_bytes), " for the operands (the largest '",
+                       operands[largest].name, "' ", ShapeToString(shapes[largest]), ")"));
+  }
+  arena_floats = plan.arena_size;
+  separate_floats = plan.separate_size;
+  float* base = arena.get();
+  while (reinterpret_cast<uintptr_t>(base) % (kAlignment * sizeof(float)) != 0) ++base;
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    const size_t operand = buffer_operands[b];
+    tensors[operand] = Tensor(base + plan.offsets[b], shapes[operand]);
+  }
+  for (size_t i = 0; i < graph.inputs().size(); ++i) {
+    Tensor& input = tensors[static_cast<size_t>(graph.inputs()[i])];
+    if (saved_inputs[i].size() == input.size()) {
+      std::copy(saved_inputs[i].begin(), saved_inputs[i].end(), input.data());
+    } else {
+      input.Fill(0.0f);
+    }
+  }
+}
+
+void Session::State::Plan(const std::vector<Shape>& new_input_shapes) {
+  planned = false;
+  input_shapes = new_input_shapes;
+  InferShapes(new_input_shapes);
+  const auto& steps = graph.steps();
+  states.clear();
+  states.resize(steps.size());
+  step_inputs.assign(steps.size(), {});
+  step_outputs.assign(steps.size(), {});
+  milliseconds.assign(steps.size(), 0.0);
+  PlanMemoryAndAllocate();
+  const PrepareContext prepare{threads, &workspace};
+  for (size_t step : schedule) {
+    std::vector<Shape> inputs_of_step;
+    std::vector<Shape> outputs_of_step;
+    for (int input : steps[step].inputs) {
+      inputs_of_step.push_back(shapes[input]);
+      step_inputs[step].push_back(&tensors[input]);
+    }
+    for (int output : steps[step].outputs) {
+      outputs_of_step.push_back(shapes[output]);
+      step_outputs[step].push_back(&tensors[output]);
+    }
+    try {
+      states[step] = steps[step].layer->Prepare(inputs_of_step, outputs_of_step, prepare);
+    } catch (const std::bad_alloc&) {
+      throw Error(Concat(steps[step].description, ": out of memory while preparing it for inputs ",
+                         ShapeToString(inputs_of_step.empty() ? Shape() : inputs_of_step[0])));
+    }
+  }
+  size_t state_bytes = workspace.bytes();
+  for (const auto& state : states) state_bytes += state ? state->bytes() : 0;
+  const size_t total = arena_floats * sizeof(float) + graph.weight_bytes() + state_bytes;
+  if (total > budget) {
+    throw Error(Concat("the model needs ", Megabytes(total), " (", Megabytes(state_bytes),
+                       " of it scratch and layer state), more than the memory budget of ",
+                       Megabytes(budget)));
+  }
+  planned = true;
+}
+
+void Session::State::RunSteps(const std::vector<size_t>& steps_to_run) {
+  const auto& steps = graph.steps();
+  using Clock = std::chrono::steady_clock;
+  ForwardContext context;
+  context.compute = {&pool, &workspace};
+  for (size_t step : steps_to_run) {
+    context.state = states[step].get();
+    if (!profiling) {
+      steps[step].layer->Forward(step_inputs[step], step_outputs[step], context);
+      continue;
+    }
+    const auto start = Clock::now();
+    steps[step].layer->Forward(step_inputs[step], step_outputs[step], context);
+    milliseconds[step] = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  }
+  // After the first run every thread's scratch has its final size: later runs never allocate.
+  workspace.ShareSizes();
+}
+
+std::vector<size_t> Session::State::StepsFor(int operand) const {
+  const auto& steps = graph.steps();
+  std::vector<bool> wanted(graph.operands().size(), false);
+  wanted[static_cast<size_t>(operand)] = true;
+  std::vector<size_t> needed;
+  for (size_t position = schedule.size(); position-- > 0;) {
+    const size_t step = schedule[position];
+    bool produces = false;
+    for (int output : steps[step].outputs) produces = produces || wanted[output];
+    if (!produces) continue;
+    needed.push_back(step);
+    for (int input : steps[step].inputs) wanted[static_cast<size_t>(input)] = true;
+  }
+  std::reverse(needed.begin(), needed.end());
+  return needed;
+}
+
+Session::Session(std::shared_ptr<const Model> model, const SessionOptions& options) {
+  if (!model) throw Error("Session: no model given");
+  if (options.threads < 0 || options.threads > 1024) {
+    throw Error(Concat("thread count must be between 1 and 1024 (or 0 for every core), got ",
+                       options.threads));
+  }
+  state_ = std::make_unique<State>(std::move(model), options);
+}
+
+Session::~Session() = default;
+
+void Session::SetInputShapes(const std::vector<Shape>& shapes) {
+  if (state_->planned && shapes == state_->input_shapes) return;
+  state_->Plan(shapes);
+}
+
+Tensor& Session::input(size_t index) {
+  state_->EnsurePlanned();
+  if (index >= state_->graph.inputs().size()) {
+    throw Error(Concat("input ", index, " does not exist: the model has ",
+                       state_->graph.inputs().size(), " input(s)"));
+  }
+  return state_->tensors[static_cast<size_t>(state_->graph.inputs()[index])];
+}
+
+void Session::Run() {
+  state_->EnsurePlanned();
+  state_->RunSteps(state_->schedule);
+}
+
+const Tensor& Session::output(size_t index) const {
+  if (!state_->planned) throw Error("Session::output called before Run");
+  if (index >= state_->graph.outputs().size()) {
+    throw Error(Concat("output ", index, " does not exist: the model has ",
+                       state_->graph.outputs().size(), " output(s)"));
+  }
+  return state_->tensors[static_cast<size_t>(state_->graph.outputs()[index])];
+}
+
+void Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
+  const size_t count = state_->graph.inputs().size();
+  if (inputs.size() != count) {
+    throw Error(Concat("the model has ", count, " input(s) but ", inputs.size(), " were given"));
+  }
+  // Compared without building a vector of shapes, so that a run at the planned shapes allocates
+  // nothing.
+  bool same_shapes = state_->planned;
+  for (size_t i = 0; same_shapes && i < count; ++i) {
+    same_shapes = inputs[i].shape() == state_->input_shapes[i];
+  }
+  if (!same_shapes) {
+    std::vector<Shape> shapes;
+    for (const Tensor& input : inputs) shapes.push_back(input.shape());
+    state_->Plan(shapes);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    Tensor& target = state_->tensors[static_cast<size_t>(state_->graph.inputs()[i])];
+    std::copy(inputs[i].data(), inputs[i].data() + inputs[i].size(), target.data());
+  }
+  Run();
+  outputs->resize(state_->graph.outputs().size());
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    const Tensor& result = output(i);
+    Tensor& target = (*outputs)[i];
+    if (target.shape() != result.shape()) target = Tensor(result.shape());
+    std::copy(result.data(), result.data() + result.size(), target.data());
+  }
+}
+
+std::vector<Tensor> Session::Run(const std::vector<Tensor>& inputs) {
+  std::vector<Tensor> outputs;
+  Run(inputs, &outputs);
+  return outputs;
+}
+
+const Tensor& Session::Extract(const std::string& name) {
+  const size_t index = state_->OperandIndex(name);
+  state_->EnsurePlanned();
+  const bool is_input = std::find(state_->graph.inputs().begin(), state_->graph.inputs().end(),
+                                  static_cast<int>(index)) != state_->graph.inputs().end();
+  if (is_input) return state_->tensors[index];
+  if (!state_->kept[index] && !state_->keep_all) {
+    state_->kept[index] = true;
+    state_->Plan(state_->input_shapes);  // keeps the inputs' contents
+  }
+  state_->RunSteps(state_->StepsFor(static_cast<int>(index)));
+  return state_->tensors[index];
+}
+
+void Session::KeepAllOperands() {
+  if (state_->keep_all) return;
+  state_->keep_all = true;
+  if (state_->planned) state_->Plan(state_->input_shapes);
+}
+
+std::vector<OperandReport> Session::Operands() const {
+  std::vector<OperandReport> reports;
+  if (!state_->planned) return reports;
+  const auto& operands = state_->graph.operands();
+  for (int input : state_->graph.inputs()) {
+    reports.push_back({operands[input].name, state_->shapes[input], "graph input"});
+  }
+  for (size_t step : state_->schedule) {
+    for (int output : state_->graph.steps()[step].outputs) {
+      reports.push_back(
+          {operands[output].name, state_->shapes[output], state_->graph.steps()[step].description});
+    }
+  }
+  return reports;
+}
+
+const Tensor& Session::operand(const std::string& name) const {
+  const size_t index = state_->OperandIndex(name);
+  if (!state_->planned || !state_->in_plan[index] ||
+      !(state_->keep_all || state_->kept[index] ||
+        std::find(state_->graph.inputs().begin(), state_->graph.inputs().end(),
+                  static_cast<int>(index)) != state_->graph.inputs().end() ||
+        std::find(state_->graph.outputs().begin(), state_->graph.outputs().end(),
+                  static_cast<int>(index)) != state_->graph.outputs().end())) {
+    throw Error(Concat("operand '", name,
+                       "' is not kept by this session: call KeepAllOperands before Run, or "
+                       "Extract it"));
+  }
+  return state_->tensors[index];
+}
+
+std::vector<OperatorProfile> Session::Profile() const {
+  std::vector<OperatorProfile> profile;
+  for (size_t step : state_->schedule) {
+    const RuntimeGraph::Step& info = state_->graph.steps()[step];
+    profile.push_back({info.type, info.description, info.fused, state_->milliseconds[step]});
+  }
+  return profile;
+}
+
+void Session::set_profiling(bool enabled) { state_->profiling = enabled; }
+int Session::threads() const { return state_->threads; }
+size_t Session::planned_activation_bytes() const { return state_->arena_floats * sizeof(float); }
+size_t Session::separate_activation_bytes() const {
+  return state_->separate_floats * sizeof(float);
+}
+size_t Session::scratch_bytes() const {
+  size_t bytes = state_->workspace.bytes();
+  for (const auto& state : state_->states) bytes += state ? state->bytes() : 0;
+  return bytes;
+}
+std::vector<Shape> Session::input_shapes() const { return state_->input_shapes; }
+const Model& Session::model() const { return *state_->model; }
+
+}  // namespace lumen

@@ -1,0 +1,124 @@
+// ThreadPool and Workspace: every iteration runs exactly once on any team size and schedule,
+// nested loops run inline, pools in several threads do not interfere, and each worker's scratch
+// is its own.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "lumen/base/thread_pool.hpp"
+#include "lumen/base/workspace.hpp"
+
+namespace lumen {
+namespace {
+
+TEST(ThreadPool, RunsEveryIterationExactlyOnce) {
+  for (int threads : {1, 2, 3, 5}) {
+    ThreadPool pool(threads);
+    for (std::ptrdiff_t count : {0, 1, 2, 3, 7, 64, 1000, 100003}) {
+      for (Schedule schedule : {Schedule::kStatic, Schedule::kDynamic}) {
+        std::vector<std::atomic<int>> hits(static_cast<size_t>(count));
+        ParallelFor(&pool, count, [&](std::ptrdiff_t i) { hits[i].fetch_add(1); }, schedule);
+        for (std::ptrdiff_t i = 0; i < count; ++i) {
+          ASSERT_EQ(hits[i].load(), 1) << threads << " threads, count " << count << ", i " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(ThreadPool, ManyShortLoopsInARow) {
+  // The join protocol of one loop must not leak into the next: thousands of tiny loops, as a
+  // network's small layers make.
+  ThreadPool pool(3);
+  std::atomic<long> sum{0};
+  for (int loop = 0; loop < 20000; ++loop) {
+    ParallelFor(&pool, 3, [&](std::ptrdiff_t i) { sum.fetch_add(i + 1); });
+  }
+  EXPECT_EQ(sum.load(), 20000L * 6);
+}
+
+TEST(ThreadPool, NestedLoopsRunInlineOnTheCallingWorker) {
+  ThreadPool pool(2);
+  std::atomic<int> total{0};
+  std::atomic<bool> nested_moved{false};
+  ParallelFor(&pool, 8, [&](std::ptrdiff_t) {
+    EXPECT_TRUE(ThreadPool::InsideLoop());
+    const int worker = ThreadPool::CurrentWorker();
+    ParallelFor(&pool, 8, [&](std::ptrdiff_t) {
+      if (ThreadPool::CurrentWorker() != worker) nested_moved = true;
+      total.fetch_add(1);
+    });
+  });
+  EXPECT_EQ(total.load(), 64);
+  EXPECT_FALSE(nested_moved.load());
+  EXPECT_FALSE(ThreadPool::InsideLoop());
+}
+
+TEST(ThreadPool, WorkerIndicesStayInRange) {
+  ThreadPool pool(3);
+  std::vector<std::atomic<int>> seen(3);
+  ParallelFor(&pool, 3000, [&](std::ptrdiff_t) {
+    const int worker = ThreadPool::CurrentWorker();
+    ASSERT_GE(worker, 0);
+    ASSERT_LT(worker, 3);
+    seen[worker].fetch_add(1);
+  });
+  EXPECT_GT(seen[0].load(), 0);  // the caller always takes part
+}
+
+TEST(ThreadPool, PoolsInSeveralThreadsRunAtOnce) {
+  // One pool per session, sessions in their own threads: no shared state between pools.
+  std::vector<long> sums(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      ThreadPool pool(2);
+      for (int loop = 0; loop < 500; ++loop) {
+        std::atomic<long> sum{0};
+        ParallelFor(&pool, 100, [&](std::ptrdiff_t i) { sum.fetch_add(i); });
+        sums[t] += sum.load();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (long sum : sums) EXPECT_EQ(sum, 500L * 4950);
+}
+
+TEST(Workspace, GivesEachWorkerItsOwnBuffer) {
+  ThreadPool pool(3);
+  Workspace workspace(3);
+  workspace.Reserve(ScratchSlot::kFirst, 256);
+  std::vector<float*> buffers(3, nullptr);
+  std::atomic<bool> clash{false};
+  ParallelFor(&pool, 300, [&](std::ptrdiff_t i) {
+    float* buffer = workspace.Get(ScratchSlot::kFirst, 256);
+    const int worker = ThreadPool::CurrentWorker();
+    if (buffers[worker] != nullptr && buffers[worker] != buffer) clash = true;
+    buffers[worker] = buffer;
+    for (int k = 0; k < 256; ++k) buffer[k] = static_cast<float>(i);
+    for (int k = 0; k < 256; ++k) {
+      if (buffer[k] != static_cast<float>(i)) clash = true;  // another thread wrote here
+    }
+  });
+  EXPECT_FALSE(clash.load());
+  std::set<float*> distinct;
+  for (float* buffer : buffers) {
+    if (buffer != nullptr) distinct.insert(buffer);
+  }
+  for (float* buffer : distinct) EXPECT_NE(buffer, nullptr);
+  EXPECT_GE(workspace.bytes(), 3u * 256 * sizeof(float));
+}
+
+TEST(Workspace, ShareSizesGrowsEveryThreadToTheLargest) {
+  Workspace workspace(2);
+  workspace.Get(ScratchSlot::kSecond, 1000);  // thread 0 (the caller) grows its buffer
+  const size_t before = workspace.bytes();
+  workspace.ShareSizes();
+  EXPECT_GE(workspace.bytes(), before + 1000 * sizeof(float));
+}
+
+}  // namespace
+}  // namespace lumen

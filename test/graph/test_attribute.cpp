@@ -1,0 +1,93 @@
+// Attribute: converting every stored dtype to float32, and refusing what cannot be.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "lumen/base/error.hpp"
+#include "lumen/graph/attribute.hpp"
+
+namespace lumen {
+namespace {
+
+template <typename T>
+Attribute Make(DataType type, const std::vector<T>& values) {
+  Attribute attribute;
+  attribute.type = type;
+  attribute.shape = {static_cast<int>(values.size())};
+  attribute.data.resize(values.size() * sizeof(T));
+  std::memcpy(attribute.data.data(), values.data(), attribute.data.size());
+  return attribute;
+}
+
+TEST(Attribute, DataTypeNamesAndSizes) {
+  DataType type;
+  ASSERT_TRUE(ParseDataType("f16", &type));
+  EXPECT_EQ(type, DataType::kFloat16);
+  EXPECT_EQ(DataTypeSize(type), 2u);
+  ASSERT_TRUE(ParseDataType("c128", &type));
+  EXPECT_EQ(DataTypeSize(type), 16u);
+  EXPECT_STREQ(DataTypeName(DataType::kBFloat16), "bf16");
+  EXPECT_FALSE(ParseDataType("f8", &type));
+}
+
+TEST(Attribute, Float32IsCopied) {
+  EXPECT_EQ(Make<float>(DataType::kFloat32, {1.5f, -2.0f}).ToFloats(),
+            (std::vector<float>{1.5f, -2.0f}));
+}
+
+TEST(Attribute, Float16Converts) {
+  // 1.0, -2.0, 65504 (largest), 2^-24 (smallest subnormal), -0, +inf, NaN
+  const std::vector<float> values =
+      Make<uint16_t>(DataType::kFloat16, {0x3C00, 0xC000, 0x7BFF, 0x0001, 0x8000, 0x7C00, 0x7E00})
+          .ToFloats();
+  EXPECT_EQ(values[0], 1.0f);
+  EXPECT_EQ(values[1], -2.0f);
+  EXPECT_EQ(values[2], 65504.0f);
+  EXPECT_EQ(values[3], std::ldexp(1.0f, -24));
+  EXPECT_TRUE(values[4] == 0.0f && std::signbit(values[4]));
+  EXPECT_TRUE(std::isinf(values[5]));
+  EXPECT_TRUE(std::isnan(values[6]));
+}
+
+TEST(Attribute, BFloat16AndFloat64Convert) {
+  EXPECT_EQ(Make<uint16_t>(DataType::kBFloat16, {0x3F80, 0xC040}).ToFloats(),
+            (std::vector<float>{1.0f, -3.0f}));
+  EXPECT_EQ(Make<double>(DataType::kFloat64, {0.25, -8.0}).ToFloats(),
+            (std::vector<float>{0.25f, -8.0f}));
+}
+
+TEST(Attribute, IntegersAndBoolsConvert) {
+  EXPECT_EQ(Make<int64_t>(DataType::kInt64, {-3, 7}).ToFloats(), (std::vector<float>{-3, 7}));
+  EXPECT_EQ(Make<int32_t>(DataType::kInt32, {5}).ToFloats(), std::vector<float>{5});
+  EXPECT_EQ(Make<int16_t>(DataType::kInt16, {-9}).ToFloats(), std::vector<float>{-9});
+  EXPECT_EQ(Make<int8_t>(DataType::kInt8, {-128}).ToFloats(), std::vector<float>{-128});
+  EXPECT_EQ(Make<uint8_t>(DataType::kUInt8, {255}).ToFloats(), std::vector<float>{255});
+  EXPECT_EQ(Make<uint8_t>(DataType::kBool, {0, 1, 2}).ToFloats(), (std::vector<float>{0, 1, 1}));
+}
+
+TEST(Attribute, RejectsComplexValues) {
+  Attribute attribute = Make<float>(DataType::kComplex64, {1.0f, 2.0f});
+  attribute.shape = {1};  // one complex number: two floats
+  try {
+    attribute.ToFloats();
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(), "cannot compute with c64 weights: only real types convert to f32");
+  }
+}
+
+TEST(Attribute, RejectsBytesThatDisagreeWithTheShape) {
+  Attribute attribute = Make<float>(DataType::kFloat32, {1.0f, 2.0f});
+  attribute.shape = {3};
+  try {
+    attribute.ToFloats();
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(), "attribute holds 8 bytes but its shape and dtype declare 12");
+  }
+}
+
+}  // namespace
+}  // namespace lumen

@@ -1,0 +1,109 @@
+// ReadPnnxGraph: weights attached to their operators, and the cross-checks between the .param
+// declarations and the .bin members.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "lumen/base/error.hpp"
+#include "lumen/pnnx/pnnx_reader.hpp"
+#include "lumen/pnnx/storage_zip.hpp"
+#include "support/test_files.hpp"
+#include "support/zip_writer.hpp"
+
+namespace lumen {
+namespace {
+
+using test_support::TestDirectory;
+using test_support::WriteFile;
+using test_support::ZipWriter;
+
+const std::string kModels = std::string(LUMEN_SOURCE_DIR) + "/tmp/models/";
+
+// A one-operator model declaring a (2,3) f32 weight.
+const std::string kParam =
+    "7767517\n3 2\n"
+    "pnnx.Input in 0 1 0 #0=(1,3)f32\n"
+    "nn.Linear fc 1 1 0 1 bias=False in_features=3 out_features=2 @weight=(2,3)f32 "
+    "#0=(1,3)f32 #1=(1,2)f32\n"
+    "pnnx.Output out 1 0 1 #1=(1,2)f32\n";
+
+std::string ReadError(const std::string& bin_bytes) {
+  const std::string param = WriteFile("model.pnnx.param", kParam);
+  const std::string bin = WriteFile("model.pnnx.bin", bin_bytes);
+  try {
+    ReadPnnxGraph(param, bin);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(PnnxReader, AttachesTheBytesOfEveryWeight) {
+  const Graph model =
+      ReadPnnxGraph(kModels + "linear/model.pnnx.param", kModels + "linear/model.pnnx.bin");
+  StorageZip zip(kModels + "linear/model.pnnx.bin");
+  for (const auto& op : model.nodes) {
+    for (const auto& [key, attribute] : op.attributes) {
+      std::vector<char> member;
+      zip.Read(op.name + "." + key, &member);
+      EXPECT_EQ(attribute.data, member) << op.name << "." << key;
+    }
+  }
+  // pnnx.Input and pnnx.Output became the graph's input and output lists.
+  ASSERT_EQ(model.nodes.size(), 2u);  // torch.flatten, nn.Linear
+  EXPECT_EQ(model.nodes[1].attributes.at("weight").ElementCount(), 360u);
+  EXPECT_EQ(model.input_names.size(), 1u);
+  EXPECT_EQ(model.output_names.size(), 1u);
+}
+
+TEST(PnnxReader, ReadsAWeightFromAnArchiveOfEitherLayout) {
+  for (bool zip64 : {false, true}) {
+    ZipWriter writer;
+    writer.zip64 = zip64;
+    writer.members = {{"fc.weight", std::string(24, '\0')}};
+    EXPECT_EQ(ReadError(writer.Bytes()), "");
+  }
+}
+
+TEST(PnnxReader, NamesTheOperatorAndAttributeOfAMissingWeight) {
+  const std::string message = ReadError(ZipWriter().Bytes());
+  EXPECT_EQ(message, TestDirectory() +
+                         "model.pnnx.bin: missing weight 'fc.weight' for "
+                         "attribute '@weight' (declared by nn.Linear 'fc' at " +
+                         TestDirectory() + "model.pnnx.param:4)");
+}
+
+TEST(PnnxReader, RejectsAWeightWhoseSizeDisagrees) {
+  ZipWriter writer;
+  writer.members = {{"fc.weight", std::string(20, '\0')}};
+  EXPECT_EQ(ReadError(writer.Bytes()),
+            TestDirectory() +
+                "model.pnnx.bin: weight 'fc.weight' holds 20 bytes but '@weight' "
+                "declares 6 x f32 = 24 bytes (declared by nn.Linear 'fc' at " +
+                TestDirectory() + "model.pnnx.param:4)");
+}
+
+TEST(PnnxReader, OnlyWarnsAboutUnusedMembers) {
+  ZipWriter writer;
+  writer.members = {{"fc.weight", std::string(24, '\0')}, {"fc.unused", "x"}};
+  EXPECT_EQ(ReadError(writer.Bytes()), "");
+}
+
+TEST(PnnxReader, RejectsADirectoryAndAnEmptyFile) {
+  const std::string empty = WriteFile("empty.pnnx.param", "");
+  try {
+    ReadPnnxGraph(TestDirectory(), "");
+    FAIL() << "a directory was read as a param file";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("is a directory"), std::string::npos) << error.what();
+  }
+  try {
+    ReadPnnxGraph(empty, "");
+    FAIL() << "an empty file was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("empty file"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace lumen

@@ -1,0 +1,270 @@
+// Model and Session on small hand-written graphs: linking, topological order, shape inference at
+// any input shape, memory sharing, extract, the memory budget, and the errors each reports.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "lumen/base/error.hpp"
+#include "lumen/pnnx/param_reader.hpp"
+#include "lumen/pnnx/pnnx_reader.hpp"
+#include "lumen/runtime/model.hpp"
+#include "lumen/runtime/runtime_graph.hpp"
+#include "lumen/runtime/session.hpp"
+
+namespace lumen {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A model built from the text of a param file (no weights).
+std::shared_ptr<const Model> ModelFromText(const std::string& text, bool fuse = true) {
+  Graph graph = ParsePnnxParam(text, "graph.param");
+  ResolvePnnxInputsAndOutputs(&graph);
+  RuntimeGraphOptions options;
+  options.fuse = fuse;
+  return std::make_shared<const Model>(std::make_unique<RuntimeGraph>(std::move(graph), options));
+}
+
+// The message of the lumen::Error that `action` throws, or "" if it throws none.
+template <typename Action>
+std::string ErrorOf(Action action) {
+  try {
+    action();
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+std::string BuildError(const std::string& text) {
+  return ErrorOf([&] { ModelFromText(text); });
+}
+
+// A tensor of `shape` holding -5, -4, -3, ... in row-major order.
+Tensor Ramp(const Shape& shape) {
+  std::vector<float> values(ShapeElementCount(shape));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) - 5.0f;
+  return Tensor::FromRowMajor(values, shape);
+}
+
+std::vector<float> Relu(std::vector<float> values) {
+  for (float& value : values) value = std::max(value, 0.0f);
+  return values;
+}
+
+const char* kReluGraph =
+    "7767517\n3 2\n"
+    "pnnx.Input in 0 1 0 #0=(4,2,3)f32\n"
+    "nn.ReLU relu 1 1 0 1 #0=(4,2,3)f32 #1=(4,2,3)f32\n"
+    "pnnx.Output out 1 0 1 #1=(4,2,3)f32\n";
+
+TEST(Session, RunsTheWholeBatchAsOneOperand) {
+  Session session(ModelFromText(kReluGraph));
+  const Tensor input = Ramp({4, 2, 3});
+  const std::vector<Tensor> outputs = session.Run({input});
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0].shape(), (Shape{4, 2, 3}));
+  EXPECT_EQ(outputs[0].ToRowMajor(), Relu(input.ToRowMajor()));
+}
+
+TEST(Session, AcceptsInputShapesOtherThanTheExportsAndReplans) {
+  Session session(ModelFromText(kReluGraph));
+  for (const Shape& shape : {Shape{4, 2, 3}, Shape{1, 7, 5}, Shape{3, 2, 3, 2}, Shape{4, 2, 3}}) {
+    const Tensor input = Ramp(shape);
+    const std::vector<Tensor> outputs = session.Run({input});
+    EXPECT_EQ(outputs[0].shape(), shape);
+    EXPECT_EQ(outputs[0].ToRowMajor(), Relu(input.ToRowMajor())) << ShapeToString(shape);
+    EXPECT_EQ(session.input_shapes(), std::vector<Shape>{shape});
+  }
+}
+
+TEST(Session, PlansAtTheExportShapesByDefault) {
+  Session session(ModelFromText(kReluGraph));
+  Tensor& input = session.input(0);
+  EXPECT_EQ(input.shape(), (Shape{4, 2, 3}));
+  input.Fill(-1.0f);
+  session.Run();
+  EXPECT_EQ(session.output(0).ToRowMajor(), std::vector<float>(24, 0.0f));
+}
+
+TEST(Session, NeedsShapesForAnInputTheFileLeavesOpen) {
+  Session session(ModelFromText("7767517\n3 2\n"
+                                "pnnx.Input in 0 1 0 #0=(?,3)f32\n"
+                                "nn.ReLU relu 1 1 0 1\n"
+                                "pnnx.Output out 1 0 1\n"));
+  EXPECT_THAT(ErrorOf([&] { session.input(0); }), HasSubstr("input '0' has no fixed shape"));
+  const std::vector<Tensor> outputs = session.Run({Ramp({5, 3})});
+  EXPECT_EQ(outputs[0].ToRowMajor(), Relu(Ramp({5, 3}).ToRowMajor()));
+}
+
+TEST(Session, RefusesAWrongInputCountAndBadOptions) {
+  Session session(ModelFromText(kReluGraph));
+  EXPECT_EQ(ErrorOf([&] { session.Run(std::vector<Tensor>{}); }),
+            "the model has 1 input(s) but 0 were given");
+  EXPECT_THAT(ErrorOf([&] { session.output(3); }), HasSubstr("output"));
+  SessionOptions options;
+  options.threads = -2;
+  EXPECT_THAT(ErrorOf([&] { Session bad(ModelFromText(kReluGraph), options); }),
+              HasSubstr("thread count must be between 1 and 1024"));
+}
+
+TEST(Model, SortsOperatorsWrittenOutOfOrder) {
+  const auto model = ModelFromText(
+      "7767517\n4 3\n"
+      "pnnx.Output out 1 0 2 #2=(1,3)f32\n"
+      "nn.ReLU second 1 1 1 2 #1=(1,3)f32 #2=(1,3)f32\n"
+      "nn.Sigmoid first 1 1 0 1 #0=(1,3)f32 #1=(1,3)f32\n"
+      "pnnx.Input in 0 1 0 #0=(1,3)f32\n");
+  std::vector<std::string> names;
+  for (const auto& step : model->graph().steps()) names.push_back(step.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"first", "second"}));
+}
+
+TEST(Model, ReportsACycle) {
+  EXPECT_EQ(BuildError("7767517\n4 3\n"
+                       "pnnx.Input in 0 1 0 #0=(1,3)f32\n"
+                       "nn.Sigmoid a 1 1 2 1 #1=(1,3)f32\n"
+                       "nn.Tanh b 1 1 1 2 #2=(1,3)f32\n"
+                       "pnnx.Output out 1 0 2\n"),
+            "the graph has a cycle; these operators can never run:\n"
+            "  nn.Sigmoid 'a' (line 4)\n  nn.Tanh 'b' (line 5)");
+}
+
+TEST(Model, ListsEveryUnsupportedOperatorAtOnce) {
+  EXPECT_EQ(BuildError("7767517\n4 3\n"
+                       "pnnx.Input in 0 1 0 #0=(1,3)f32\n"
+                       "nn.Frobnicate first 1 1 0 1 #1=(1,3)f32\n"
+                       "torch.whatever second 1 1 1 2 #2=(1,3)f32\n"
+                       "pnnx.Output out 1 0 2\n"),
+            "the model uses operators Lumen does not implement:\n"
+            "  nn.Frobnicate 'first' (line 4)\n  torch.whatever 'second' (line 5)");
+}
+
+TEST(Model, ListsEveryOperatorThatCannotBeBuilt) {
+  EXPECT_EQ(BuildError("7767517\n4 3\n"
+                       "pnnx.Input in 0 1 0 #0=(1,3,4,4)f32\n"
+                       "nn.LeakyReLU leaky 1 1 0 1 negative_slope=x #1=(1,3,4,4)f32\n"
+                       "nn.ELU elu 1 1 1 2 alpha=(1,2) #2=(1,3,4,4)f32\n"
+                       "pnnx.Output out 1 0 2\n"),
+            "cannot build some layers:\n"
+            "  nn.LeakyReLU 'leaky': parameter 'negative_slope': expected a float, got string 'x'\n"
+            "  nn.ELU 'elu': parameter 'alpha': expected a float, got int list '(1,2)'");
+}
+
+TEST(Model, RefusesAnOperandWithTwoProducersOrNone) {
+  EXPECT_THAT(BuildError("7767517\n4 3\n"
+                         "pnnx.Input in 0 1 0\n"
+                         "nn.ReLU a 1 1 0 1\n"
+                         "nn.ReLU b 1 1 0 1\n"
+                         "pnnx.Output out 1 0 1\n"),
+              HasSubstr("graph.param:5: operand '1' is already produced on line 4"));
+  EXPECT_THAT(BuildError("7767517\n3 2\n"
+                         "pnnx.Input in 0 1 0\n"
+                         "nn.ReLU a 1 1 7 1\n"
+                         "pnnx.Output out 1 0 1\n"),
+              HasSubstr("graph.param:4: operator 'a' reads operand '7', which no operator produces"));
+}
+
+TEST(Session, SharesMemoryAndKeepsInputsForTheNextRun) {
+  // A chain of ReLUs: the planner reuses memory, but the input must survive for Run again.
+  std::string text = "7767517\n7 6\npnnx.Input in 0 1 0 #0=(1,64)f32\n";
+  for (int i = 0; i < 5; ++i) {
+    text += "nn.ReLU r" + std::to_string(i) + " 1 1 " + std::to_string(i) + " " +
+            std::to_string(i + 1) + " #" + std::to_string(i + 1) + "=(1,64)f32\n";
+  }
+  text += "pnnx.Output out 1 0 5\n";
+  Session session(ModelFromText(text));
+  const std::vector<float> first = session.Run({Ramp({1, 64})})[0].ToRowMajor();
+  EXPECT_LT(session.planned_activation_bytes(), session.separate_activation_bytes());
+  session.Run();  // the inputs are still in place
+  EXPECT_EQ(session.output(0).ToRowMajor(), first);
+  EXPECT_EQ(first[0], 0.0f);
+  EXPECT_EQ(first[63], 58.0f);
+}
+
+// in -> sigmoid (1) -> tanh (2) -> relu (3, the output), and a side branch relu (4) of 1 that no
+// output needs.
+const char* kBranchGraph =
+    "7767517\n6 5\n"
+    "pnnx.Input in 0 1 0 #0=(2,3)f32\n"
+    "nn.Sigmoid s 1 1 0 1 #1=(2,3)f32\n"
+    "nn.Tanh t 1 1 1 2 #2=(2,3)f32\n"
+    "nn.ReLU r 1 1 2 3 #3=(2,3)f32\n"
+    "nn.ReLU side 1 1 1 4 #4=(2,3)f32\n"
+    "pnnx.Output out 1 0 3\n";
+
+TEST(Session, ExtractsAnIntermediateOperandAndKeepsIt) {
+  Session session(ModelFromText(kBranchGraph));
+  const Tensor input = Ramp({2, 3});
+  session.Run({input});
+  std::vector<float> expected = input.ToRowMajor();
+  for (float& value : expected) value = 1.0f / (1.0f + std::exp(-value));
+  const Tensor& sigmoid = session.Extract("1");
+  ASSERT_EQ(sigmoid.shape(), (Shape{2, 3}));
+  const std::vector<float> got = sigmoid.ToRowMajor();
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-6f) << i;
+  // Kept out of memory reuse: still readable after another run.
+  session.Run();
+  EXPECT_EQ(session.operand("1").ToRowMajor(), got);
+  // An operand no output needs is computed on demand.
+  EXPECT_EQ(session.Extract("4").ToRowMajor(), got);
+  EXPECT_EQ(ErrorOf([&] { session.Extract("nope"); }), "the model has no operand 'nope'");
+}
+
+TEST(Session, ExtractRunsOnlyTheOperatorsTheOperandNeeds) {
+  Session session(ModelFromText(kBranchGraph));
+  session.set_profiling(true);
+  session.SetInputShapes({{2, 3}});
+  session.input(0).Fill(0.0f);
+  EXPECT_EQ(session.Extract("1").ToRowMajor(), std::vector<float>(6, 0.5f));
+  // Only the sigmoid ran: the profile has a time for it alone.
+  std::vector<std::string> ran;
+  for (const OperatorProfile& profile : session.Profile()) {
+    if (profile.milliseconds > 0) ran.push_back(profile.description);
+  }
+  EXPECT_LE(ran.size(), 1u);
+  for (const std::string& description : ran) EXPECT_THAT(description, HasSubstr("nn.Sigmoid"));
+}
+
+TEST(Session, KeepAllOperandsListsAndKeepsEveryOperand) {
+  Session session(ModelFromText(kBranchGraph, /*fuse=*/false));
+  session.KeepAllOperands();
+  session.Run({Ramp({2, 3})});
+  std::vector<std::string> names;
+  for (const OperandReport& report : session.Operands()) {
+    names.push_back(report.name);
+    EXPECT_EQ(report.shape, (Shape{2, 3})) << report.name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"0", "1", "2", "3", "4"}));
+  EXPECT_EQ(session.operand("2").shape(), (Shape{2, 3}));
+}
+
+TEST(Session, RefusesAPlanAboveTheMemoryBudgetBeforeAllocating) {
+  SessionOptions options;
+  options.max_memory_bytes = 1 << 20;
+  Session session(ModelFromText(kReluGraph), options);
+  // 2 x 400 MB would be needed: refused with the sizes, nothing allocated.
+  EXPECT_THAT(ErrorOf([&] { session.SetInputShapes({{1, 3, 10000, 10000}}); }),
+              HasSubstr("more than the memory budget of 1 MB"));
+  EXPECT_THAT(ErrorOf([&] { session.SetInputShapes({{1, 4194304, 2097152, 2097152}}); }),
+              HasSubstr("overflow"));
+  // A plan that fits still works afterwards.
+  EXPECT_EQ(session.Run({Ramp({4, 2, 3})})[0].ToRowMajor(), Relu(Ramp({4, 2, 3}).ToRowMajor()));
+}
+
+TEST(Session, ManySessionsShareOneModel) {
+  const auto model = ModelFromText(kReluGraph);
+  Session first(model);
+  Session second(model);
+  const Tensor input = Ramp({4, 2, 3});
+  const std::vector<float> a = first.Run({input})[0].ToRowMajor();
+  const std::vector<float> b = second.Run({Ramp({1, 2, 3})})[0].ToRowMajor();
+  EXPECT_EQ(a, Relu(input.ToRowMajor()));
+  EXPECT_EQ(b.size(), 6u);
+  EXPECT_EQ(first.input_shapes(), std::vector<Shape>{Shape({4, 2, 3})});
+}
+
+}  // namespace
+}  // namespace lumen
