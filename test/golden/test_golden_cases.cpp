@@ -23,6 +23,7 @@ const std::string kSourceDirectory = LUMEN_SOURCE_DIR;
 // Case folders (relative to the source directory) under `folder` that hold a case.txt.
 std::vector<std::string> ListCases(const std::string& folder) {
   std::vector<std::string> names;
+  if (!std::filesystem::is_directory(kSourceDirectory + "/" + folder)) return names;
   for (const auto& entry : std::filesystem::directory_iterator(kSourceDirectory + "/" + folder)) {
     if (std::filesystem::exists(entry.path() / "case.txt")) {
       names.push_back(folder + "/" + entry.path().filename().string());
