@@ -13,6 +13,7 @@ packages=(
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev  # demos' image I/O only
   libcli11-dev                        # the programs' command-line parser (header only)
   pybind11-dev python3-dev python3-numpy python3-pytest  # the Python module and its tests
+  python3-torch                       # PyTorch for lumen.compare and the benchmark's peer
   pkg-config                          # the package test checks lumen.pc
   clang libclang-rt-dev               # fuzzers (libFuzzer) and the sanitizer build
 )

@@ -13,146 +13,27 @@ with torch.jit.freeze and torch.jit.optimize_for_inference, and run under torch.
 This is a development tool (Debian's python3-torch); Lumen itself never uses Python.
 """
 import argparse
+import importlib.util
 import pathlib
 import statistics
 import time
-import zipfile
 
-import numpy as np
 import torch
-import torch.nn.functional as F
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def read_pnnx(param_path, bin_path):
-    """Returns the operator lines of a .pnnx.param file and the weights of its .pnnx.bin."""
-    lines = pathlib.Path(param_path).read_text().splitlines()[2:]
-    archive = zipfile.ZipFile(bin_path)
-    operators = []
-    for line in lines:
-        tokens = line.split()
-        kind, name, inputs, outputs = tokens[0], tokens[1], int(tokens[2]), int(tokens[3])
-        operands = tokens[4:4 + inputs + outputs]
-        items = tokens[4 + inputs + outputs:]
-        params = dict(item.split("=", 1) for item in items if item[0] not in "@$#")
-        weights = {}
-        for item in items:
-            if item.startswith("@"):
-                key, declared = item[1:].split("=", 1)
-                shape = [int(x) for x in declared[1:declared.index(")")].split(",")]
-                data = np.frombuffer(archive.read(f"{name}.{key}"), dtype="<f4").reshape(shape)
-                weights[key] = torch.from_numpy(data.copy())
-        operators.append((kind, name, operands[:inputs], operands[inputs:], params, weights))
-    return operators
+def _load_torch_graph():
+    """python/lumen/torch_graph.py, loaded by path (the lumen package itself needs a build)."""
+    spec = importlib.util.spec_from_file_location("torch_graph",
+                                                  ROOT / "python/lumen/torch_graph.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def ints(text):
-    return [int(x) for x in text.strip("()").split(",")]
-
-
-class Detect(torch.nn.Module):
-    """YOLOv5's Detect head in export mode, from the pnnx module-op attributes."""
-
-    def __init__(self, weights):
-        super().__init__()
-        self.convs = torch.nn.ModuleList()
-        for level in range(3):
-            weight = weights[f"m.{level}.weight"]
-            conv = torch.nn.Conv2d(weight.shape[1], weight.shape[0], 1)
-            conv.weight.data, conv.bias.data = weight, weights[f"m.{level}.bias"]
-            self.convs.append(conv)
-        grids = [w for k, w in sorted(weights.items()) if not k.startswith("m.") and w.dim() == 5]
-        anchor = lambda g: bool(torch.all(g > 0)) and bool(torch.all(g == g[:, :, :1, :1, :]))
-        # Levels P3, P4, P5 have decreasing grid sizes: order both kinds of grid that way.
-        by_size = lambda g: -g.shape[2]
-        self.grids = sorted([g for g in grids if not anchor(g)], key=by_size)
-        self.anchor_grids = sorted([g for g in grids if anchor(g)], key=by_size)
-        self.strides = [w for k, w in weights.items() if not k.startswith("m.") and w.dim() == 1][0]
-
-    def forward(self, p3, p4, p5):
-        outputs = []
-        for level, x in enumerate((p3, p4, p5)):
-            y = self.convs[level](x)
-            batch, _, ny, nx = y.shape
-            y = y.view(batch, 3, -1, ny, nx).permute(0, 1, 3, 4, 2).sigmoid()
-            xy = (y[..., 0:2] * 2 + self.grids[level]) * self.strides[level]
-            wh = (y[..., 2:4] * 2) ** 2 * self.anchor_grids[level]
-            outputs.append(torch.cat((xy, wh, y[..., 4:]), 4).view(batch, -1, y.shape[-1]))
-        return torch.cat(outputs, 1)
-
-
-class PnnxModule(torch.nn.Module):
-    """Runs a PNNX graph with torch operators (the subset ResNet18 and YOLOv5s exports use).
-
-    forward(x) returns the graph's output; operands(x) returns every operand by name, the
-    reference scripts/make_operand_references.py stores for Lumen's intermediate-operand test.
-    """
-
-    def __init__(self, param_path, bin_path):
-        super().__init__()
-        self.steps = []
-        self.layers = torch.nn.ModuleList()
-        for kind, name, inputs, outputs, params, weights in read_pnnx(param_path, bin_path):
-            if kind == "nn.Conv2d":
-                layer = torch.nn.Conv2d(int(params["in_channels"]), int(params["out_channels"]),
-                                        ints(params["kernel_size"]), ints(params["stride"]),
-                                        ints(params["padding"]), ints(params["dilation"]),
-                                        int(params["groups"]), params["bias"] == "True")
-                layer.weight.data = weights["weight"]
-                if "bias" in weights:
-                    layer.bias.data = weights["bias"]
-            elif kind == "nn.SiLU":
-                layer = torch.nn.SiLU()
-            elif kind == "nn.ReLU":
-                layer = torch.nn.ReLU()
-            elif kind == "nn.AdaptiveAvgPool2d":
-                layer = torch.nn.AdaptiveAvgPool2d(ints(params["output_size"]))
-            elif kind == "nn.Linear":
-                layer = torch.nn.Linear(int(params["in_features"]), int(params["out_features"]),
-                                        params["bias"] == "True")
-                layer.weight.data = weights["weight"]
-                if "bias" in weights:
-                    layer.bias.data = weights["bias"]
-            elif kind == "nn.MaxPool2d":
-                layer = torch.nn.MaxPool2d(ints(params["kernel_size"]), ints(params["stride"]),
-                                           ints(params["padding"]))
-            elif kind == "nn.Upsample":
-                layer = torch.nn.Upsample(scale_factor=2.0, mode=params["mode"])
-            elif kind == "models.yolo.Detect":
-                layer = Detect(weights)
-            elif kind in ("pnnx.Input", "pnnx.Output", "torch.cat", "pnnx.Expression",
-                          "torch.flatten"):
-                layer = None
-            else:
-                raise SystemExit(f"pytorch_peer: no torch mapping for {kind}")
-            if layer is not None:
-                self.layers.append(layer)
-            self.steps.append((kind, layer, inputs, outputs, params))
-
-    def forward(self, x):
-        return self.operands(x)["pnnx.Output"]
-
-    def operands(self, x):
-        values = {}
-        for kind, layer, inputs, outputs, params in self.steps:
-            if kind == "pnnx.Input":
-                values[outputs[0]] = x
-            elif kind == "pnnx.Output":
-                values["pnnx.Output"] = values[inputs[0]]
-                return values
-            elif kind == "torch.cat":
-                values[outputs[0]] = torch.cat([values[i] for i in inputs], int(params["dim"]))
-            elif kind == "torch.flatten":
-                values[outputs[0]] = torch.flatten(values[inputs[0]], int(params["start_dim"]),
-                                                   int(params["end_dim"]))
-            elif kind == "pnnx.Expression":
-                if params["expr"] != "add(@0,@1)":
-                    raise SystemExit(f"pytorch_peer: unsupported expression {params['expr']}")
-                values[outputs[0]] = values[inputs[0]] + values[inputs[1]]
-            else:
-                values[outputs[0]] = layer(*[values[i] for i in inputs])
-        raise SystemExit("pytorch_peer: the graph has no pnnx.Output")
+torch_graph = _load_torch_graph()
+PnnxModule = torch_graph.PnnxModule
 
 
 def build(model):
