@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite from any state: installs what is missing, builds Release in build/, runs
-# ctest and the Python tests, then proves the course works (scripts/course.sh verify: for every lesson, the stubbed tree
-# compiles, the lesson's tests fail on the stubs and pass on Lumen).
+# ctest and the Python tests, then proves the course works (scripts/course.sh verify: for every
+# lesson, the stubbed tree compiles, the lesson's tests fail on the stubs and pass on Lumen).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
