@@ -9,6 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 demo=resnet
+if [ $# -gt 0 ] && { [ "$1" = --help ] || [ "$1" = -h ]; }; then
+  # The script's own modes first (the resnet demo's options follow).
+  sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+  echo
+fi
 if [ $# -gt 0 ] && { [ "$1" = resnet ] || [ "$1" = yolo ]; }; then
   demo=$1
   shift
