@@ -95,15 +95,20 @@ void Fold(const NormalizationSpec& spec, Accumulator* total, const Accumulator& 
 }
 
 // The group's mean (0 unless standardizing) and the factor that multiplies x - mean, from its
-// accumulated values over `count` elements.
+// accumulated values over `count` elements. The mean comes as two floats, mean + mean_low, and
+// x - mean - mean_low is computed in that order: x - mean is exact for x near the mean, so a
+// group whose mean is far larger than its spread (100 +- 0.01) keeps its precision, where one
+// rounded float mean would shift every output by up to half its ulp over the deviation.
 void FinishStatistic(const NormalizationSpec& spec, Accumulator accumulator, size_t count,
-                     float* mean, float* scale) {
+                     float* mean, float* mean_low, float* scale) {
+  *mean_low = 0.0f;
   const double n = static_cast<double>(count);
   switch (spec.statistic) {
     case NormalizationStatistic::kStandardize: {
       const double average = accumulator.first / n;
       const double variance = std::max(accumulator.second / n - average * average, 0.0);
       *mean = static_cast<float>(average);
+      *mean_low = static_cast<float>(average - double{*mean});
       *scale = static_cast<float>(1.0 / std::sqrt(variance + static_cast<double>(spec.eps)));
       return;
     }
@@ -159,11 +164,12 @@ void NormalizeContiguous(const float* input, float* output, size_t outer,
   Accumulator total = start;
   for (size_t j = 0; j < kPartials; ++j) Fold(spec, &total, {first[j], second[j]});
   float mean = 0.0f;
+  float mean_low = 0.0f;
   float scale = 1.0f;
-  FinishStatistic(spec, total, extent, &mean, &scale);
+  FinishStatistic(spec, total, extent, &mean, &mean_low, &scale);
   // Pass 2.
   if (!kWeight && !kBias) {
-    for (size_t k = 0; k < extent; ++k) y[k] = (x[k] - mean) * scale;
+    for (size_t k = 0; k < extent; ++k) y[k] = (x[k] - mean - mean_low) * scale;
     return;
   }
   const size_t base = OuterIndex(affine, outer);
@@ -173,7 +179,7 @@ void NormalizeContiguous(const float* input, float* output, size_t outer,
     const float* bias = kBias ? affine.bias + base : nullptr;
     const size_t step = affine.extent_step;
     for (size_t k = 0; k < extent; ++k) {
-      float value = (x[k] - mean) * scale;
+      float value = (x[k] - mean - mean_low) * scale;
       if (kWeight) value *= weight[k * step];
       if (kBias) value += bias[k * step];
       y[k] = value;
@@ -187,22 +193,24 @@ void NormalizeContiguous(const float* input, float* output, size_t outer,
     const float factor = kWeight ? scale * affine.weight[index] : scale;
     const float shift = kBias ? affine.bias[index] : 0.0f;
     const size_t end = std::min(extent, start_of_block + block);
-    for (size_t k = start_of_block; k < end; ++k) y[k] = (x[k] - mean) * factor + shift;
+    for (size_t k = start_of_block; k < end; ++k) {
+      y[k] = (x[k] - mean - mean_low) * factor + shift;
+    }
   }
 }
 
 // Normalises the groups of block `outer` whose lanes are [first_lane, first_lane + lanes).
 template <bool kWeight, bool kBias, typename Accumulate>
 void NormalizeLanes(const float* input, float* output, size_t outer, size_t first_lane,
-                    size_t lanes, const NormalizationGroups& groups,
-                    const NormalizationSpec& spec, const NormalizationAffine& affine,
-                    Accumulate accumulate, float* scratch) {
+                    size_t lanes, const NormalizationGroups& groups, const NormalizationSpec& spec,
+                    const NormalizationAffine& affine, Accumulate accumulate, float* scratch) {
   const size_t extent = groups.extent;
   const size_t inner = groups.inner;
   auto* first = reinterpret_cast<double*>(scratch);
   double* second = first + lanes;
   auto* mean = reinterpret_cast<float*>(second + lanes);
-  float* scale = mean + lanes;
+  float* mean_low = mean + lanes;
+  float* scale = mean_low + lanes;
   const Accumulator start = StartAccumulator(spec);
   std::fill(first, first + lanes, start.first);
   std::fill(second, second + lanes, start.second);
@@ -210,7 +218,8 @@ void NormalizeLanes(const float* input, float* output, size_t outer, size_t firs
   // Pass 1: every row of the block adds into the accumulators of its lanes.
   for (size_t e = 0; e < extent; ++e) {
     const float* x = input + base + e * inner;
-    for (size_t lane = 0; lane < lanes; ++lane) accumulate(first[lane], second[lane], double{x[lane]});
+    for (size_t lane = 0; lane < lanes; ++lane)
+      accumulate(first[lane], second[lane], double{x[lane]});
   }
   // Lanes that form one group together pool their accumulators first.
   const size_t per_group = groups.lanes_per_group;
@@ -220,9 +229,11 @@ void NormalizeLanes(const float* input, float* output, size_t outer, size_t firs
       Fold(spec, &total, {first[lane], second[lane]});
     }
     float group_mean = 0.0f;
+    float group_mean_low = 0.0f;
     float group_scale = 1.0f;
-    FinishStatistic(spec, total, extent * per_group, &group_mean, &group_scale);
+    FinishStatistic(spec, total, extent * per_group, &group_mean, &group_mean_low, &group_scale);
     std::fill(mean + group, mean + group + per_group, group_mean);
+    std::fill(mean_low + group, mean_low + group + per_group, group_mean_low);
     std::fill(scale + group, scale + group + per_group, group_scale);
   }
   // Pass 2.
@@ -231,23 +242,25 @@ void NormalizeLanes(const float* input, float* output, size_t outer, size_t firs
     const float* x = input + base + e * inner;
     float* y = output + base + e * inner;
     if (!kWeight && !kBias) {
-      for (size_t lane = 0; lane < lanes; ++lane) y[lane] = (x[lane] - mean[lane]) * scale[lane];
+      for (size_t lane = 0; lane < lanes; ++lane) {
+        y[lane] = (x[lane] - mean[lane] - mean_low[lane]) * scale[lane];
+      }
       continue;
     }
-    const size_t index =
-        outer_index + (e / affine.extent_block) * affine.extent_step + first_lane * affine.lane_step;
+    const size_t index = outer_index + (e / affine.extent_block) * affine.extent_step +
+                         first_lane * affine.lane_step;
     if (affine.lane_step == 0) {
       // One weight for the whole row (LayerNorm over the last dimension: the row is dimension e).
       const float weight = kWeight ? affine.weight[index] : 1.0f;
       const float bias = kBias ? affine.bias[index] : 0.0f;
       for (size_t lane = 0; lane < lanes; ++lane) {
-        y[lane] = (x[lane] - mean[lane]) * scale[lane] * weight + bias;
+        y[lane] = (x[lane] - mean[lane] - mean_low[lane]) * scale[lane] * weight + bias;
       }
     } else {
       // One weight per lane (the lanes are channels).
       const size_t step = affine.lane_step;
       for (size_t lane = 0; lane < lanes; ++lane) {
-        float value = (x[lane] - mean[lane]) * scale[lane];
+        float value = (x[lane] - mean[lane] - mean_low[lane]) * scale[lane];
         if (kWeight) value *= affine.weight[index + lane * step];
         if (kBias) value += affine.bias[index + lane * step];
         y[lane] = value;
@@ -293,8 +306,8 @@ void NormalizeAll(const float* input, float* output, const NormalizationGroups& 
 
 size_t NormalizationScratchSize(const NormalizationGroups& groups) {
   if (groups.inner == 1 && groups.lanes_per_group == 1) return 0;
-  // Two double and two float accumulators per lane.
-  return 6 * LaneBlock(groups);
+  // Two double accumulators and three floats (mean, its low part, scale) per lane.
+  return 7 * LaneBlock(groups);
 }
 
 void NormalizeGroups(const float* input, float* output, const NormalizationGroups& groups,

@@ -13,8 +13,8 @@ namespace {
 // A bound: its value, or `open` when it is None or absent. Tensor bounds (operands) are refused.
 float Bound(const LayerConfig& config, const std::string& key, float open) {
   if (config.InputIndexOfRole(key) >= 0) {
-    throw Error(Concat(config.Describe(), ": a tensor '", key,
-                       "' bound is not supported, only numbers"));
+    throw Error(
+        Concat(config.Describe(), ": a tensor '", key, "' bound is not supported, only numbers"));
   }
   if (!config.HasParam(key) || config.Param(key).IsNone()) return open;
   return config.FloatParam(key);

@@ -13,8 +13,8 @@ Activation GeluActivation(const LayerConfig& config) {
   const std::string approximate = config.StringParam("approximate", "none");
   if (approximate == "none") return {Activation::Kind::kGelu};
   if (approximate == "tanh") return {Activation::Kind::kGeluTanh};
-  throw Error(Concat(config.Describe(), ": approximate must be 'none' or 'tanh', got '",
-                     approximate, "'"));
+  throw Error(
+      Concat(config.Describe(), ": approximate must be 'none' or 'tanh', got '", approximate, "'"));
 }
 
 // Builds the layer from approximate.

@@ -33,8 +33,7 @@ AffineParameter AffineParameter::FromInput(size_t index) {
 }
 
 AffineParameter AffineParameter::FromFunctionArgument(const LayerConfig& config,
-                                                      const std::string& role,
-                                                      size_t* next_input) {
+                                                      const std::string& role, size_t* next_input) {
   if (config.HasParam(role) && config.Param(role).IsNone()) return {};
   const int by_role = config.InputIndexOfRole(role);
   if (by_role >= 0) {
@@ -72,8 +71,8 @@ Shape NormalizedShapeParam(const LayerConfig& config) {
   Shape shape;
   for (int extent : extents) {
     if (extent < 1) {
-      throw Error(Concat(config.Describe(), ": normalized_shape ", parameter.text(),
-                         " must be positive"));
+      throw Error(
+          Concat(config.Describe(), ": normalized_shape ", parameter.text(), " must be positive"));
     }
     shape.push_back(static_cast<uint32_t>(extent));
   }
@@ -109,8 +108,7 @@ NormalizationGroups TrailingGroups(const Shape& shape, size_t trailing) {
 }
 
 TrailingNormalization::TrailingNormalization(const LayerConfig& config, Shape normalized_shape,
-                                             const NormalizationSpec& spec,
-                                             AffineParameters affine)
+                                             const NormalizationSpec& spec, AffineParameters affine)
     : Layer(config),
       normalized_shape_(std::move(normalized_shape)),
       spec_(spec),
@@ -123,9 +121,8 @@ std::vector<Shape> TrailingNormalization::OutputShapes(
   CheckInputCount(input_shapes, operands);
   const Shape& input = input_shapes[0];
   const size_t trailing = normalized_shape_.size();
-  if (input.size() < trailing ||
-      !std::equal(normalized_shape_.begin(), normalized_shape_.end(),
-                  input.end() - static_cast<std::ptrdiff_t>(trailing))) {
+  if (input.size() < trailing || !std::equal(normalized_shape_.begin(), normalized_shape_.end(),
+                                             input.end() - static_cast<std::ptrdiff_t>(trailing))) {
     Fail(Concat("expected an input whose last dimensions are normalized_shape ",
                 ShapeToString(normalized_shape_), ", got ", ShapeToString(input)));
   }

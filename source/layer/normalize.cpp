@@ -69,10 +69,9 @@ class Normalize : public Layer {
   // Divides every slice along dim by its clamped norm.
   void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                const ForwardContext& context) const override {
-    NormalizeGroups(inputs[0]->data(), outputs[0]->data(),
-                    context.state_as<NormalizeState>().groups,
-                    {NormalizationStatistic::kNorm, eps_, p_}, NormalizationAffine(),
-                    context.compute);
+    NormalizeGroups(
+        inputs[0]->data(), outputs[0]->data(), context.state_as<NormalizeState>().groups,
+        {NormalizationStatistic::kNorm, eps_, p_}, NormalizationAffine(), context.compute);
   }
 
  private:

@@ -30,12 +30,11 @@ class RmsNorm : public TrailingNormalization {
 
  private:
   RmsNorm(const LayerConfig& config, const Shape& normalized_shape)
-      : TrailingNormalization(
-            config, normalized_shape,
-            {NormalizationStatistic::kRootMeanSquare,
-             EpsParam(config, std::numeric_limits<float>::epsilon(),
-                      std::numeric_limits<float>::epsilon())},
-            RmsNormWeight(config, normalized_shape)) {}
+      : TrailingNormalization(config, normalized_shape,
+                              {NormalizationStatistic::kRootMeanSquare,
+                               EpsParam(config, std::numeric_limits<float>::epsilon(),
+                                        std::numeric_limits<float>::epsilon())},
+                              RmsNormWeight(config, normalized_shape)) {}
 };
 
 }  // namespace

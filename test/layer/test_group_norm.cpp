@@ -42,10 +42,10 @@ TEST(GroupNorm, RejectsChannelsNotDivisibleByTheGroups) {
   EXPECT_THAT(LayerError(op, {{1, 4, 5, 6}}),
               HasSubstr("has 4 channels, not divisible by num_groups 3"));
   EXPECT_THAT(LayerError(op, {{6}}), HasSubstr("expected an input of shape (N,C,*), got (6)"));
-  EXPECT_THAT(LayerError(MakeOperator("nn.GroupNorm", {"num_groups=2", "num_channels=4",
-                                                       "affine=False"}),
-                         {{1, 6, 5}}),
-              HasSubstr("expected 4 channels (num_channels), got input (1,6,5)"));
+  EXPECT_THAT(
+      LayerError(MakeOperator("nn.GroupNorm", {"num_groups=2", "num_channels=4", "affine=False"}),
+                 {{1, 6, 5}}),
+      HasSubstr("expected 4 channels (num_channels), got input (1,6,5)"));
   EXPECT_THAT(LayerError(MakeOperator("nn.GroupNorm", {"num_groups=0", "affine=False"}), {{1, 6}}),
               HasSubstr("num_groups must be positive"));
 }

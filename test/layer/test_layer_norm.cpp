@@ -50,7 +50,8 @@ std::vector<float> ReferenceLayerNorm(const std::vector<float>& values, size_t g
     double sum = 0, squares = 0;
     for (size_t k = 0; k < group; ++k) sum += values[start + k];
     const double mean = sum / group;
-    for (size_t k = 0; k < group; ++k) squares += (values[start + k] - mean) * (values[start + k] - mean);
+    for (size_t k = 0; k < group; ++k)
+      squares += (values[start + k] - mean) * (values[start + k] - mean);
     const double inverse_std = 1 / std::sqrt(squares / group + eps);
     for (size_t k = 0; k < group; ++k) {
       result[start + k] = static_cast<float>((values[start + k] - mean) * inverse_std);
@@ -66,27 +67,27 @@ TEST(LayerNorm, MatchesADoubleLoopOnOneAndTwoThreads) {
   const std::vector<float> values = RandomValues(ShapeElementCount(shape), &generator, -2, 4);
   for (const auto& [normalized, group] :
        std::vector<std::pair<std::string, size_t>>{{"(90)", 90}, {"(70,90)", 6300}}) {
-    const Node op = MakeOperator("F.layer_norm", {"normalized_shape=" + normalized, "eps=1e-5",
-                                                  "weight=None", "bias=None"});
+    const Node op = MakeOperator(
+        "F.layer_norm", {"normalized_shape=" + normalized, "eps=1e-5", "weight=None", "bias=None"});
     for (int threads : {1, 2}) {
       const std::vector<Tensor> outputs =
           RunLayer(op, {Tensor::FromRowMajor(values, shape)}, threads);
-      ExpectClose(outputs[0].ToRowMajor(), ReferenceLayerNorm(values, group, 1e-5f), 1e-5f,
-                  1e-4f, normalized + " on " + std::to_string(threads) + " threads");
+      ExpectClose(outputs[0].ToRowMajor(), ReferenceLayerNorm(values, group, 1e-5f), 1e-5f, 1e-4f,
+                  normalized + " on " + std::to_string(threads) + " threads");
     }
   }
 }
 
 TEST(LayerNorm, InfersTheInputShape) {
-  const Node op = MakeOperator("nn.LayerNorm", {"normalized_shape=(4,5)", "eps=1e-5",
-                                                "elementwise_affine=False"});
+  const Node op = MakeOperator("nn.LayerNorm",
+                               {"normalized_shape=(4,5)", "eps=1e-5", "elementwise_affine=False"});
   EXPECT_EQ(InferShapes(op, {{7, 3, 4, 5}}), std::vector<Shape>({{7, 3, 4, 5}}));
   EXPECT_EQ(InferShapes(op, {{4, 5}}), std::vector<Shape>({{4, 5}}));
 }
 
 TEST(LayerNorm, RejectsAnInputThatDoesNotEndInNormalizedShape) {
-  const Node op = MakeOperator("nn.LayerNorm", {"normalized_shape=(4,5)", "eps=1e-5",
-                                                "elementwise_affine=False"});
+  const Node op = MakeOperator("nn.LayerNorm",
+                               {"normalized_shape=(4,5)", "eps=1e-5", "elementwise_affine=False"});
   EXPECT_THAT(LayerError(op, {{2, 5, 4}}),
               HasSubstr("expected an input whose last dimensions are normalized_shape (4,5), "
                         "got (2,5,4)"));
@@ -94,15 +95,15 @@ TEST(LayerNorm, RejectsAnInputThatDoesNotEndInNormalizedShape) {
 }
 
 TEST(LayerNorm, RejectsBadParametersAndWeights) {
-  EXPECT_THAT(LayerError(MakeOperator("nn.LayerNorm", {"normalized_shape=(0)",
-                                                       "elementwise_affine=False"}),
-                         {{2, 3}}),
-              HasSubstr("must be positive"));
-  EXPECT_THAT(LayerError(MakeOperator("nn.LayerNorm", {"normalized_shape=(3)",
-                                                       "elementwise_affine=True"},
-                                      {{"weight", {{4}, {}}}, {"bias", {{3}, {}}}}),
-                         {{2, 3}}),
-              HasSubstr("weight '@weight' has shape (4) but the parameters imply (3)"));
+  EXPECT_THAT(
+      LayerError(MakeOperator("nn.LayerNorm", {"normalized_shape=(0)", "elementwise_affine=False"}),
+                 {{2, 3}}),
+      HasSubstr("must be positive"));
+  EXPECT_THAT(
+      LayerError(MakeOperator("nn.LayerNorm", {"normalized_shape=(3)", "elementwise_affine=True"},
+                              {{"weight", {{4}, {}}}, {"bias", {{3}, {}}}}),
+                 {{2, 3}}),
+      HasSubstr("weight '@weight' has shape (4) but the parameters imply (3)"));
   // F.layer_norm's weight operand must have normalized_shape.
   Node functional = MakeOperator("F.layer_norm", {"normalized_shape=(3)", "bias=None"}, {}, 2);
   EXPECT_THAT(LayerError(functional, {{2, 3}, {2}}),

@@ -34,16 +34,16 @@ TEST(RmsNorm, InfersTheInputShape) {
 }
 
 TEST(RmsNorm, RejectsAMismatchedInputOrWeight) {
-  EXPECT_THAT(LayerError(MakeOperator("nn.RMSNorm", {"normalized_shape=(6)", "eps=None"}),
-                         {{2, 6, 5}}),
-              HasSubstr("normalized_shape (6), got (2,6,5)"));
+  EXPECT_THAT(
+      LayerError(MakeOperator("nn.RMSNorm", {"normalized_shape=(6)", "eps=None"}), {{2, 6, 5}}),
+      HasSubstr("normalized_shape (6), got (2,6,5)"));
   EXPECT_THAT(LayerError(MakeOperator("nn.RMSNorm", {"normalized_shape=(6)", "eps=None"},
                                       {{"weight", {{5}, {}}}}),
                          {{2, 6}}),
               HasSubstr("weight '@weight' has shape (5) but the parameters imply (6)"));
-  EXPECT_THAT(LayerError(MakeOperator("nn.RMSNorm", {"normalized_shape=(6)", "eps=-1.0"}),
-                         {{2, 6}}),
-              HasSubstr("eps must be >= 0"));
+  EXPECT_THAT(
+      LayerError(MakeOperator("nn.RMSNorm", {"normalized_shape=(6)", "eps=-1.0"}), {{2, 6}}),
+      HasSubstr("eps must be >= 0"));
 }
 
 }  // namespace
