@@ -668,6 +668,244 @@ def detect_cases():
            run_sizes=((8, 10), (4, 5), (2, 3)), note="; run on larger features than stored")
 
 
+# ---------------------------------------------------------------------------------------------
+def norm_layer_cases():
+    """LayerNorm, RMSNorm, GroupNorm, InstanceNorm and F.normalize over ranks, batches and dims."""
+
+    def random_affine(seed, shape):
+        generator = torch.Generator().manual_seed(seed)
+        weight = torch.rand(*shape, generator=generator) + 0.5
+        bias = torch.randn(*shape, generator=generator) * 0.1
+        return weight, bias
+
+    def functional(name, kind, x, fn, params, operands, note, tolerance=ARITHMETIC):
+        """One F.* operator whose weight/bias are operands made by pnnx.Attribute ops."""
+        case = Case(name, tolerance, note)
+        a = case.input(x)
+        names = [a]
+        keys = ["$input=" + a]
+        for role, tensor in operands:
+            (operand,) = case.op("pnnx.Attribute", [], [tensor], weights={"data": tensor},
+                                 name=role)
+            names.append(operand)
+            keys.append(f"${role}={operand}")
+        (y,) = case.op(kind, names, [fn(x)], params, keys=" ".join(keys), name="norm")
+        case.output(y)
+        case.write()
+
+    def layernorm(name, shape, normalized, affine=True, eps=1e-5, seed=40, x=None):
+        module = torch.nn.LayerNorm(normalized, eps=eps, elementwise_affine=affine)
+        weights = {}
+        if affine:
+            weight, bias = random_affine(seed + 100, normalized)
+            module.weight.data.copy_(weight)
+            module.bias.data.copy_(bias)
+            weights = {"weight": weight, "bias": bias}
+        with torch.no_grad():
+            unary(name, "nn.LayerNorm", shape, module,
+                  dict(elementwise_affine=affine, eps=eps, normalized_shape=tuple(normalized)),
+                  weights, seed=seed, x=x,
+                  note=f"nn.LayerNorm({normalized}, eps={eps}, affine={affine}) on {shape}")
+
+    layernorm("layernorm_rank3_batch2", (2, 5, 7), (7,))
+    layernorm("layernorm_last2_batch3", (3, 4, 5, 6), (5, 6), seed=41)
+    layernorm("layernorm_last3_eps", (2, 3, 4, 5), (3, 4, 5), eps=1e-3, seed=42)
+    layernorm("layernorm_noaffine_rank2", (6, 9), (9,), affine=False, seed=43)
+    layernorm("layernorm_rank1", (10,), (10,), seed=44)
+    layernorm("layernorm_whole_tensor", (2, 3), (2, 3), seed=45)
+    # Many rows of a transformer's width: several lane blocks of the last-dimension kernel.
+    layernorm("layernorm_many_rows", (2, 300, 24), (24,), seed=46)
+    # A mean 10^4 times the spread: a one-pass variance must not cancel away, and the float mean
+    # must not shift the outputs. PyTorch's own float32 LayerNorm is off by 1.8e-3 here, so the
+    # reference is PyTorch in float64 (rounded to float32).
+    large_mean = seeded(47, 2, 6, 16) * 0.01 + 100.0
+    module = torch.nn.LayerNorm(16).double()
+    weight, bias = random_affine(147, (16,))
+    module.weight.data.copy_(weight)
+    module.bias.data.copy_(bias)
+    with torch.no_grad():
+        unary("layernorm_large_mean", "nn.LayerNorm", (2, 6, 16),
+              lambda v: module(v.double()).float(),
+              dict(elementwise_affine=True, eps=1e-5, normalized_shape=(16,)),
+              {"weight": weight, "bias": bias}, x=large_mean,
+              note="nn.LayerNorm(16) on 100 + 0.01*randn, reference PyTorch in float64")
+
+    x = seeded(48, 2, 4, 6)
+    weight, bias = random_affine(148, (6,))
+    functional("layernorm_functional", "F.layer_norm", x,
+               lambda v: F.layer_norm(v, (6,), weight, bias, 1e-4),
+               dict(eps=1e-4, normalized_shape=(6,)), [("weight", weight), ("bias", bias)],
+               "F.layer_norm with weight and bias operands")
+    x = seeded(49, 3, 5, 4)
+    weight, _ = random_affine(149, (5, 4))
+    functional("layernorm_functional_weight_only", "F.layer_norm", x,
+               lambda v: F.layer_norm(v, (5, 4), weight, None, 1e-5),
+               dict(bias=None, eps=1e-5, normalized_shape=(5, 4)), [("weight", weight)],
+               "F.layer_norm over (5,4) with a weight operand and bias=None")
+    x = seeded(50, 2, 3, 8)
+    functional("layernorm_functional_none", "F.layer_norm", x,
+               lambda v: F.layer_norm(v, (8,), None, None, 1e-5),
+               dict(bias=None, eps=1e-5, normalized_shape=(8,), weight=None), [],
+               "F.layer_norm with weight=None, bias=None")
+
+    # RMSNorm: torch 1.13 has no nn.RMSNorm, so the reference is the formula in torch.
+    def rms(v, normalized, weight, eps):
+        dims = tuple(range(-len(normalized), 0))
+        eps = torch.finfo(torch.float32).eps if eps is None else eps
+        y = v * torch.rsqrt(v.pow(2).mean(dims, keepdim=True) + eps)
+        return y if weight is None else y * weight
+
+    def rmsnorm(name, shape, normalized, weight=True, eps=None, seed=51):
+        w = random_affine(seed + 100, normalized)[0] if weight else None
+        unary(name, "nn.RMSNorm", shape, lambda v: rms(v, normalized, w, eps),
+              dict(elementwise_affine=False, eps=eps, normalized_shape=tuple(normalized)),
+              {"weight": w} if weight else None, seed=seed,
+              note=f"RMSNorm({normalized}, eps={eps}, weight={weight}) on {shape}: "
+                   "x * rsqrt(mean(x^2) + eps) * weight in torch (pnnx writes "
+                   "elementwise_affine=False even with a weight)")
+
+    rmsnorm("rmsnorm_last_eps_none", (2, 5, 8), (8,))
+    rmsnorm("rmsnorm_last2_eps", (2, 3, 4, 6), (4, 6), eps=1e-5, seed=52)
+    rmsnorm("rmsnorm_no_weight", (3, 7), (7,), weight=False, seed=53)
+    x = seeded(54, 2, 6, 5)
+    weight = random_affine(154, (5,))[0]
+    functional("rmsnorm_functional", "F.rms_norm", x, lambda v: rms(v, (5,), weight, 1e-6),
+               dict(eps=1e-6, normalized_shape=(5,)), [("weight", weight)],
+               "F.rms_norm with a weight operand, eps 1e-6 (formula in torch)")
+
+    def groupnorm(name, shape, groups, affine=True, eps=1e-5, seed=55):
+        module = torch.nn.GroupNorm(groups, shape[1], eps=eps, affine=affine)
+        weights = {}
+        params = dict(affine=affine, eps=eps, num_channels=shape[1], num_groups=groups)
+        if affine:
+            weight, bias = random_affine(seed + 100, (shape[1],))
+            module.weight.data.copy_(weight)
+            module.bias.data.copy_(bias)
+            weights = {"weight": weight, "bias": bias}
+        with torch.no_grad():
+            unary(name, "nn.GroupNorm", shape, module, params, weights, seed=seed,
+                  note=f"nn.GroupNorm({groups}, {shape[1]}, affine={affine}, eps={eps}) on {shape}")
+
+    groupnorm("groupnorm_rank4_batch2", (2, 6, 5, 4), 3)
+    groupnorm("groupnorm_rank3_pooled", (2, 6, 7), 2, seed=56)
+    groupnorm("groupnorm_rank3_per_channel", (3, 4, 9), 4, eps=1e-3, seed=57)
+    groupnorm("groupnorm_rank2", (3, 8), 4, seed=58)
+    groupnorm("groupnorm_rank5_noaffine", (2, 4, 3, 4, 5), 2, affine=False, seed=59)
+    groupnorm("groupnorm_one_group", (2, 3, 4, 5), 1, seed=60)
+    x = seeded(61, 2, 4, 5, 6)
+    weight, bias = random_affine(161, (4,))
+    functional("groupnorm_functional", "F.group_norm", x,
+               lambda v: F.group_norm(v, 2, weight, bias, 1e-3),
+               dict(eps=1e-3, num_groups=2), [("weight", weight), ("bias", bias)],
+               "F.group_norm(2 groups) with weight and bias operands, eps 1e-3")
+
+    def instancenorm(name, kind, shape, channels, affine=False, eps=1e-5, running=False, seed=62):
+        cls = getattr(torch.nn, kind.split(".")[1])
+        module = cls(channels, eps=eps, affine=affine, track_running_stats=running).eval()
+        weights = {}
+        if affine:
+            weight, bias = random_affine(seed + 100, (channels,))
+            module.weight.data.copy_(weight)
+            module.bias.data.copy_(bias)
+            weights.update(weight=weight, bias=bias)
+        if running:
+            generator = torch.Generator().manual_seed(seed + 200)
+            module.running_mean.copy_(torch.randn(channels, generator=generator) * 0.1)
+            module.running_var.copy_(torch.rand(channels, generator=generator) + 0.5)
+            weights.update(running_mean=module.running_mean.clone(),
+                           running_var=module.running_var.clone())
+        with torch.no_grad():
+            unary(name, kind, shape, module,
+                  dict(affine=affine, eps=eps, num_features=channels,
+                       track_running_stats=running), weights, seed=seed,
+                  note=f"{kind}({channels}, affine={affine}, eps={eps}, "
+                       f"track_running_stats={running}) on {shape}")
+
+    instancenorm("instancenorm1d_batch3", "nn.InstanceNorm1d", (3, 5, 7), 5, affine=True)
+    instancenorm("instancenorm1d_unbatched", "nn.InstanceNorm1d", (5, 7), 5, affine=True, seed=63)
+    instancenorm("instancenorm2d_unbatched", "nn.InstanceNorm2d", (3, 6, 7), 3, seed=64)
+    instancenorm("instancenorm2d_batch2_eps", "nn.InstanceNorm2d", (2, 3, 6, 7), 3, affine=True,
+                 eps=1e-3, seed=65)
+    instancenorm("instancenorm3d", "nn.InstanceNorm3d", (2, 3, 4, 5, 6), 3, affine=True, seed=66)
+    instancenorm("instancenorm2d_running_stats", "nn.InstanceNorm2d", (2, 3, 5, 4), 3,
+                 affine=True, running=True, seed=67)
+    x = seeded(68, 2, 3, 8, 9)
+    weight, bias = random_affine(168, (3,))
+    functional("instancenorm_functional", "F.instance_norm", x,
+               lambda v: F.instance_norm(v, weight=weight, bias=bias, eps=1e-5),
+               dict(eps=1e-5, running_mean=None, running_var=None),
+               [("weight", weight), ("bias", bias)],
+               "F.instance_norm with weight and bias operands")
+
+    def normalize(name, shape, p, dim, eps=1e-12, seed=70, x=None):
+        unary(name, "F.normalize", shape, lambda v: F.normalize(v, p, dim, eps),
+              dict(dim=dim, eps=eps, p=p), seed=seed, x=x,
+              note=f"F.normalize(p={p}, dim={dim}, eps={eps}) on {shape}")
+
+    normalize("normalize_dim0_batch3", (3, 4, 5), 2.0, 0)
+    normalize("normalize_p1_dim2", (2, 3, 4, 5), 1.0, 2, seed=71)
+    normalize("normalize_pinf_last", (2, 3, 6), float("inf"), -1, seed=72)
+    normalize("normalize_p3_dim1", (2, 5, 4), 3.0, 1, seed=73)
+    normalize("normalize_p_half_rows", (4, 6), 0.5, -2, seed=74)
+    zeros = seeded(75, 2, 4, 3)
+    zeros[0, :, 1] = 0.0
+    zeros[1, :, 2] = 1e-8
+    normalize("normalize_eps_clamps", (2, 4, 3), 2.0, 1, eps=1e-6, x=zeros)
+
+
+def parameterised_activation_cases():
+    """GELU, Hardtanh, clamp, Mish, Softplus and PReLU: parameters, spellings, ranks, extremes."""
+    def act(name, kind, fn, params=None, tolerance=TRANSCENDENTAL, shape=(2, 3, 7, 9), scale=3.0,
+            seed=80, x=None, weights=None):
+        unary(name, kind, shape, fn, params, weights, tolerance=tolerance, scale=scale, seed=seed,
+              x=x, note=f"{kind} {params or ''} on {scale}*randn {shape}")
+
+    act("gelu_module_rank3", "nn.GELU", F.gelu, shape=(2, 5, 7), tolerance=(1e-5, 1e-5))
+    act("gelu_functional_tanh", "F.gelu", lambda v: F.gelu(v, approximate="tanh"),
+        dict(approximate="tanh"), tolerance=(1e-5, 1e-5), seed=81)
+    act("gelu_functional_none", "F.gelu", F.gelu, dict(approximate="none"),
+        tolerance=(1e-5, 1e-5), seed=82)
+    act("hardtanh_default", "nn.Hardtanh", F.hardtanh, dict(max_val=1.0, min_val=-1.0),
+        tolerance=EXACT, seed=83)
+    act("hardtanh_functional", "F.hardtanh", lambda v: F.hardtanh(v, -0.5, 1.5),
+        dict(max_val=1.5, min_val=-0.5), tolerance=EXACT, seed=84)
+    act("clamp_max_only", "torch.clamp", lambda v: torch.clamp(v, max=0.3),
+        dict(max=0.3, min=None), tolerance=EXACT, seed=85)
+    act("clamp_tensor_method", "Tensor.clamp", lambda v: v.clamp(-1.0, 1.0),
+        dict(max=1.0, min=-1.0), tolerance=EXACT, seed=86)
+    nan_input = seeded(87, 1, 2, 4, 4, scale=3.0)
+    nan_input[0, 1, 2, 3] = float("nan")
+    act("clamp_nan", "torch.clamp", lambda v: torch.clamp(v, -1.0, 1.0),
+        dict(max=1.0, min=-1.0), tolerance=EXACT, shape=(1, 2, 4, 4), x=nan_input)
+    act("mish_functional_large", "F.mish", F.mish, scale=40.0, seed=88)
+    act("softplus_default", "nn.Softplus", F.softplus, dict(beta=1, threshold=20), seed=89)
+    act("softplus_functional", "F.softplus", lambda v: F.softplus(v, 0.5, 2.0),
+        dict(beta=0.5, threshold=2.0), seed=90)
+    act("softplus_large", "nn.Softplus", lambda v: F.softplus(v, 3.0, 30.0),
+        dict(beta=3.0, threshold=30.0), scale=40.0, seed=91)
+
+    def prelu(name, shape, count, seed=92):
+        generator = torch.Generator().manual_seed(seed + 100)
+        weight = torch.rand(count, generator=generator) * 0.45 + 0.05
+        act(name, "nn.PReLU", lambda v: F.prelu(v, weight), dict(num_parameters=count),
+            shape=shape, seed=seed, weights={"weight": weight}, tolerance=(1e-6, 1e-6))
+
+    prelu("prelu_rank3_channels", (2, 5, 7), 5)
+    prelu("prelu_rank2_channels", (4, 6), 6, seed=93)
+    prelu("prelu_rank5_channels", (2, 3, 2, 3, 4), 3, seed=94)
+    prelu("prelu_rank4_shared", (2, 3, 4, 5), 1, seed=95)
+    prelu("prelu_rank1_shared", (7,), 1, seed=96)
+    x = seeded(97, 2, 4, 5, 6, scale=3.0)
+    generator = torch.Generator().manual_seed(197)
+    weight = torch.rand(4, generator=generator) * 0.45 + 0.05
+    case = Case("prelu_functional", (1e-6, 1e-6), "F.prelu with a per-channel weight operand")
+    a = case.input(x)
+    (w,) = case.op("pnnx.Attribute", [], [weight], weights={"data": weight}, name="slope")
+    (y,) = case.op("F.prelu", [a, w], [F.prelu(x, weight)], {}, keys=f"$input={a} $weight={w}")
+    case.output(y)
+    case.write()
+
+
 def main():
     if ROOT.exists():
         shutil.rmtree(ROOT)
@@ -680,6 +918,8 @@ def main():
     shape_cases()
     resize_cases()
     detect_cases()
+    norm_layer_cases()
+    parameterised_activation_cases()
     print(f"wrote {len(list(ROOT.iterdir()))} cases under {ROOT}")
 
 
