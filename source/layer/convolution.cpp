@@ -139,26 +139,32 @@ PaddingPlan Convolution::StagingPlan(const Shape& input) const {
   const size_t rank = input.size();
   const std::vector<std::ptrdiff_t> strides = SignedStorageStrides(input);
   // The input as (samples, channels, H, W), read with its own strides (a missing batch has
-  // stride 0); a 1-D input is (samples, channels, 1, L).
+  // stride 0). A 1-D input is (samples, channels, L, 1): the memory of (samples, channels, 1, L)
+  // (one row of L per channel, as the algorithm reads it) with L as the fastest dimension, so the
+  // staging copies whole rows.
   Shape index_shape;
   std::vector<std::ptrdiff_t> index_strides;
   const bool batched = rank == (one_dimensional_ ? 3u : 4u);
   index_shape.push_back(batched ? input[0] : 1);
   index_strides.push_back(batched ? strides[0] : 0);
+  std::vector<AxisPadding> padding(4);
   if (one_dimensional_) {
-    index_shape.insert(index_shape.end(), {input[rank - 2], 1, input[rank - 1]});
-    index_strides.insert(index_strides.end(), {strides[rank - 2], 0, strides[rank - 1]});
+    index_shape.insert(index_shape.end(), {input[rank - 2], input[rank - 1], 1});
+    index_strides.insert(index_strides.end(), {strides[rank - 2], strides[rank - 1], 0});
+    if (padding_mode_ != PaddingMode::kConstant) {
+      padding[2].before = padding_.pad_left;
+      padding[2].after = padding_.pad_right;
+    }
   } else {
     index_shape.insert(index_shape.end(), {input[rank - 3], input[rank - 2], input[rank - 1]});
     index_strides.insert(index_strides.end(),
                          {strides[rank - 3], strides[rank - 2], strides[rank - 1]});
-  }
-  std::vector<AxisPadding> padding(4);
-  if (padding_mode_ != PaddingMode::kConstant) {
-    padding[2].before = padding_.pad_top;
-    padding[2].after = padding_.pad_bottom;
-    padding[3].before = padding_.pad_left;
-    padding[3].after = padding_.pad_right;
+    if (padding_mode_ != PaddingMode::kConstant) {
+      padding[2].before = padding_.pad_top;
+      padding[2].after = padding_.pad_bottom;
+      padding[3].before = padding_.pad_left;
+      padding[3].after = padding_.pad_right;
+    }
   }
   try {
     return MakePaddingPlan(padding_mode_, index_shape, index_strides, padding);
