@@ -1,7 +1,6 @@
 #include "lumen/layer/adaptive_average_pooling.hpp"
 
 #include <cstdint>
-#include <string>
 
 #include "lumen/base/error.hpp"
 #include "lumen/base/thread_pool.hpp"
@@ -17,33 +16,9 @@ constexpr size_t kParallelElements = 1 << 12;
 }  // namespace
 
 AdaptiveAveragePooling::AdaptiveAveragePooling(const LayerConfig& config) : Layer(config) {
-  const Parameter& size = config.Param("output_size");
-  if (size.type() == Parameter::Type::kInt) {
-    requested_h_ = requested_w_ = size.AsInt();
-    if (requested_h_ < 1) Fail(Concat("output_size must be positive, got '", size.text(), "'"));
-    return;
-  }
-  if (size.type() == Parameter::Type::kStringArray) {
-    // (None,7) style: None keeps that input extent.
-    const std::vector<std::string>& items = size.AsStringArray();
-    if (items.size() != 2) Fail(Concat("output_size must have 2 entries, got '", size.text(), "'"));
-    int* extents[2] = {&requested_h_, &requested_w_};
-    for (int i = 0; i < 2; ++i) {
-      if (items[i] == "None") continue;
-      const Parameter item = Parameter::Parse(items[i]);
-      if (item.type() != Parameter::Type::kInt || item.AsInt() < 1) {
-        Fail(Concat("output_size entries must be positive ints or None, got '", size.text(), "'"));
-      }
-      *extents[i] = item.AsInt();
-    }
-    return;
-  }
-  const std::vector<int> pair = config.IntPairParam("output_size");
-  requested_h_ = pair[0];
-  requested_w_ = pair[1];
-  if (requested_h_ < 1 || requested_w_ < 1) {
-    Fail(Concat("output_size must be positive, got '", size.text(), "'"));
-  }
+  const PlaneSize requested = ReadAdaptiveOutputSize(config);
+  requested_h_ = requested.height;
+  requested_w_ = requested.width;
 }
 
 std::vector<Shape> AdaptiveAveragePooling::OutputShapes(

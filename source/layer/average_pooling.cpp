@@ -19,7 +19,9 @@ constexpr size_t kParallelElements = 1 << 12;
 
 AveragePooling::AveragePooling(const LayerConfig& config)
     : Layer(config),
-      window_(ReadWindow2d(config, /*stride_defaults_to_kernel=*/true)),
+      one_dimensional_(config.type() == "nn.AvgPool1d" || config.type() == "F.avg_pool1d"),
+      window_(one_dimensional_ ? ReadWindow1d(config, /*stride_defaults_to_kernel=*/true)
+                               : ReadWindow2d(config, /*stride_defaults_to_kernel=*/true)),
       ceil_mode_(config.BoolParam("ceil_mode", false)),
       count_include_pad_(config.BoolParam("count_include_pad", true)) {
   if (config.HasParam("divisor_override") && !config.Param("divisor_override").IsNone()) {
@@ -37,7 +39,7 @@ AveragePooling::AveragePooling(const LayerConfig& config)
 }
 
 std::vector<Shape> AveragePooling::OutputShapes(const std::vector<Shape>& input_shapes) const {
-  const PlaneSize plane = FeatureMapPlane(*this, input_shapes);
+  const PlaneSize plane = FeatureMapPlane(*this, input_shapes, one_dimensional_);
   return {PooledShape(*this, input_shapes[0], window_.OutputHeight(plane.height, ceil_mode_),
                       window_.OutputWidth(plane.width, ceil_mode_))};
 }
@@ -87,6 +89,7 @@ void AveragePooling::Forward(const std::vector<const Tensor*>& inputs,
       Schedule::kStatic, input.size() >= kParallelElements);
 }
 
-LUMEN_REGISTER_LAYER(AveragePooling, "nn.AvgPool2d", "F.avg_pool2d");
+LUMEN_REGISTER_LAYER(AveragePooling, "nn.AvgPool2d", "F.avg_pool2d", "nn.AvgPool1d",
+                     "F.avg_pool1d");
 
 }  // namespace lumen

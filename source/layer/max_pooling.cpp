@@ -25,7 +25,9 @@ PoolingPlane PlaneOf(const Tensor& input, const Tensor& output) {
 
 MaxPooling::MaxPooling(const LayerConfig& config)
     : Layer(config),
-      window_(ReadWindow2d(config, /*stride_defaults_to_kernel=*/true)),
+      one_dimensional_(config.type() == "nn.MaxPool1d" || config.type() == "F.max_pool1d"),
+      window_(one_dimensional_ ? ReadWindow1d(config, /*stride_defaults_to_kernel=*/true)
+                               : ReadWindow2d(config, /*stride_defaults_to_kernel=*/true)),
       ceil_mode_(config.BoolParam("ceil_mode", false)) {
   if (config.BoolParam("return_indices", false)) Fail("return_indices=True is not supported");
   // PyTorch's own check; it also guarantees that every window holds an input value.
@@ -38,7 +40,7 @@ MaxPooling::MaxPooling(const LayerConfig& config)
 }
 
 std::vector<Shape> MaxPooling::OutputShapes(const std::vector<Shape>& input_shapes) const {
-  const PlaneSize plane = FeatureMapPlane(*this, input_shapes);
+  const PlaneSize plane = FeatureMapPlane(*this, input_shapes, one_dimensional_);
   return {PooledShape(*this, input_shapes[0], window_.OutputHeight(plane.height, ceil_mode_),
                       window_.OutputWidth(plane.width, ceil_mode_))};
 }
@@ -79,6 +81,6 @@ void MaxPooling::Forward(const std::vector<const Tensor*>& inputs,
       Schedule::kStatic, input.size() >= kParallelElements);
 }
 
-LUMEN_REGISTER_LAYER(MaxPooling, "nn.MaxPool2d", "F.max_pool2d");
+LUMEN_REGISTER_LAYER(MaxPooling, "nn.MaxPool2d", "F.max_pool2d", "nn.MaxPool1d", "F.max_pool1d");
 
 }  // namespace lumen

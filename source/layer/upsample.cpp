@@ -219,6 +219,6 @@ void Upsample::Forward(const std::vector<const Tensor*>& inputs,
       Schedule::kStatic, output.size() >= kParallelElements);
 }
 
-LUMEN_REGISTER_LAYER(Upsample, "nn.Upsample", "F.upsample", "F.interpolate");
+LUMEN_REGISTER_LAYER(Upsample, "nn.Upsample", "F.upsample", "F.interpolate", "F.upsample_nearest");
 
 }  // namespace lumen

@@ -1,7 +1,9 @@
 #include "lumen/tensor/strided.hpp"
 
+#include <algorithm>
 #include <array>
-
+#include <cstdlib>
+#include <numeric>
 #include <utility>
 
 #include "lumen/base/error.hpp"
@@ -92,6 +94,103 @@ void GatherStrided(const Tensor& input, std::ptrdiff_t offset,
           run[i] = source[position + static_cast<std::ptrdiff_t>(i) * inner_step];
       },
       Schedule::kStatic, output->size() >= (1 << 15));
+}
+
+StridedCopy MakeStridedCopy(StridedCopy copy) {
+  const size_t rank = copy.extents.size();
+  if (copy.source_strides.size() != rank || copy.target_strides.size() != rank) {
+    throw Error(Concat("StridedCopy: ", rank, " extents but ", copy.source_strides.size(),
+                       " source and ", copy.target_strides.size(), " target strides"));
+  }
+  StridedCopy ordered;
+  ordered.source_offset = copy.source_offset;
+  ordered.target_offset = copy.target_offset;
+  if (std::find(copy.extents.begin(), copy.extents.end(), size_t{0}) != copy.extents.end()) {
+    ordered.extents = {0};  // nothing to copy
+    ordered.source_strides = ordered.target_strides = {0};
+    return ordered;
+  }
+  // Largest target stride outermost; stable, so equal strides keep the caller's order.
+  std::vector<size_t> order(rank);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&copy](size_t a, size_t b) {
+    return std::abs(copy.target_strides[a]) > std::abs(copy.target_strides[b]);
+  });
+  for (size_t d : order) {
+    if (copy.extents[d] == 1) continue;
+    const auto extent = static_cast<std::ptrdiff_t>(copy.extents[d]);
+    // Merge into the previous dimension when both layouts continue it without a gap: fewer,
+    // longer inner runs.
+    if (!ordered.extents.empty() &&
+        ordered.source_strides.back() == extent * copy.source_strides[d] &&
+        ordered.target_strides.back() == extent * copy.target_strides[d]) {
+      ordered.extents.back() *= copy.extents[d];
+      ordered.source_strides.back() = copy.source_strides[d];
+      ordered.target_strides.back() = copy.target_strides[d];
+      continue;
+    }
+    ordered.extents.push_back(copy.extents[d]);
+    ordered.source_strides.push_back(copy.source_strides[d]);
+    ordered.target_strides.push_back(copy.target_strides[d]);
+  }
+  if (ordered.extents.empty()) {  // a single element
+    ordered.extents = {1};
+    ordered.source_strides = ordered.target_strides = {0};
+  }
+  if (ordered.extents.size() > kMaxStridedCopyRank) {
+    throw Error(Concat("StridedCopy: ", ordered.extents.size(), " dimensions, above ",
+                       kMaxStridedCopyRank));
+  }
+  return ordered;
+}
+
+void RunStridedCopy(const StridedCopy& copy, const float* source, float* target, ThreadPool* pool) {
+  const size_t rank = copy.extents.size();
+  const size_t inner = copy.extents[rank - 1];
+  if (inner == 0) return;
+  const std::ptrdiff_t inner_source = copy.source_strides[rank - 1];
+  const std::ptrdiff_t inner_target = copy.target_strides[rank - 1];
+  size_t runs = 1;  // inner runs in all
+  for (size_t d = 0; d + 1 < rank; ++d) runs *= copy.extents[d];
+  // Each task copies whole runs, about kTaskElements elements, walking them like an odometer.
+  constexpr size_t kTaskElements = 1 << 14;
+  const size_t runs_per_task = std::max<size_t>(1, kTaskElements / inner);
+  const auto tasks = static_cast<std::ptrdiff_t>((runs + runs_per_task - 1) / runs_per_task);
+  ParallelFor(
+      pool, tasks,
+      [&](std::ptrdiff_t task) {
+        const size_t first = static_cast<size_t>(task) * runs_per_task;
+        const size_t last = std::min(runs, first + runs_per_task);
+        std::array<size_t, kMaxStridedCopyRank> counters{};
+        std::ptrdiff_t from = copy.source_offset;
+        std::ptrdiff_t to = copy.target_offset;
+        size_t remaining = first;
+        for (size_t d = rank - 1; d-- > 0;) {
+          counters[d] = remaining % copy.extents[d];
+          remaining /= copy.extents[d];
+          from += static_cast<std::ptrdiff_t>(counters[d]) * copy.source_strides[d];
+          to += static_cast<std::ptrdiff_t>(counters[d]) * copy.target_strides[d];
+        }
+        for (size_t run = first; run < last; ++run) {
+          if (inner_source == 1 && inner_target == 1) {
+            std::copy(source + from, source + from + inner, target + to);
+          } else {
+            for (size_t i = 0; i < inner; ++i) {
+              target[to + static_cast<std::ptrdiff_t>(i) * inner_target] =
+                  source[from + static_cast<std::ptrdiff_t>(i) * inner_source];
+            }
+          }
+          for (size_t d = rank - 1; d-- > 0;) {  // next run
+            from += copy.source_strides[d];
+            to += copy.target_strides[d];
+            if (++counters[d] < copy.extents[d]) break;
+            from -= static_cast<std::ptrdiff_t>(copy.extents[d]) * copy.source_strides[d];
+            to -= static_cast<std::ptrdiff_t>(copy.extents[d]) * copy.target_strides[d];
+            counters[d] = 0;
+          }
+        }
+      },
+      Schedule::kStatic, runs * inner >= (1 << 15));
 }
 
 }  // namespace lumen

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "lumen/layer/layer_registry.hpp"
 #include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
 
@@ -28,6 +29,30 @@ LUMEN_LAYER_CASE_TEST(AveragePooling, avgpool_ceil)
 LUMEN_LAYER_CASE_TEST(AveragePooling, avgpool_divisor)
 LUMEN_LAYER_CASE_TEST(AveragePooling, avgpool_exclude_pad)
 LUMEN_LAYER_CASE_TEST(AveragePooling, avgpool_include_pad)
+// nn.AvgPool1d / F.avg_pool1d, and the golden case avgpool1d_k2_s2 in tmp/models.
+LUMEN_LAYER_CASE_TEST(AveragePooling, avgpool1d_exclude_pad_ceil)
+LUMEN_LAYER_CASE_TEST(AveragePooling, avgpool1d_include_pad)
+LUMEN_LAYER_CASE_TEST(AveragePooling, avgpool1d_functional_unbatched)
+
+TEST(AveragePooling, RegistersEverySpelling) {
+  for (const char* type : {"nn.AvgPool2d", "F.avg_pool2d", "nn.AvgPool1d", "F.avg_pool1d"}) {
+    EXPECT_TRUE(LayerRegistry::Has(type)) << type;
+  }
+}
+
+// F.avg_pool1d(torch.tensor([[1., 2., 3., 4., 5.]]), 2) is [[1.5, 3.5]]; with padding 1 and
+// count_include_pad=False it is [[1., 2.5, 4.5]].
+TEST(AveragePooling, PoolsOneDimensionalSignalsByHand) {
+  const Tensor input = Tensor::FromRowMajor({1, 2, 3, 4, 5}, {1, 5});
+  EXPECT_EQ(RunLayer(MakeOperator("F.avg_pool1d", {"kernel_size=(2)", "stride=()"}), {input})[0]
+                .ToRowMajor(),
+            std::vector<float>({1.5f, 3.5f}));
+  EXPECT_EQ(RunLayer(MakeOperator("nn.AvgPool1d", {"kernel_size=(2)", "stride=(2)", "padding=(1)",
+                                                   "count_include_pad=False"}),
+                     {input})[0]
+                .ToRowMajor(),
+            std::vector<float>({1.0f, 2.5f, 4.5f}));
+}
 
 TEST(AveragePooling, InfersTheOutputForAnyInputSize) {
   const Node op = MakeOperator(

@@ -57,12 +57,37 @@ LUMEN_LAYER_CASE_TEST(Convolution, conv_winograd2x2_batch3)
 LUMEN_LAYER_CASE_TEST(Convolution, conv_winograd_batch2)
 LUMEN_LAYER_CASE_TEST(Convolution, conv_winograd_odd)
 LUMEN_LAYER_CASE_TEST(Convolution, conv_winograd_unpadded)
+// Padding modes other than zeros (the input is padded, then convolved without padding).
+LUMEN_LAYER_CASE_TEST(Convolution, conv_reflect_batch2_stride2)
+LUMEN_LAYER_CASE_TEST(Convolution, conv_replicate_asymmetric)
+LUMEN_LAYER_CASE_TEST(Convolution, conv_circular_dilation2_groups2)
+LUMEN_LAYER_CASE_TEST(Convolution, conv_reflect_same)
+LUMEN_LAYER_CASE_TEST(Convolution, conv_circular_pointwise_padded)
+LUMEN_LAYER_CASE_TEST(Convolution, conv_replicate_unbatched)
+// nn.Conv1d: the 2-D algorithms on a plane of height 1.
+LUMEN_LAYER_CASE_TEST(Convolution, conv1d_batch3_nobias)
+LUMEN_LAYER_CASE_TEST(Convolution, conv1d_same_even_kernel)
+LUMEN_LAYER_CASE_TEST(Convolution, conv1d_valid_stride3)
+LUMEN_LAYER_CASE_TEST(Convolution, conv1d_groups3_dilation2)
+LUMEN_LAYER_CASE_TEST(Convolution, conv1d_depthwise)
+LUMEN_LAYER_CASE_TEST(Convolution, conv1d_pointwise)
+LUMEN_LAYER_CASE_TEST(Convolution, conv1d_unbatched)
+LUMEN_LAYER_CASE_TEST(Convolution, conv1d_reflect)
+LUMEN_LAYER_CASE_TEST(Convolution, conv1d_replicate_stride2)
+LUMEN_LAYER_CASE_TEST(Convolution, conv1d_circular)
+
+TEST(Convolution, RegistersBothSpellings) {
+  EXPECT_TRUE(LayerRegistry::Has("nn.Conv2d"));
+  EXPECT_TRUE(LayerRegistry::Has("nn.Conv1d"));
+}
 
 // The PyTorch cases again on 2 and 3 threads, with the graph's activation fusion off.
 TEST(Convolution, CasesMatchOnMoreThreadsAndUnfused) {
   for (const char* name : {"conv_winograd_batch2", "conv_winograd2x2_batch3",
                            "conv_pointwise_batch2", "conv_depthwise_batch3_dilation2",
-                           "conv_im2col_batch2_groups2_stride2", "conv_tiny_map_many_channels"}) {
+                           "conv_im2col_batch2_groups2_stride2", "conv_tiny_map_many_channels",
+                           "conv_reflect_batch2_stride2", "conv_circular_dilation2_groups2",
+                           "conv1d_batch3_nobias", "conv1d_groups3_dilation2", "conv1d_reflect"}) {
     for (int threads : {2, 3}) {
       SCOPED_TRACE(testing::Message() << name << " on " << threads << " threads");
       test_support::ExpectCaseMatches(std::string(LUMEN_SOURCE_DIR) + "/test/data/layers/" + name,
@@ -174,13 +199,55 @@ TEST(Convolution, RejectsAMissingWeight) {
   EXPECT_EQ(LayerError(op, {{1, 4, 9, 9}}), "nn.Conv2d 'op': missing weight attribute '@weight'");
 }
 
-TEST(Convolution, RejectsPaddingModesOtherThanZeros) {
-  for (const char* mode : {"reflect", "replicate", "circular"}) {
+TEST(Convolution, AcceptsEveryPaddingModeAndRejectsOthers) {
+  for (const char* mode : {"zeros", "reflect", "replicate", "circular"}) {
     Node op = ConvolutionOp();
     op.params["padding_mode"] = Parameter::Parse(mode);
-    EXPECT_EQ(LayerError(op, {{1, 4, 9, 9}}), std::string("nn.Conv2d 'op': padding_mode '") + mode +
-                                                  "' is not supported (only 'zeros')");
+    EXPECT_EQ(LayerError(op, {{2, 4, 9, 9}}, {{2, 6, 9, 9}}), "") << mode;
   }
+  Node op = ConvolutionOp();
+  op.params["padding_mode"] = Parameter::Parse("mirror");
+  EXPECT_THAT(LayerError(op, {{1, 4, 9, 9}}), HasSubstr("unknown padding_mode 'mirror'"));
+}
+
+// PyTorch refuses a reflect pad as large as the input, and a circular one that wraps twice.
+TEST(Convolution, RejectsAPaddingModeThatCannotPadTheInput) {
+  Node op = ConvolutionOp();
+  op.params["padding_mode"] = Parameter::Parse("reflect");
+  EXPECT_THAT(LayerError(op, {{1, 4, 1, 9}}),
+              HasSubstr("a reflect pad must be smaller than the input's extent"));
+  op.params["padding_mode"] = Parameter::Parse("circular");
+  op.params["padding"] = Parameter::Parse("(0,3)");
+  EXPECT_THAT(LayerError(op, {{1, 4, 5, 2}}), HasSubstr("at most once"));
+}
+
+// A 1-D layer written as pnnx writes nn.Conv1d: 4 -> 6 channels, kernel 3.
+Node Convolution1dOp(const std::string& padding = "padding=(1)") {
+  return MakeOperator("nn.Conv1d",
+                      {"in_channels=4", "out_channels=6", "kernel_size=(3)", "stride=(1)", padding,
+                       "dilation=(1)", "groups=1", "bias=True", "padding_mode=zeros"},
+                      {{"weight", {{6, 4, 3}, {}}}, {"bias", {{6}, {}}}});
+}
+
+TEST(Convolution, InfersOneDimensionalShapes) {
+  EXPECT_EQ(InferShapes(Convolution1dOp(), {{3, 4, 20}}), std::vector<Shape>({{3, 6, 20}}));
+  EXPECT_EQ(InferShapes(Convolution1dOp(), {{4, 7}}), std::vector<Shape>({{6, 7}}));
+  EXPECT_EQ(InferShapes(Convolution1dOp("padding=valid"), {{1, 4, 7}}),
+            std::vector<Shape>({{1, 6, 5}}));
+  EXPECT_EQ(InferShapes(Convolution1dOp("padding=same"), {{1, 4, 7}}),
+            std::vector<Shape>({{1, 6, 7}}));
+}
+
+TEST(Convolution, RejectsBadOneDimensionalInputsAndWeights) {
+  EXPECT_THAT(LayerError(Convolution1dOp(), {{1, 4, 5, 5}}),
+              HasSubstr("expected an input of shape (N,4,L) or (4,L), got (1,4,5,5)"));
+  EXPECT_THAT(LayerError(Convolution1dOp(), {{1, 3, 5}}),
+              HasSubstr("expected an input of shape (N,4,L) or (4,L), got (1,3,5)"));
+  Node op = Convolution1dOp();
+  op.attributes["weight"] = op.attributes["bias"];
+  EXPECT_THAT(LayerError(op, {{1, 4, 5}}), HasSubstr("weight"));
+  EXPECT_THAT(LayerError(Convolution1dOp("padding=(1,1)"), {{1, 4, 5}}),
+              HasSubstr("'padding' must be one int"));
 }
 
 TEST(Convolution, RejectsSamePaddingWithAStride) {

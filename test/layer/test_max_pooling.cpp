@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "lumen/layer/layer_registry.hpp"
 #include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
 
@@ -35,6 +36,29 @@ LUMEN_LAYER_CASE_TEST(MaxPooling, maxpool_k5_s1_p2)
 LUMEN_LAYER_CASE_TEST(MaxPooling, maxpool_nan)
 LUMEN_LAYER_CASE_TEST(MaxPooling, maxpool_padding)
 LUMEN_LAYER_CASE_TEST(MaxPooling, maxpool_unbatched)
+// nn.MaxPool1d / F.max_pool1d, and the golden case maxpool1d_k3_s2_p1 in tmp/models.
+LUMEN_LAYER_CASE_TEST(MaxPooling, maxpool1d_dilation2_ceil)
+LUMEN_LAYER_CASE_TEST(MaxPooling, maxpool1d_unbatched)
+LUMEN_LAYER_CASE_TEST(MaxPooling, maxpool1d_functional_default_stride)
+LUMEN_LAYER_CASE_TEST(MaxPooling, maxpool1d_nan)
+
+TEST(MaxPooling, RegistersEverySpelling) {
+  for (const char* type : {"nn.MaxPool2d", "F.max_pool2d", "nn.MaxPool1d", "F.max_pool1d"}) {
+    EXPECT_TRUE(LayerRegistry::Has(type)) << type;
+  }
+}
+
+// F.max_pool1d(torch.tensor([[[1., 5., 2., 8., 3.]]]), 2, 2, 1) is [[[1., 5., 8.]]].
+TEST(MaxPooling, PoolsOneDimensionalSignalsByHand) {
+  const std::vector<Tensor> outputs = RunLayer(
+      MakeOperator("F.max_pool1d", {"kernel_size=(2)", "stride=(2)", "padding=(1)", "dilation=(1)",
+                                    "ceil_mode=False", "return_indices=False"}),
+      {Tensor::FromRowMajor({1, 5, 2, 8, 3}, {1, 1, 5})});
+  EXPECT_EQ(outputs[0].shape(), Shape({1, 1, 3}));
+  EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({1, 5, 8}));
+  EXPECT_THAT(LayerError(MakeOperator("nn.MaxPool1d", {"kernel_size=(2)"}), {{1, 2, 3, 4}}),
+              HasSubstr("expected a (C,L) or (N,C,L) input"));
+}
 
 // A square window written as pnnx writes nn.MaxPool2d.
 Node MaxPool(int kernel, int stride, int padding, int dilation, bool ceil_mode) {

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "lumen/layer/layer_registry.hpp"
 #include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
 
@@ -34,6 +35,15 @@ LUMEN_LAYER_CASE_TEST(Upsample, upsample_nearest_fraction)
 LUMEN_LAYER_CASE_TEST(Upsample, upsample_nearest_scale2_batch2)
 LUMEN_LAYER_CASE_TEST(Upsample, upsample_nearest_scale3)
 LUMEN_LAYER_CASE_TEST(Upsample, upsample_nearest_size)
+// F.upsample_nearest, pnnx's spelling of interpolate(mode='nearest').
+LUMEN_LAYER_CASE_TEST(Upsample, upsample_nearest_fn_size)
+LUMEN_LAYER_CASE_TEST(Upsample, upsample_nearest_fn_scale3)
+
+TEST(Upsample, RegistersEverySpelling) {
+  for (const char* type : {"nn.Upsample", "F.upsample", "F.interpolate", "F.upsample_nearest"}) {
+    EXPECT_TRUE(LayerRegistry::Has(type)) << type;
+  }
+}
 
 // With a scale factor the output size follows the input given (YOLOv5's nn.Upsample(None, 2) on
 // any image size); with a size it does not.

@@ -106,5 +106,52 @@ TEST(Strided, GatherRefusesAStrideCountThatDoesNotMatch) {
   EXPECT_THROW(GatherStrided(input, 0, {1}, &output, nullptr), Error);
 }
 
+// A transpose of a (2, 3, 40, 50) tensor's last two dimensions through StridedCopy, on one thread
+// and on two (whole runs per task), against Tensor::at.
+TEST(Strided, StridedCopyTransposesOnAnyThreads) {
+  const Shape input_shape = {2, 3, 40, 50};
+  const Tensor input = CountingTensor(input_shape);
+  const std::vector<size_t> in = StorageStrides(input_shape);
+  const Shape output_shape = {2, 3, 50, 40};
+  const std::vector<size_t> out = StorageStrides(output_shape);
+  StridedCopy copy;
+  copy.extents = {2, 3, 40, 50};
+  for (size_t d = 0; d < 4; ++d) copy.source_strides.push_back(static_cast<std::ptrdiff_t>(in[d]));
+  copy.target_strides = {static_cast<std::ptrdiff_t>(out[0]), static_cast<std::ptrdiff_t>(out[1]),
+                         static_cast<std::ptrdiff_t>(out[3]), static_cast<std::ptrdiff_t>(out[2])};
+  const StridedCopy planned = MakeStridedCopy(copy);
+  ThreadPool pool(2);
+  for (ThreadPool* threads : {static_cast<ThreadPool*>(nullptr), &pool}) {
+    Tensor output(output_shape);
+    RunStridedCopy(planned, input.data(), output.data(), threads);
+    ForEachLogicalIndex(output_shape, [&](const std::vector<uint32_t>& index) {
+      if (::testing::Test::HasFailure()) return;
+      ASSERT_EQ(output.at(index), input.at({index[0], index[1], index[3], index[2]}))
+          << "output index " << ShapeToString(index);
+    });
+  }
+}
+
+// Dimensions that continue each other in both layouts merge into one longer run; extent-1
+// dimensions disappear; an empty extent copies nothing.
+TEST(Strided, MakeStridedCopyMergesAndDropsDimensions) {
+  StridedCopy copy;
+  copy.extents = {4, 1, 5};
+  copy.source_strides = {5, 99, 1};
+  copy.target_strides = {5, 7, 1};
+  const StridedCopy merged = MakeStridedCopy(copy);
+  EXPECT_EQ(merged.extents, std::vector<size_t>({20}));
+  EXPECT_EQ(merged.source_strides, std::vector<std::ptrdiff_t>({1}));
+  copy.extents = {4, 0, 5};
+  const StridedCopy empty = MakeStridedCopy(copy);
+  EXPECT_EQ(empty.extents, std::vector<size_t>({0}));
+  std::vector<float> target(3, -1.0f);
+  const std::vector<float> source(20, 1.0f);
+  RunStridedCopy(empty, source.data(), target.data(), nullptr);
+  EXPECT_EQ(target, std::vector<float>(3, -1.0f));
+  copy.source_strides = {1};
+  EXPECT_THROW(MakeStridedCopy(copy), Error);
+}
+
 }  // namespace
 }  // namespace lumen

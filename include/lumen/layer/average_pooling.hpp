@@ -1,4 +1,4 @@
-// nn.AvgPool2d: the mean over each sliding window.
+// nn.AvgPool2d and nn.AvgPool1d: the mean over each sliding window.
 #ifndef LUMEN_LAYER_AVERAGE_POOLING_HPP_
 #define LUMEN_LAYER_AVERAGE_POOLING_HPP_
 
@@ -10,7 +10,8 @@
 namespace lumen {
 
 // Average pooling with stride, padding, ceil_mode, count_include_pad and divisor_override, over
-// every plane of a (C,H,W) or (N,C,H,W) input.
+// every plane of a (C,H,W) or (N,C,H,W) input. The 1-D form pools a (C,L) or (N,C,L) input along
+// L: each sample's C x L plane with a window of height 1.
 class AveragePooling : public Layer {
  public:
   // Reads the nn.AvgPool2d parameters.
@@ -22,6 +23,7 @@ class AveragePooling : public Layer {
                const ForwardContext& context) const override;
 
  private:
+  bool one_dimensional_ = false;  // nn.AvgPool1d / F.avg_pool1d
   Window2d window_;
   bool ceil_mode_ = false;
   bool count_include_pad_ = true;

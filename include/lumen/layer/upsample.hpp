@@ -1,4 +1,5 @@
-// nn.Upsample / F.interpolate: resize feature maps, nearest or bilinear.
+// nn.Upsample / F.interpolate (and pnnx's F.upsample, F.upsample_nearest): resize feature maps,
+// nearest or bilinear.
 #ifndef LUMEN_LAYER_UPSAMPLE_HPP_
 #define LUMEN_LAYER_UPSAMPLE_HPP_
 

@@ -13,6 +13,11 @@ namespace lumen {
 // (pooling), else to 1. Throws lumen::Error on a non-positive kernel, stride or dilation.
 Window2d ReadWindow2d(const LayerConfig& op, bool stride_defaults_to_kernel);
 
+// The same for a 1-D operator (Conv1d, MaxPool1d, AvgPool1d), whose kernel_size, stride, dilation
+// and padding are single ints (or one-element lists): a window of height 1 sliding along the
+// width, so that 1-D operators run on the 2-D machinery.
+Window2d ReadWindow1d(const LayerConfig& op, bool stride_defaults_to_kernel);
+
 }  // namespace lumen
 
 #endif  // LUMEN_LAYER_WINDOW_HPP_

@@ -36,6 +36,31 @@ AxisSplit SplitAroundAxis(const Shape& shape, size_t axis);
 void GatherStrided(const Tensor& input, std::ptrdiff_t offset,
                    const std::vector<std::ptrdiff_t>& strides, Tensor* output, ThreadPool* pool);
 
+// A copy between two strided layouts: index (i_0, ..., i_k) of `extents` reads
+// source[source_offset + sum i_d * source_strides[d]] and writes
+// target[target_offset + sum i_d * target_strides[d]]. Stack, repeat, pixel shuffle and the
+// transposes of 1-D convolution are all this with different strides. Made once per session (in
+// Prepare, by MakeStridedCopy), run by RunStridedCopy without allocating.
+struct StridedCopy {
+  std::vector<size_t> extents;
+  std::vector<std::ptrdiff_t> source_strides;
+  std::vector<std::ptrdiff_t> target_strides;
+  std::ptrdiff_t source_offset = 0;
+  std::ptrdiff_t target_offset = 0;
+};
+
+// The most dimensions a StridedCopy may have: a repeat splits each of kMaxRank dimensions in two.
+inline constexpr size_t kMaxStridedCopyRank = 2 * kMaxRank;
+
+// Orders the dimensions of `copy` so that the walk writes the target in memory order (largest
+// target stride outermost) and drops dimensions of extent 1. Throws lumen::Error when the lists
+// differ in length or hold more than kMaxStridedCopyRank dimensions.
+StridedCopy MakeStridedCopy(StridedCopy copy);
+
+// Runs `copy` from `source` into `target`, spreading the work over `pool` (may be null) when there
+// is enough of it. Every target position must be written at most once (true of every copy above).
+void RunStridedCopy(const StridedCopy& copy, const float* source, float* target, ThreadPool* pool);
+
 }  // namespace lumen
 
 #endif  // LUMEN_TENSOR_STRIDED_HPP_
