@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // ONNX Runtime, timed the way Lumen's runner times itself: the ORT peer in scripts/bench.sh.
 //
-//   node scripts/ort_peer.js --model ~/.cache/lumen-bench/onnx/resnet18.onnx --threads 1 --repeat 20
-//   node scripts/ort_peer.js --model FILE.onnx --check tmp/models/resnet18   # vs the case's outputs
+//   node scripts/ort_peer.js --model ~/.cache/lumen-bench/onnx/vit.onnx --threads 1 --repeat 20
+//   node scripts/ort_peer.js --model FILE.onnx --check tmp/models/resnet18   # against the case
 //
 // Timing prints `median X ms, min Y ms (R runs, N threads)` (scripts/pytorch_peer.py's format)
 // over --repeat runs after --warmup runs, inputs random float32 of the model's input shapes, then
@@ -58,7 +58,8 @@ function parseArguments(argv) {
     }
     const value = argv[++i];
     options[key] = (key === 'model' || key === 'check') ? value : Number(value);
-    if (typeof options[key] === 'number' && !(Number.isInteger(options[key]) && options[key] >= 0)) {
+    const number = options[key];
+    if (typeof number === 'number' && !(Number.isInteger(number) && number >= 0)) {
       fail(`--${key} wants a whole number, got ${value}`);
     }
   }
