@@ -39,6 +39,7 @@ if ! /usr/bin/python3 -c "import torch, onnx" 2>/dev/null || ! command -v npm > 
   echo "Installing the peers' Debian packages (python3-torch python3-onnx nodejs npm time)"
   sudo_if_needed=()
   [ "$(id -u)" -ne 0 ] && sudo_if_needed=(sudo)
+  "${sudo_if_needed[@]}" apt-get update
   "${sudo_if_needed[@]}" apt-get install -y --no-install-recommends python3-torch python3-onnx \
     nodejs npm time
 fi
