@@ -1,67 +1,190 @@
 #!/usr/bin/env bash
-# Lumen against PyTorch on the same machine, in the same run: builds Release, then for each model
-# and thread count runs Lumen's runner and the PyTorch peer (scripts/pytorch_peer.py) alternately,
-# ROUNDS times each, and prints a table of medians and minimums and the ratio Lumen / PyTorch.
+# Lumen against ONNX Runtime and PyTorch on the same machine, in the same run: builds Release, then
+# for each model and thread count runs Lumen's runner, the ONNX Runtime peer (scripts/ort_peer.js)
+# and the PyTorch peer (scripts/pytorch_peer.py) one after another, ROUNDS times, and prints one
+# markdown table of medians, the ratios Lumen / ORT and Lumen / PyTorch, and peak RSS.
 #
-#   scripts/bench.sh                 # ResNet18 (224) and YOLOv5s (640), batch 1, 1 and 2 threads
-#   ROUNDS=3 MODELS=resnet18 scripts/bench.sh
+#   scripts/bench.sh                          # every model, batch 1, 1 and 2 threads, 5 rounds
+#   ROUNDS=3 MODELS="resnet18 vit" THREADS=1 scripts/bench.sh
 #
-# Machines are shared and noisy: alternating the two engines round by round exposes both to the
-# same conditions, and each round's figure is already a median over REPEAT runs after a warm-up.
+# Models (bench name -> golden case): resnet18 -> resnet18, yolov5s -> yolov5s_detect,
+# mobilenet_v3 -> mobilenet_v3_large_075_160, vit -> vit_d96_p8, transformer ->
+# transformer_prenorm, lstm -> lstm_classifier, convnext -> convnext_blocks. A case is looked for in
+# tmp/models/, then in $LUMEN_SHARED_MODELS (default /work/shared/models). All three engines run
+# the case's weights: the PyTorch peer builds the module from the case, scripts/make_onnx_models.py
+# exports that module to ONNX (checked against the case's outputs) into $LUMEN_ONNX_DIR (default
+# ~/.cache/lumen-bench/onnx), and onnxruntime-node $ORT_VERSION is installed with npm into
+# $LUMEN_ORT_NODE_DIR (default ~/.cache/lumen-bench/node), never into the repository.
+#
+# Machines are shared and noisy: alternating the engines round by round exposes them to the same
+# conditions, and each round's figure is already a median over REPEAT runs after a warm-up.
+# A model Lumen cannot run yet shows "n/a (reason)" in its columns; the table still completes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 rounds=${ROUNDS:-5}
-models=${MODELS:-"resnet18 yolov5s"}
+models=${MODELS:-"resnet18 yolov5s mobilenet_v3 vit transformer lstm convnext"}
 threads_list=${THREADS:-"1 2"}
 repeat=${REPEAT:-20}
+ort_version=${ORT_VERSION:-1.22.0}
+node_dir=${LUMEN_ORT_NODE_DIR:-$HOME/.cache/lumen-bench/node}
+onnx_dir=${LUMEN_ONNX_DIR:-$HOME/.cache/lumen-bench/onnx}
+shared_models=${LUMEN_SHARED_MODELS:-/work/shared/models}
+export LUMEN_ORT_NODE_DIR=$node_dir LUMEN_ONNX_DIR=$onnx_dir LUMEN_SHARED_MODELS=$shared_models
 
+# Dependencies: Lumen's Debian packages, then the peers' (ONNX export, node and npm, GNU time).
 scripts/install_deps.sh
-if ! /usr/bin/python3 -c "import torch, torchvision" 2>/dev/null; then
-  echo "Installing the PyTorch peer (Debian's python3-torch and python3-torchvision)"
+if ! /usr/bin/python3 -c "import torch, onnx" 2>/dev/null || ! command -v npm > /dev/null ||
+   ! command -v node > /dev/null || [ ! -x /usr/bin/time ]; then
+  echo "Installing the peers' Debian packages (python3-torch python3-onnx nodejs npm time)"
   sudo_if_needed=()
   [ "$(id -u)" -ne 0 ] && sudo_if_needed=(sudo)
-  "${sudo_if_needed[@]}" apt-get install -y --no-install-recommends python3-torch python3-torchvision
+  "${sudo_if_needed[@]}" apt-get update
+  "${sudo_if_needed[@]}" apt-get install -y --no-install-recommends python3-torch python3-onnx \
+    nodejs npm time
+fi
+installed_ort=$(node -p "require('$node_dir/node_modules/onnxruntime-node/package.json').version" \
+  2> /dev/null || true)
+if [ "$installed_ort" != "$ort_version" ]; then
+  echo "Installing onnxruntime-node $ort_version into $node_dir"
+  mkdir -p "$node_dir"
+  [ -f "$node_dir/package.json" ] || echo '{"private": true}' > "$node_dir/package.json"
+  # --ignore-scripts: the CPU binary ships in the package; its install script only fetches GPU
+  # libraries.
+  npm install --prefix "$node_dir" --ignore-scripts --no-audit --no-fund --loglevel=error \
+    "onnxruntime-node@$ort_version" > /dev/null
 fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build build -j"$(nproc)" --target lumen_run > /dev/null
 
+# ONNX exports of the selected models (kept from earlier runs; a bad export is refused, and that
+# model's ORT column then says so).
+# shellcheck disable=SC2086
+/usr/bin/python3 scripts/make_onnx_models.py --models $models || true
+
+case_name() {
+  case "$1" in
+    resnet18) echo resnet18 ;;
+    yolov5s) echo yolov5s_detect ;;
+    mobilenet_v3) echo mobilenet_v3_large_075_160 ;;
+    vit) echo vit_d96_p8 ;;
+    transformer) echo transformer_prenorm ;;
+    lstm) echo lstm_classifier ;;
+    convnext) echo convnext_blocks ;;
+    *) echo "unknown model $1 (see the list at the top of scripts/bench.sh)" >&2; return 2 ;;
+  esac
+}
+
+# The case folder of a case name: tmp/models first, then the shared corpus; empty if neither.
+case_folder() {
+  local folder
+  for folder in "tmp/models/$1" "$shared_models/$1"; do
+    [ -f "$folder/case.txt" ] && { echo "$folder"; return; }
+  done
+}
+
 # "median X ms, min Y ms ..." -> "X Y"
 extract() { sed -n 's/^median \([0-9.]*\) ms, min \([0-9.]*\) ms.*/\1 \2/p'; }
 
-# Median of the first column and minimum of the second, over the lines of a file.
-summarise() {
-  sort -n "$1" | awk '{m[NR] = $1; if (NR == 1 || $2 < low) low = $2}
-    END {median = (NR % 2) ? m[(NR + 1) / 2] : (m[NR / 2] + m[NR / 2 + 1]) / 2;
-         printf "%.2f %.2f", median, low}'
+# Median of the first column over the lines of a file.
+median_of() {
+  sort -n "$1" | awk '{m[NR] = $1}
+    END {if (NR) printf "%.2f", (NR % 2) ? m[(NR + 1) / 2] : (m[NR / 2] + m[NR / 2 + 1]) / 2}'
 }
 
-echo "Machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; batch 1; ${rounds} rounds"
-echo "BLAS: $(build/lumen_run --case tmp/models/relu --repeat 1 | sed -n 's/.*BLAS: //p')"
-printf '\n| %-9s | %7s | %12s | %10s | %14s | %12s | %17s |\n' model threads "Lumen median" "Lumen min" \
-  "PyTorch median" "PyTorch min" "Lumen / PyTorch"
-printf '|%s|%s|%s|%s|%s|%s|%s|\n' ----------- --------- -------------- ------------ \
-  ---------------- -------------- -------------------
+# Largest number in a file, as MB.
+largest_mb() { sort -n "$1" | awk 'END {if (NR) printf "%.0f MB", $1 / 1024}'; }
+
+# Why a run printed no timing: the operators it lacks, else its last error line.
+reason_of() {
+  local missing
+  missing=$(sed -n "s/^  \([A-Za-z0-9_.]*\) '.*' (line [0-9]*)$/\1/p" "$1" | sort -u |
+    paste -sd, - || true)
+  if [ -n "$missing" ]; then
+    echo "missing ${missing//,/, }"
+  else
+    { grep -v '^\s*$' "$1" || true; } | tail -1 | cut -c1-80 | tr '|' '/'
+  fi
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a != "" && b != "" && b > 0) printf "%.2f", a / b;
+  else printf "n/a"}'; }
+
+with_unit() { if [ -n "$1" ]; then echo "$1 ms"; else echo "n/a"; fi; }
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+echo
+echo "Machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; load average" \
+  "$(cut -d' ' -f1-3 /proc/loadavg) at start; batch 1; ${rounds} rounds of ${repeat} runs"
+echo "BLAS: $(build/lumen_run --case tmp/models/relu --repeat 1 | sed -n 's/.*BLAS: //p');" \
+  "ONNX Runtime: onnxruntime-node $ort_version (node $(node --version));" \
+  "PyTorch: $(/usr/bin/python3 -c 'import torch; print(torch.__version__)')"
+echo
+echo "| model | threads | Lumen median | ORT median | PyTorch median | Lumen / ORT |" \
+  "Lumen / PyTorch | Lumen peak RSS | ORT peak RSS |"
+echo "|---|---|---|---|---|---|---|---|---|"
+notes=()
 for model in $models; do
-  case "$model" in
-    resnet18) case_dir=tmp/models/resnet18 ;;
-    yolov5s) case_dir=tmp/models/yolov5s_detect ;;
-    *) echo "unknown model $model" >&2; exit 2 ;;
-  esac
+  name=$(case_name "$model")
+  folder=$(case_folder "$name")
+  onnx_file="$onnx_dir/$model.onnx"
   for threads in $threads_list; do
-    : > "$work/lumen"
-    : > "$work/torch"
-    for ((round = 0; round < rounds; ++round)); do
-      build/lumen_run --case "$case_dir" --threads "$threads" --repeat "$repeat" | extract >> "$work/lumen"
-      /usr/bin/python3 scripts/pytorch_peer.py --model "$model" --threads "$threads" \
-        --repeat "$repeat" 2> /dev/null | extract >> "$work/torch"
+    for engine in lumen ort torch; do
+      : > "$work/$engine.times"
+      : > "$work/$engine.rss"
+      : > "$work/$engine.log"
     done
-    read -r lumen_median lumen_min <<< "$(summarise "$work/lumen")"
-    read -r torch_median torch_min <<< "$(summarise "$work/torch")"
-    ratio=$(awk -v a="$lumen_median" -v b="$torch_median" 'BEGIN {printf "%.2f", a / b}')
-    printf '| %-9s | %7s | %9s ms | %7s ms | %11s ms | %9s ms | %17s |\n' "$model" "$threads" \
-      "$lumen_median" "$lumen_min" "$torch_median" "$torch_min" "$ratio"
+    for ((round = 0; round < rounds; ++round)); do
+      if [ -n "$folder" ]; then
+        /usr/bin/time -f "%M" -o "$work/time.out" build/lumen_run --case "$folder" \
+          --threads "$threads" --repeat "$repeat" > "$work/run.log" 2>&1 || true
+        cat "$work/run.log" >> "$work/lumen.log"
+        if grep -q '^median' "$work/run.log"; then
+          extract < "$work/run.log" >> "$work/lumen.times"
+          tail -1 "$work/time.out" >> "$work/lumen.rss"
+        fi
+      else
+        echo "no case folder $name" >> "$work/lumen.log"
+      fi
+      if [ -f "$onnx_file" ]; then
+        node scripts/ort_peer.js --model "$onnx_file" --threads "$threads" --repeat "$repeat" \
+          > "$work/run.log" 2>&1 || true
+        cat "$work/run.log" >> "$work/ort.log"
+        extract < "$work/run.log" >> "$work/ort.times"
+        sed -n 's/^peak RSS \([0-9]*\) kB$/\1/p' "$work/run.log" >> "$work/ort.rss"
+      else
+        echo "no ONNX export (scripts/make_onnx_models.py refused or failed)" >> "$work/ort.log"
+      fi
+      /usr/bin/python3 scripts/pytorch_peer.py --model "$model" --threads "$threads" \
+        --repeat "$repeat" > "$work/run.log" 2>&1 || true
+      cat "$work/run.log" >> "$work/torch.log"
+      extract < "$work/run.log" >> "$work/torch.times"
+    done
+    lumen=$(median_of "$work/lumen.times")
+    ort=$(median_of "$work/ort.times")
+    torch=$(median_of "$work/torch.times")
+    lumen_cell=$(with_unit "$lumen")
+    ort_cell=$(with_unit "$ort")
+    torch_cell=$(with_unit "$torch")
+    [ -z "$lumen" ] && lumen_cell="n/a ($(reason_of "$work/lumen.log"))"
+    [ -z "$ort" ] && ort_cell="n/a ($(reason_of "$work/ort.log"))"
+    [ -z "$torch" ] && torch_cell="n/a ($(reason_of "$work/torch.log"))"
+    # Lumen checks its outputs against PyTorch's on every run: a wrong answer must not pass as fast.
+    grep -q ': FAIL' "$work/lumen.log" && lumen_cell="$lumen_cell (outputs FAIL the case)"
+    lumen_rss=$(largest_mb "$work/lumen.rss")
+    ort_rss=$(largest_mb "$work/ort.rss")
+    echo "| $model | $threads | $lumen_cell | $ort_cell | $torch_cell |" \
+      "$(ratio "$lumen" "$ort") | $(ratio "$lumen" "$torch") |" \
+      "${lumen_rss:-n/a} | ${ort_rss:-n/a} |"
+    mode=$(sed -n 's/^torch mode: //p' "$work/torch.log" | sort -u | paste -sd';' -)
+    notes+=("$model ($name): PyTorch ${mode:-did not run}")
   done
 done
+echo
+echo "Notes: medians over the rounds of each round's median of $repeat runs. Peak RSS is the"
+echo "largest maximum resident set over the rounds: Lumen's is /usr/bin/time's for lumen_run"
+echo "(which also holds the case's inputs and PyTorch's outputs to check them); ORT's is node's"
+echo "process.resourceUsage().maxRSS (node with the ORT library loaded starts at about 50 MB)."
+echo "ORT is timed around await session.run() in node: a small model's figure includes the call."
+printf '%s\n' "${notes[@]}" | sort -u | sed 's/^/- /'

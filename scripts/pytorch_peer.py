@@ -2,25 +2,46 @@
 """PyTorch, timed the way Lumen's runner times itself: the peer in scripts/bench.sh.
 
     /usr/bin/python3 scripts/pytorch_peer.py --model resnet18 --threads 1 --repeat 20
-    /usr/bin/python3 scripts/pytorch_peer.py --model yolov5s --threads 2 --repeat 10
+    /usr/bin/python3 scripts/pytorch_peer.py --model vit --threads 2 --repeat 10
 
-Prints `median X ms, min Y ms` of the forward latency over --repeat runs after warm-up.
+Prints `median X ms, min Y ms (R runs, N threads)` of the forward latency over --repeat runs after
+warm-up, then `torch mode: ...` (how the module ran).
 
-resnet18 is torchvision's, in eval mode. yolov5s is rebuilt from the bundled PNNX export
-(tmp/models/yolov5s_detect), op by op with torch modules, so that PyTorch runs exactly the graph
-Lumen runs (BatchNorm already folded, as ultralytics does for inference). Both are traced, frozen
-with torch.jit.freeze and torch.jit.optimize_for_inference, and run under torch.inference_mode().
+Every model is the PyTorch module of a golden case (MODELS: bench name -> case folder), built with
+the case's own weights, so that PyTorch, Lumen and ONNX Runtime (scripts/make_onnx_models.py
+exports these same modules) all run the same network:
+- resnet18 and yolov5s are rebuilt from their PNNX export op by op with torch modules (PnnxModule
+  below; BatchNorm already folded, as pnnx and ultralytics do for inference);
+- the other cases hold pnnx's model_pnnx.py, which rebuilds the exact module from model.pnnx.bin.
+Each is traced, frozen with torch.jit.freeze and torch.jit.optimize_for_inference, and run under
+torch.inference_mode(); if a step fails the peer falls back (traced only, then eager) and says so.
+A case is looked for in tmp/models/, then in $LUMEN_SHARED_MODELS (default /work/shared/models).
 This is a development tool (Debian's python3-torch); Lumen itself never uses Python.
 """
 import argparse
 import importlib.util
+import os
 import pathlib
 import statistics
+import sys
+import tempfile
 import time
 
+import numpy as np
 import torch
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# Bench name -> golden case folder name.
+MODELS = {
+    "resnet18": "resnet18",
+    "yolov5s": "yolov5s_detect",
+    "mobilenet_v3": "mobilenet_v3_large_075_160",
+    "vit": "vit_d96_p8",
+    "transformer": "transformer_prenorm",
+    "lstm": "lstm_classifier",
+    "convnext": "convnext_blocks",
+}
 
 
 def _load_torch_graph():
@@ -36,34 +57,114 @@ torch_graph = _load_torch_graph()
 PnnxModule = torch_graph.PnnxModule
 
 
+def case_folder(model):
+    """The golden case folder of a bench model: tmp/models/<case>, else the shared corpus's."""
+    name = MODELS.get(model, model)
+    for root in (ROOT / "tmp/models",
+                 pathlib.Path(os.environ.get("LUMEN_SHARED_MODELS", "/work/shared/models"))):
+        if (root / name / "case.txt").exists():
+            return root / name
+    raise FileNotFoundError(f"no case folder {name} in tmp/models or $LUMEN_SHARED_MODELS")
+
+
+def read_case(case_dir):
+    """case.txt as a dict: inputs and outputs [(file, shape)], tolerance (atol, rtol), bin path."""
+    case = {"inputs": [], "outputs": [], "tolerance": None, "bin": case_dir / "model.pnnx.bin"}
+    for line in (case_dir / "case.txt").read_text().splitlines():
+        words = line.split()
+        if not words:
+            continue
+        if words[0] in ("input", "output"):
+            shape = tuple(int(x) for x in words[2].split(","))
+            case[words[0] + "s"].append((case_dir / words[1], shape))
+        elif words[0] == "tolerance":
+            case["tolerance"] = (float(words[1]), float(words[2]))
+        elif words[0] == "bin":
+            case["bin"] = (case_dir / words[1]).resolve()
+    return case
+
+
+def read_tensors(files):
+    """The raw float32 files [(path, shape)] of a case as torch tensors."""
+    return [torch.from_numpy(np.fromfile(path, dtype="<f4").reshape(shape).copy())
+            for path, shape in files]
+
+
+def load_generated_module(case_dir, bin_path):
+    """The module of the case's pnnx-generated model_pnnx.py, with the weights of bin_path."""
+    # model_pnnx.py opens 'model.pnnx.bin' from the working directory while it builds the module.
+    with tempfile.TemporaryDirectory() as folder:
+        os.symlink(os.path.abspath(bin_path), os.path.join(folder, "model.pnnx.bin"))
+        spec = importlib.util.spec_from_file_location(f"model_pnnx_{case_dir.name}",
+                                                      case_dir / "model_pnnx.py")
+        generated = importlib.util.module_from_spec(spec)
+        previous = os.getcwd()
+        os.chdir(folder)
+        try:
+            spec.loader.exec_module(generated)
+            return generated.Model().float().eval()
+        finally:
+            os.chdir(previous)
+
+
+def build_case(model):
+    """(module in eval mode, the case folder, its case.txt) for a bench model or case name."""
+    case_dir = case_folder(model)
+    case = read_case(case_dir)
+    if (case_dir / "model_pnnx.py").exists():
+        module = load_generated_module(case_dir, case["bin"])
+    else:
+        module = PnnxModule(case_dir / "model.pnnx.param", case["bin"]).eval()
+    for parameter in module.parameters():
+        parameter.requires_grad_(False)
+    return module, case_dir, case
+
+
 def build(model):
-    if model == "resnet18":
-        import torchvision
-        return torchvision.models.resnet18().eval(), torch.rand(1, 3, 224, 224)
-    case = ROOT / "tmp/models/yolov5s_detect"
-    return PnnxModule(case / "model.pnnx.param", case / "model.pnnx.bin").eval(), \
-        torch.rand(1, 3, 640, 640)
+    """(module, random example inputs of the case's shapes) for a bench model."""
+    module, _, case = build_case(model)
+    return module, [torch.rand(shape) for _, shape in case["inputs"]]
+
+
+def compile_for_inference(module, examples):
+    """The fastest form of the module that runs: (callable, how it was made)."""
+    try:
+        traced = torch.jit.trace(module, tuple(examples))
+    except Exception as error:  # Some modules do not trace: time them eagerly.
+        return module, f"eager (tracing failed: {type(error).__name__})"
+    try:
+        frozen = torch.jit.optimize_for_inference(torch.jit.freeze(traced))
+        frozen(*examples)
+        return frozen, "traced, frozen, optimize_for_inference"
+    except Exception as error:
+        return traced, f"traced (freeze failed: {type(error).__name__})"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", choices=["resnet18", "yolov5s"], required=True)
+    parser.add_argument("--model", choices=sorted(MODELS), required=True)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--eager", action="store_true", help="run the module without tracing")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    model, example = build(args.model)
+    model, examples = build(args.model)
     with torch.inference_mode():
-        frozen = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(model, example)))
+        if args.eager:
+            runnable, mode = model, "eager (--eager)"
+        else:
+            runnable, mode = compile_for_inference(model, examples)
         for _ in range(3):
-            frozen(example)
+            runnable(*examples)
         times = []
         for _ in range(args.repeat):
             start = time.perf_counter()
-            frozen(example)
+            runnable(*examples)
             times.append((time.perf_counter() - start) * 1e3)
     print(f"median {statistics.median(times):.3f} ms, min {min(times):.3f} ms "
           f"({args.repeat} runs, {args.threads} threads)")
+    print(f"torch mode: {mode}")
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":
