@@ -110,10 +110,43 @@ TEST(NoAllocation, YoloV5s) { EXPECT_EQ(AllocationsPerRun("yolov5s_detect", 2, 2
 // Attention, recurrent layers and products keep their buffers in the session (layer state and
 // reserved scratch), on one thread and on two.
 TEST(NoAllocation, SequenceLayers) {
-  for (const char* name : {"mha_need_weights_b2", "mha_self_seqfirst", "mha_cross_kdim_vdim",
-                           "mha_causal_mask", "lstm_2l_bidir_bf", "lstm_h0c0", "gru_2l_bidir_bf",
-                           "rnn_relu_bidir", "matmul_broadcast", "matmul_vec", "einsum_bhqd_bhkd",
-                           "bmm"}) {
+  for (const char* name :
+       {"mha_need_weights_b2", "mha_self_seqfirst", "mha_cross_kdim_vdim", "mha_causal_mask",
+        "lstm_2l_bidir_bf", "lstm_h0c0", "gru_2l_bidir_bf", "rnn_relu_bidir", "matmul_broadcast",
+        "matmul_vec", "einsum_bhqd_bhkd", "bmm"}) {
+    for (int threads : {1, 2}) {
+      EXPECT_EQ(AllocationsPerRun(name, threads, 2), 0) << name << " on " << threads << " threads";
+    }
+  }
+}
+
+// Padding (every mode), the padding modes of convolution, 1-D convolution and pooling, adaptive
+// max pooling and the shape layers plan their copies and buffers in Prepare, on one thread and on
+// two.
+TEST(NoAllocation, PaddingAndShapeLayers) {
+  for (const char* name : {"pad_constant_0p5",
+                           "reflectionpad2d",
+                           "replicationpad2d",
+                           "zeropad2d",
+                           "constantpad2d_m1",
+                           "conv_pad_circular",
+                           "conv_pad_reflect",
+                           "conv_pad_replicate",
+                           "conv1d",
+                           "conv1d_s2_d2_g2",
+                           "maxpool1d_k3_s2_p1",
+                           "avgpool1d_k2_s2",
+                           "adaptive_maxpool_3x3",
+                           "pixelshuffle2",
+                           "pixelunshuffle2",
+                           "expand",
+                           "repeat",
+                           "select_dim1",
+                           "stack2_dim1",
+                           "max_dim1_indices",
+                           "min_dim2_keepdim",
+                           "upsample_nearest_fn",
+                           "lstm_classifier"}) {
     for (int threads : {1, 2}) {
       EXPECT_EQ(AllocationsPerRun(name, threads, 2), 0) << name << " on " << threads << " threads";
     }
