@@ -37,19 +37,42 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python" / "lumen"))
 import torch_graph  # noqa: E402  (python/lumen/torch_graph.py, without the compiled module)
 
-# The cases committed to the repository (small, plus resnet18; yolov5s_detect is made on demand:
-# 28 MB more would pass the repository's budget). Cases whose export needs ops Lumen's other
-# layers are still being written for (LayerNorm, GELU, attention, recurrent) are left out.
+# The cases committed to the repository: resnet18 and the small ones whose export Lumen runs
+# (about 52 MB in all). Made on demand, not committed (the repository's 60 MB budget):
+# yolov5s_detect (28.7 MB) and mobilenet_v3_large_075_160 (13.2 MB), which pass too. Every other
+# shared case with a module is left out for one of these reasons:
+#   - the export uses ONNX ops Lumen has no layer for yet: Pad (zeropad2d, constantpad2d_m1,
+#     pad_constant_0p5, reflection/replication pads, conv_pad_reflect/replicate, avgpool1d),
+#     LayerNormalization at opset 17 (the opset-13 export decomposes it and runs), LSTM / GRU /
+#     RNN, InstanceNormalization (instancenorm*, groupnorm*), ReduceMax / ReduceMin (max_dim1,
+#     min_dim2_keepdim), ReduceL2 (normalize_*), DepthToSpace (pixelshuffle2), Tile (repeat),
+#     1-D MaxPool (maxpool1d_k3_s2_p1);
+#   - torch 1.13's export is not the module (Lumen matches what the ONNX file says, which is not
+#     what PyTorch computes): conv_pad_circular (the circular pad is exported as x[-2:-1] instead
+#     of x[-1:]), softplus_b2_t5 (Softplus's threshold is dropped);
+#   - torch 1.13 cannot export it: adaptive pools to sizes that do not divide the input,
+#     nn.MultiheadAttention on its fast path (mha_need_weights_b2, mha_self_batchfirst,
+#     transformer_prenorm).
 CASES = [
     "resnet18",
-    "attention_manual", "bmm", "chunk3_dim3", "conv1d", "conv1d_s2_d2_g2", "einsum_bhqd_bhkd",
-    "einsum_bij_bjk", "expr_sqrt_rsqrt_pow", "linear_nobias", "linear_rank3", "linear_rank4",
-    "matmul_2d", "matmul_4d", "matmul_broadcast", "matmul_vec", "mean_last", "mish", "prelu",
-    "prelu_c4", "reshape_merge_batch_linear", "softmax_rank3_last", "softplus_b2_t5",
-    "split_1_3", "sum_23_keepdim", "tuple_output", "upsample_bilinear_fn", "upsample_nearest_fn",
-    "clamp_m1p5_2", "clamp_min0p5", "hardtanh_m2_2", "mobilenet_v3_large_075_160",
+    "adaptive_avgpool_1x1", "attention_manual", "bmm", "channels_last_layernorm", "chunk3_dim3",
+    "clamp_m1p5_2", "clamp_min0p5", "conv1d", "conv1d_s2_d2_g2", "conv1x1", "conv3x3_s1_p1",
+    "conv3x3_s2_p0_nobias", "conv3x3_wide", "conv5x5_s2_p2", "conv_bn", "conv_depthwise",
+    "conv_dilation2", "conv_groups2", "conv_k3x1", "convnext_blocks", "einsum_bhqd_bhkd",
+    "einsum_bij_bjk", "expand", "expr_sqrt_rsqrt_pow", "flatten", "gelu", "gelu_fn", "gelu_tanh",
+    "hardtanh_m2_2", "layernorm_last", "layernorm_last2_noaffine", "layernorm_seq_eps", "linear",
+    "linear_nobias", "linear_rank3", "linear_rank4", "matmul_2d", "matmul_4d",
+    "matmul_broadcast", "matmul_vec", "maxpool_k3_s2_p1", "mean_last", "mha_causal_mask",
+    "mha_cross_kdim_vdim", "mha_self_seqfirst", "mish", "patch_tokens_layernorm",
+    "pixelunshuffle2", "prelu", "prelu_c4", "relu", "resblock", "reshape_merge_batch_linear",
+    "select_dim1", "silu", "softmax_rank3_last", "split_1_3", "stack2_dim1", "sum_23_keepdim",
+    "tuple_output", "upsample_bilinear2", "upsample_bilinear_fn", "upsample_nearest2",
+    "upsample_nearest_fn", "vit_d96_p8",
 ]
 OPSETS = (13, 17)
+# ONNX ops Lumen's reader refuses for now: an export using one is reported, not kept.
+NOT_YET_SUPPORTED = {"LayerNormalization", "Pad", "LSTM", "GRU", "RNN", "InstanceNormalization",
+                     "ReduceMax", "ReduceMin", "ReduceL2", "DepthToSpace", "Tile"}
 
 
 def read_case(case_dir):
@@ -149,8 +172,11 @@ def make_case(name, source_root, output_root, corpus_root):
         module = load_module(case_dir)
     except Exception as error:  # noqa: BLE001 - report and go on with the next case
         return f"skipped: no PyTorch module ({error})"
-    with torch.no_grad():
-        results = as_list(module(*tensors))
+    try:
+        with torch.no_grad():
+            results = as_list(module(*tensors))
+    except Exception as error:  # noqa: BLE001
+        return f"skipped: the module does not run ({str(error).splitlines()[0]})"
     if len(results) != len(references):
         return f"skipped: the module gives {len(results)} outputs, the case {len(references)}"
     atol, rtol = tolerance
@@ -174,6 +200,10 @@ def make_case(name, source_root, output_root, corpus_root):
             report.append(f"opset {opset}: same graph as opset {OPSETS[0]}")
             continue
         case_name = name if opset == OPSETS[0] else f"{name}_opset{opset}"
+        lacking = sorted({node.op_type for node in model.graph.node} & NOT_YET_SUPPORTED)
+        if lacking:
+            report.append(f"opset {opset}: not kept, uses {' '.join(lacking)}")
+            continue
         size = write_case(case_name, model, case_dir, name, output_root, corpus_root, inputs,
                           outputs, tolerance, opset)
         ops = sorted({node.op_type for node in model.graph.node})
