@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "lumen/io/golden_case.hpp"
 #include "lumen/base/error.hpp"
+#include "lumen/io/golden_case.hpp"
 #include "lumen/layer/layer_registry.hpp"
 #include "lumen/onnx/onnx_reader.hpp"
 #include "lumen/pnnx/param_reader.hpp"

@@ -41,7 +41,9 @@ std::vector<std::string> OpCases() {
 
 class OnnxOpCaseTest : public testing::TestWithParam<std::string> {};
 
-TEST_P(OnnxOpCaseTest, MatchesPyTorch) { test_support::ExpectCaseMatches(kData + "/" + GetParam()); }
+TEST_P(OnnxOpCaseTest, MatchesPyTorch) {
+  test_support::ExpectCaseMatches(kData + "/" + GetParam());
+}
 
 INSTANTIATE_TEST_SUITE_P(OnnxReader, OnnxOpCaseTest, testing::ValuesIn(OpCases()),
                          [](const testing::TestParamInfo<std::string>& info) {
@@ -52,14 +54,22 @@ TEST(OnnxReader, EveryCaseFolderIsFound) { EXPECT_GE(OpCases().size(), 15u); }
 
 // Every node type the reader writes is a layer Lumen has.
 TEST(OnnxReader, MapsOntoRegisteredLayers) {
-  for (const char* type :
-       {"nn.Conv2d", "nn.ConvTranspose2d", "nn.Linear", "torch.matmul", "nn.BatchNorm2d",
-        "pnnx.Attribute", "pnnx.Expression", "nn.MaxPool2d", "nn.AvgPool2d",
-        "nn.AdaptiveAvgPool2d", "torch.flatten", "Tensor.reshape", "torch.permute",
-        "torch.squeeze", "torch.unsqueeze", "nn.Softmax", "Tensor.slice", "torch.split",
-        "torch.chunk", "torch.mean", "torch.sum", "nn.Upsample", "torch.cat", "nn.ELU",
-        "nn.LeakyReLU", "nn.Hardsigmoid", "nn.ReLU", "nn.ReLU6", "nn.Sigmoid", "nn.Tanh",
-        "nn.Hardswish", "torch.einsum"}) {
+  for (const char* type : {"nn.Conv2d",       "nn.ConvTranspose2d",
+                           "nn.Linear",       "torch.matmul",
+                           "nn.BatchNorm2d",  "pnnx.Attribute",
+                           "pnnx.Expression", "nn.MaxPool2d",
+                           "nn.AvgPool2d",    "nn.AdaptiveAvgPool2d",
+                           "torch.flatten",   "Tensor.reshape",
+                           "torch.permute",   "torch.squeeze",
+                           "torch.unsqueeze", "nn.Softmax",
+                           "Tensor.slice",    "torch.split",
+                           "torch.chunk",     "torch.mean",
+                           "torch.sum",       "nn.Upsample",
+                           "torch.cat",       "nn.ELU",
+                           "nn.LeakyReLU",    "nn.Hardsigmoid",
+                           "nn.ReLU",         "nn.ReLU6",
+                           "nn.Sigmoid",      "nn.Tanh",
+                           "nn.Hardswish",    "torch.einsum"}) {
     EXPECT_TRUE(LayerRegistry::Has(type)) << type;
   }
 }
@@ -133,7 +143,8 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(
         HostileCase{"truncated.onnx", "truncated or malformed"},
         HostileCase{"malformed.onnx", "truncated or malformed"},
-        HostileCase{"raw_data_short.onnx", "raw_data holds 10 bytes but dims (4,4) of FLOAT need 64"},
+        HostileCase{"raw_data_short.onnx",
+                    "raw_data holds 10 bytes but dims (4,4) of FLOAT need 64"},
         HostileCase{"external_outside.onnx", "must be a relative path inside the model's folder"},
         HostileCase{"external_absolute.onnx", "must be a relative path inside the model's folder"},
         HostileCase{"external_short.onnx", "holds fewer than 64 bytes"},
