@@ -202,6 +202,17 @@ def op_cases():
         [tensor("w", weight.numpy()), tensor("b", bias.numpy())]),
         [x], [torch.nn.functional.conv1d(x, weight, bias, stride=2, padding=1, groups=2)])
 
+    # x * sigmoid(x) and hardsigmoid(x) * x as PyTorch exports SiLU and Hardswish: read as
+    # nn.SiLU and nn.Hardswish.
+    x = random(2, 3, 4) * 4
+    write_case("gated_activations", model(
+        [helper.make_node("Sigmoid", ["x"], ["s"]),
+         helper.make_node("Mul", ["x", "s"], ["y0"]),
+         helper.make_node("HardSigmoid", ["x"], ["h"], alpha=1.0 / 6, beta=0.5),
+         helper.make_node("Mul", ["h", "x"], ["y1"])],
+        [value("x", [2, 3, 4])], [value("y0", [2, 3, 4]), value("y1", [2, 3, 4])]),
+        [x], [torch.nn.functional.silu(x), torch.nn.functional.hardswish(x)])
+
 
 def hostile_models():
     folder = OUTPUT / "hostile"

@@ -55,6 +55,7 @@ Graph GraphBuilder::Build() {
   for (size_t index : order) ConvertNode(index);
   node_ = nullptr;
   ResolveOutputs();
+  FuseGatedActivations();
   return std::move(graph_);
 }
 
@@ -295,6 +296,53 @@ void GraphBuilder::ResolveOutputs() {
     }
     graph_.output_names.push_back(name);
   }
+}
+
+void GraphBuilder::FuseGatedActivations() {
+  static const std::map<std::string, std::string> kGated = {{"nn.Sigmoid", "nn.SiLU"},
+                                                            {"nn.Hardsigmoid", "nn.Hardswish"}};
+  std::map<std::string, int> readers;
+  std::map<std::string, size_t> producers;
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+    for (const std::string& name : graph_.nodes[i].input_names) ++readers[name];
+    for (const std::string& name : graph_.nodes[i].output_names) producers[name] = i;
+  }
+  for (const std::string& name : graph_.output_names) ++readers[name];
+  std::vector<bool> removed(graph_.nodes.size(), false);
+  std::set<std::string> removed_operands;
+  for (Node& node : graph_.nodes) {
+    if (node.type != "pnnx.Expression" || node.input_names.size() != 2 ||
+        node.params.at("expr").AsString() != "mul(@0,@1)") {
+      continue;
+    }
+    for (size_t k = 0; k < 2; ++k) {
+      const std::string& gate = node.input_names[k];
+      const std::string& other = node.input_names[1 - k];
+      const auto producer = producers.find(gate);
+      if (producer == producers.end() || readers[gate] != 1) continue;
+      const Node& activation = graph_.nodes[producer->second];
+      const auto fused = kGated.find(activation.type);
+      if (fused == kGated.end() || activation.input_names != std::vector<std::string>{other}) {
+        continue;
+      }
+      removed[producer->second] = true;
+      removed_operands.insert(gate);
+      node.type = fused->second;
+      node.params.clear();
+      node.input_names = {other};
+      break;
+    }
+  }
+  std::vector<Node> kept;
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+    if (!removed[i]) kept.push_back(std::move(graph_.nodes[i]));
+  }
+  graph_.nodes = std::move(kept);
+  std::vector<Operand> operands;
+  for (Operand& operand : graph_.operands) {
+    if (!removed_operands.count(operand.name)) operands.push_back(std::move(operand));
+  }
+  graph_.operands = std::move(operands);
 }
 
 std::string GraphBuilder::Where() const {
