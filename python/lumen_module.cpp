@@ -3,6 +3,7 @@
 //
 //   import lumen
 //   model = lumen.Model("resnet18.pnnx.param")             # the .bin beside it
+//   model = lumen.Model("resnet18.onnx")                   # or an ONNX model (weights inside)
 //   session = model.session(threads=2)
 //   (logits,) = session.run(image)                         # numpy (1,3,224,224) float32
 //   features = session.extract("46")                       # any operand, as numpy
@@ -138,7 +139,8 @@ PYBIND11_MODULE(_lumen, module) {
              return PyModel{lumen::Model::Load(path, options)};
            }),
            py::arg("path"), py::arg("weights") = "", py::arg("fuse") = true,
-           "Loads `path` (a .pnnx.param; weights: its .bin, by default the one beside it). "
+           "Loads `path`: a .pnnx.param (weights: its .bin, by default the one beside it) or an "
+           ".onnx model (weights inside), told apart by content. "
            "fuse=False keeps every operand readable (for extract and comparisons).")
       .def(
           "session",

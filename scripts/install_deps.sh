@@ -16,6 +16,8 @@ packages=(
   python3-torch                       # PyTorch for lumen.compare and the benchmark's peer
   pkg-config                          # the package test checks lumen.pc
   clang libclang-rt-dev               # fuzzers (libFuzzer) and the sanitizer build
+  protobuf-compiler libprotobuf-dev   # the ONNX reader: protoc generates its classes from onnx.proto
+  python3-onnx                        # scripts/make_onnx_cases.py checks and writes ONNX exports
 )
 
 missing=()

@@ -2,6 +2,8 @@
 //
 //   lumen_run --case tmp/models/resnet18                    compare with PyTorch's outputs
 //   lumen_run model.pnnx.param [model.pnnx.bin] --input in.f32:1,3,160,160 [--output-dir out]
+//   lumen_run model.onnx --input in.f32:1,3,224,224        an ONNX model (weights inside)
+//   lumen_run --case tmp/onnx/resnet18                      a case folder holding model.onnx
 //   lumen_run --case tmp/models/resnet18 --extract layer4.1.relu_1   one operand to a file
 //   lumen_run --case tmp/models/yolov5s_detect --dump dump/          every operand, and an index
 //   lumen_run --case tmp/models/yolov5s_detect --sessions 4          4 concurrent sessions
@@ -274,7 +276,8 @@ int Run(const Options& options) {
   lumen::ModelOptions model_options;
   model_options.weights_path = golden.bin_path;
   // Reading intermediate operands needs every operand to exist: no fusion then.
-  model_options.fuse = !options.no_fuse && options.dump_directory.empty() && options.extract.empty();
+  model_options.fuse =
+      !options.no_fuse && options.dump_directory.empty() && options.extract.empty();
   const std::shared_ptr<const lumen::Model> model =
       lumen::Model::Load(golden.param_path, model_options);
 
@@ -326,8 +329,9 @@ int main(int argc, char** argv) {
   CLI::App app("lumen_run: run a model, compare it with PyTorch, time it, read its operands");
   Options options;
   app.add_option("--case", options.case_directory,
-                 "a golden case directory (case.txt, model, inputs, PyTorch's outputs)");
-  app.add_option("model", options.model_files, "MODEL.pnnx.param [MODEL.pnnx.bin]")
+                 "a golden case directory (case.txt, model.pnnx.param/.bin or model.onnx, inputs, "
+                 "PyTorch's outputs)");
+  app.add_option("model", options.model_files, "MODEL.pnnx.param [MODEL.pnnx.bin], or MODEL.onnx")
       ->expected(0, 2);
   app.add_option("--input", options.input_specs,
                  "FILE.f32:N,C,H,W, one per model input, in order (any shape the model can "

@@ -37,6 +37,11 @@ GoldenCase ReadGoldenCase(const std::string& directory) {
   if (!result.name.empty() && result.name.back() == '/') result.name.pop_back();
   result.param_path = directory + "/model.pnnx.param";
   result.bin_path = directory + "/model.pnnx.bin";
+  // An ONNX case holds model.onnx (weights inside) instead of the param/bin pair.
+  if (!std::ifstream(result.param_path) && std::ifstream(directory + "/model.onnx")) {
+    result.param_path = directory + "/model.onnx";
+    result.bin_path.clear();
+  }
   bool has_tolerance = false;
   std::string line;
   for (int line_number = 1; std::getline(file, line); ++line_number) {
@@ -65,6 +70,7 @@ GoldenCase ReadGoldenCase(const std::string& directory) {
     } else if (keyword == "bin") {
       std::string path;
       if (!(stream >> path)) throw Error(Concat(where, ": expected 'bin PATH'"));
+      if (result.bin_path.empty()) throw Error(Concat(where, ": an ONNX case has no weights file"));
       result.bin_path = directory + "/" + path;
     } else {
       throw Error(Concat(where, ": unknown keyword '", keyword, "'"));

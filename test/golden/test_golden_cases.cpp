@@ -1,4 +1,6 @@
-// Every case in tmp/models and tmp/anysize: run the export through Lumen, compare with PyTorch.
+// Every case in tmp/models, tmp/anysize and tmp/onnx: run the export through Lumen, compare with
+// PyTorch. tmp/onnx cases are the same PyTorch modules exported with torch.onnx.export
+// (scripts/make_onnx_cases.py); their shapes are annotated by ONNX shape inference.
 //
 // tmp/models cases run at the input shape they were exported at, so every operand's inferred
 // shape must also equal the one pnnx annotated. tmp/anysize cases run an export at another input
@@ -9,8 +11,10 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "lumen/base/error.hpp"
 #include "lumen/io/golden_case.hpp"
 #include "lumen/layer/layer_registry.hpp"
+#include "lumen/onnx/onnx_reader.hpp"
 #include "lumen/pnnx/param_reader.hpp"
 #include "lumen/pnnx/pnnx_reader.hpp"
 #include "support/case_runner.hpp"
@@ -36,6 +40,7 @@ std::vector<std::string> ListCases(const std::string& folder) {
 std::vector<std::string> AllCases() {
   std::vector<std::string> cases = ListCases("tmp/models");
   for (const std::string& name : ListCases("tmp/anysize")) cases.push_back(name);
+  for (const std::string& name : ListCases("tmp/onnx")) cases.push_back(name);
   return cases;
 }
 
@@ -44,8 +49,18 @@ std::vector<std::string> AllCases() {
 // (RNNs' y, h_n, c_n; attention with its weights) are resolved there, not run by layers.
 std::vector<std::string> UnsupportedOps(const std::string& param_path) {
   std::vector<std::string> missing;
-  Graph graph = ReadPnnxParam(param_path);
-  ResolvePnnxInputsAndOutputs(&graph);
+  Graph graph;
+  if (param_path.size() >= 5 && param_path.compare(param_path.size() - 5, 5, ".onnx") == 0) {
+    // The ONNX reader itself refuses an op it cannot map, naming it.
+    try {
+      graph = ReadOnnxGraph(param_path);
+    } catch (const Error& error) {
+      return {error.what()};
+    }
+  } else {
+    graph = ReadPnnxParam(param_path);
+    ResolvePnnxInputsAndOutputs(&graph);
+  }
   for (const Node& node : graph.nodes) {
     if (!LayerRegistry::Has(node.type)) missing.push_back(node.Describe());
   }

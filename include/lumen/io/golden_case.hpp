@@ -1,4 +1,7 @@
-// Golden cases: a PNNX model with inputs and PyTorch's outputs, described by a case.txt file.
+// Golden cases: a model with inputs and PyTorch's outputs, described by a case.txt file. The
+// model is the folder's model.pnnx.param (+ .bin), or its model.onnx when there is no param file.
+// Data paths are relative to the folder (an ONNX case may reuse a PNNX case's in0.f32 through
+// `input ../../models/resnet18/in0.f32 1,3,224,224`).
 //
 //   input in0.f32 1,3,224,224          one line per input, in graph input order
 //   output out0.f32 1,1000             one line per output, in graph output order
@@ -23,9 +26,9 @@ struct GoldenCase {
     Shape shape;
   };
 
-  std::string name;  // the folder's name
-  std::string param_path;
-  std::string bin_path;
+  std::string name;        // the folder's name
+  std::string param_path;  // the model file: model.pnnx.param, or model.onnx
+  std::string bin_path;    // the PNNX weights; empty for an ONNX model
   std::vector<DataFile> inputs;
   std::vector<DataFile> outputs;
   float absolute_tolerance = 0.0f;

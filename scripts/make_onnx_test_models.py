@@ -1,0 +1,279 @@
+#!/usr/bin/python3
+"""Writes the small ONNX models of test/onnx/ into test/data/onnx/.
+
+Two kinds:
+  - op cases (<name>/ with model.onnx, in*.f32, out*.f32, case.txt): one ONNX construct each
+    whose mapping onto Lumen's layers has a rule of its own (Gemm's alpha/beta/transB, Flatten at
+    axis 2, Unsqueeze of several negative axes, the exporter's Shape -> Gather -> Unsqueeze ->
+    Concat -> Reshape subgraph, ...). The expected outputs are PyTorch's, computing what the
+    ONNX operator specification says the node computes;
+  - hostile files (hostile/<name>.onnx): a truncated or malformed protobuf, raw_data shorter
+    than its dims, external data outside the model's folder, a cycle, a missing input, an
+    unsupported op, an unsupported opset. test/onnx/test_onnx_reader.cpp expects a clear
+    lumen::Error for each.
+
+  /usr/bin/python3 scripts/make_onnx_test_models.py      (Debian's python3-torch, python3-onnx)
+"""
+import pathlib
+import shutil
+
+import numpy as np
+import onnx
+import torch
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+OUTPUT = ROOT / "test" / "data" / "onnx"
+FLOAT = TensorProto.FLOAT
+
+
+def value(name, shape, element_type=FLOAT):
+    return helper.make_tensor_value_info(name, element_type, shape)
+
+
+def tensor(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def model(nodes, inputs, outputs, initializers=(), opset=13):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
+    result = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                               producer_name="make_onnx_test_models")
+    result.ir_version = 8
+    return result
+
+
+def write_case(name, onnx_model, inputs, outputs, tolerance=(1e-5, 1e-5)):
+    onnx_model = onnx.shape_inference.infer_shapes(onnx_model)
+    onnx.checker.check_model(onnx_model)
+    folder = OUTPUT / name
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    onnx.save(onnx_model, str(folder / "model.onnx"))
+    lines = []
+    for kind, arrays in (("input", inputs), ("output", outputs)):
+        for i, array in enumerate(arrays):
+            array = np.ascontiguousarray(array, dtype="<f4")
+            file_name = f"{'in' if kind == 'input' else 'out'}{i}.f32"
+            array.tofile(folder / file_name)
+            lines.append(f"{kind} {file_name} {','.join(str(x) for x in array.shape)}")
+    lines.append(f"tolerance {tolerance[0]:g} {tolerance[1]:g}")
+    lines.append("note made by scripts/make_onnx_test_models.py; outputs from PyTorch")
+    (folder / "case.txt").write_text("\n".join(lines) + "\n")
+
+
+def random(*shape):
+    return torch.randn(*shape, generator=GENERATOR)
+
+
+GENERATOR = torch.Generator().manual_seed(16)
+
+
+def op_cases():
+    # Gemm with transB=0, alpha and beta: 0.5 * A @ B + 2 * C.
+    a, b, c = random(2, 3), random(3, 4), random(4)
+    write_case("gemm_alpha_beta", model(
+        [helper.make_node("Gemm", ["a", "b", "c"], ["y"], alpha=0.5, beta=2.0)],
+        [value("a", [2, 3])], [value("y", [2, 4])], [tensor("b", b.numpy()), tensor("c", c.numpy())]),
+        [a], [0.5 * a @ b + 2 * c])
+
+    # Flatten at axis 2 gives a matrix (d0*d1, d2*d3).
+    x = random(2, 3, 4, 5)
+    write_case("flatten_axis2", model(
+        [helper.make_node("Flatten", ["x"], ["y"], axis=2)],
+        [value("x", [2, 3, 4, 5])], [value("y", [6, 20])]), [x], [x.reshape(6, 20)])
+
+    # Unsqueeze with several axes, one negative: axes index the output (rank 4).
+    x = random(3, 4)
+    write_case("unsqueeze_axes", model(
+        [helper.make_node("Unsqueeze", ["x", "axes"], ["y"])],
+        [value("x", [3, 4])], [value("y", [1, 3, 4, 1])], [tensor("axes", np.array([-1, 0]))]),
+        [x], [x.reshape(1, 3, 4, 1)])
+
+    # The exporter's dynamic reshape: Shape -> Gather -> Unsqueeze -> Concat -> Reshape,
+    # evaluated once when loading.
+    x = random(2, 3, 4)
+    write_case("shape_subgraph", model(
+        [helper.make_node("Shape", ["x"], ["shape"]),
+         helper.make_node("Gather", ["shape", "zero"], ["batch"], axis=0),
+         helper.make_node("Unsqueeze", ["batch", "axes"], ["batch1"]),
+         helper.make_node("Concat", ["batch1", "minus_one"], ["target"], axis=0),
+         helper.make_node("Reshape", ["x", "target"], ["y"])],
+        [value("x", [2, 3, 4])], [value("y", [2, 12])],
+        [tensor("zero", np.array(0)), tensor("axes", np.array([0])),
+         tensor("minus_one", np.array([-1]))]), [x], [x.reshape(2, 12)])
+
+    # Reshape's 0 copies the input's extent.
+    x = random(2, 3, 4)
+    write_case("reshape_zero", model(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"])],
+        [value("x", [2, 3, 4])], [value("y", [2, 12])], [tensor("shape", np.array([0, -1]))]),
+        [x], [x.reshape(2, 12)])
+
+    # Slice with a negative start, an INT64_MAX end, an axis and a step.
+    x = random(4, 6)
+    write_case("slice_negative_start", model(
+        [helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"])],
+        [value("x", [4, 6])], [value("y", [4, 2])],
+        [tensor("starts", np.array([-3])), tensor("ends", np.array([2**63 - 1])),
+         tensor("axes", np.array([1])), tensor("steps", np.array([2]))]), [x], [x[:, -3::2]])
+
+    # Gather of one (negative) index drops the axis.
+    x = random(3, 4, 5)
+    write_case("gather_scalar", model(
+        [helper.make_node("Gather", ["x", "index"], ["y"], axis=1)],
+        [value("x", [3, 4, 5])], [value("y", [3, 5])], [tensor("index", np.array(-1))]),
+        [x], [x[:, -1]])
+
+    # Split into sizes 2 and 4.
+    x = random(2, 6)
+    write_case("split_sizes", model(
+        [helper.make_node("Split", ["x", "split"], ["y0", "y1"], axis=1)],
+        [value("x", [2, 6])], [value("y0", [2, 2]), value("y1", [2, 4])],
+        [tensor("split", np.array([2, 4]))]), [x], [x[:, :2], x[:, 2:]])
+
+    # Clip with both bounds, and HardSigmoid with other than PyTorch's alpha and beta.
+    x = random(3, 5) * 3
+    write_case("clip_hardsigmoid", model(
+        [helper.make_node("Clip", ["x", "low", "high"], ["y0"]),
+         helper.make_node("HardSigmoid", ["x"], ["y1"], alpha=0.3, beta=0.4)],
+        [value("x", [3, 5])], [value("y0", [3, 5]), value("y1", [3, 5])],
+        [tensor("low", np.array(-1.0, np.float32)), tensor("high", np.array(0.5, np.float32))]),
+        [x], [x.clamp(-1.0, 0.5), (0.3 * x + 0.4).clamp(0, 1)])
+
+    # BatchNormalization of a rank-3 input (BatchNorm1d), with its epsilon.
+    x = random(2, 3, 5)
+    scale, bias, mean, variance = random(3), random(3), random(3), random(3).abs() + 0.5
+    write_case("batchnorm_rank3", model(
+        [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], epsilon=1e-3)],
+        [value("x", [2, 3, 5])], [value("y", [2, 3, 5])],
+        [tensor("s", scale.numpy()), tensor("b", bias.numpy()), tensor("m", mean.numpy()),
+         tensor("v", variance.numpy())]),
+        [x], [torch.nn.functional.batch_norm(x, mean, variance, scale, bias, eps=1e-3)])
+
+    # Expand broadcasts both ways: (3,1) to (2,3,4).
+    x = random(3, 1)
+    write_case("expand", model(
+        [helper.make_node("Expand", ["x", "shape"], ["y"])],
+        [value("x", [3, 1])], [value("y", [2, 3, 4])], [tensor("shape", np.array([2, 1, 4]))]),
+        [x], [x.expand(2, 3, 4)])
+
+    # Outputs that are an input passed through Identity, and arithmetic with a known tensor and
+    # known scalars: (x - 1.5) / 2 and x ** 2 + c.
+    x = random(2, 4)
+    c = random(4)
+    write_case("identity_and_constants", model(
+        [helper.make_node("Identity", ["x"], ["y0"]),
+         helper.make_node("Sub", ["x", "one_and_a_half"], ["t"]),
+         helper.make_node("Div", ["t", "two"], ["y1"]),
+         helper.make_node("Pow", ["x", "two"], ["square"]),
+         helper.make_node("Add", ["square", "c"], ["y2"])],
+        [value("x", [2, 4])], [value("y0", [2, 4]), value("y1", [2, 4]), value("y2", [2, 4])],
+        [tensor("one_and_a_half", np.array(1.5, np.float32)), tensor("two", np.array(2.0, np.float32)),
+         tensor("c", c.numpy())]), [x], [x, (x - 1.5) / 2, x ** 2 + c])
+
+    # Resize, nearest, as PyTorch exports nn.Upsample(scale_factor=2).
+    x = random(1, 2, 3, 4)
+    write_case("resize_nearest", model(
+        [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="nearest",
+                          coordinate_transformation_mode="asymmetric", nearest_mode="floor")],
+        [value("x", [1, 2, 3, 4])], [value("y", [1, 2, 6, 8])],
+        [tensor("scales", np.array([1, 1, 2, 2], np.float32))]),
+        [x], [torch.nn.functional.interpolate(x, scale_factor=2, mode="nearest")])
+
+    # Max of three inputs, Transpose without perm, ReduceMean with its axes attribute.
+    a, b, c = random(2, 3), random(2, 3), random(3)
+    x = random(2, 3, 4)
+    write_case("max_transpose_mean", model(
+        [helper.make_node("Max", ["a", "b", "c"], ["y0"]),
+         helper.make_node("Transpose", ["x"], ["y1"]),
+         helper.make_node("ReduceMean", ["x"], ["y2"], axes=[1], keepdims=0)],
+        [value("a", [2, 3]), value("b", [2, 3]), value("c", [3]), value("x", [2, 3, 4])],
+        [value("y0", [2, 3]), value("y1", [4, 3, 2]), value("y2", [2, 4])]),
+        [a, b, c, x], [torch.max(torch.max(a, b), c), x.permute(2, 1, 0), x.mean(1)])
+
+    # A 1-D convolution with padding, stride and groups.
+    x = random(2, 4, 10)
+    weight, bias = random(6, 2, 3), random(6)
+    write_case("conv1d", model(
+        [helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[1, 1], strides=[2], group=2)],
+        [value("x", [2, 4, 10])], [value("y", [2, 6, 5])],
+        [tensor("w", weight.numpy()), tensor("b", bias.numpy())]),
+        [x], [torch.nn.functional.conv1d(x, weight, bias, stride=2, padding=1, groups=2)])
+
+    # x * sigmoid(x) and hardsigmoid(x) * x as PyTorch exports SiLU and Hardswish: read as
+    # nn.SiLU and nn.Hardswish.
+    x = random(2, 3, 4) * 4
+    write_case("gated_activations", model(
+        [helper.make_node("Sigmoid", ["x"], ["s"]),
+         helper.make_node("Mul", ["x", "s"], ["y0"]),
+         helper.make_node("HardSigmoid", ["x"], ["h"], alpha=1.0 / 6, beta=0.5),
+         helper.make_node("Mul", ["h", "x"], ["y1"])],
+        [value("x", [2, 3, 4])], [value("y0", [2, 3, 4]), value("y1", [2, 3, 4])]),
+        [x], [torch.nn.functional.silu(x), torch.nn.functional.hardswish(x)])
+
+
+def hostile_models():
+    folder = OUTPUT / "hostile"
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    relu = model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [value("x", [2, 3])],
+                 [value("y", [2, 3])], [tensor("unused", np.ones((4, 4), np.float32))])
+    valid = relu.SerializeToString()
+    (folder / "valid.onnx").write_bytes(valid)
+    (folder / "truncated.onnx").write_bytes(valid[:len(valid) - 20])
+    (folder / "malformed.onnx").write_bytes(b"\x08\x07\x3a\xff\xff\xff\xff\x0f garbage")
+
+    short = onnx.ModelProto()
+    short.CopyFrom(relu)
+    short.graph.initializer[0].raw_data = b"\x00" * 10  # (4,4) floats need 64 bytes
+    (folder / "raw_data_short.onnx").write_bytes(short.SerializeToString())
+
+    def external(location):
+        result = onnx.ModelProto()
+        result.CopyFrom(relu)
+        weights = result.graph.initializer[0]
+        weights.ClearField("raw_data")
+        weights.data_location = TensorProto.EXTERNAL
+        for key, text in (("location", location), ("offset", "0"), ("length", "64")):
+            entry = weights.external_data.add()
+            entry.key, entry.value = key, text
+        return result.SerializeToString()
+
+    (folder / "external_outside.onnx").write_bytes(external("../hostile_secret.bin"))
+    (folder / "external_absolute.onnx").write_bytes(external("/etc/passwd"))
+    (folder / "external_inside.onnx").write_bytes(external("external_inside.bin"))
+    np.arange(16, dtype="<f4").tofile(folder / "external_inside.bin")
+    (folder / "external_short.onnx").write_bytes(external("external_short.bin"))
+    np.arange(3, dtype="<f4").tofile(folder / "external_short.bin")
+
+    cycle = model([helper.make_node("Relu", ["b"], ["a"], name="first"),
+                   helper.make_node("Relu", ["a"], ["b"], name="second"),
+                   helper.make_node("Add", ["x", "b"], ["y"], name="add")],
+                  [value("x", [2, 3])], [value("y", [2, 3])])
+    (folder / "cycle.onnx").write_bytes(cycle.SerializeToString())
+    missing = model([helper.make_node("Add", ["x", "nowhere"], ["y"], name="add")],
+                    [value("x", [2, 3])], [value("y", [2, 3])])
+    (folder / "missing_input.onnx").write_bytes(missing.SerializeToString())
+    unsupported = model([helper.make_node("Tile", ["x", "repeats"], ["y"], name="tile")],
+                        [value("x", [2, 3])], [value("y", [4, 3])],
+                        [tensor("repeats", np.array([2, 1]))])
+    (folder / "unsupported_op.onnx").write_bytes(unsupported.SerializeToString())
+    old = model([helper.make_node("Relu", ["x"], ["y"])], [value("x", [2, 3])],
+                [value("y", [2, 3])], opset=9)
+    (folder / "old_opset.onnx").write_bytes(old.SerializeToString())
+    integer = model([helper.make_node("Relu", ["x"], ["y"])],
+                    [value("x", [2, 3], TensorProto.INT64)], [value("y", [2, 3], TensorProto.INT64)])
+    (folder / "integer_input.onnx").write_bytes(integer.SerializeToString())
+    asymmetric = model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv", pads=[0, 0, 1, 1])],
+                       [value("x", [1, 1, 4, 4])], [value("y", [1, 1, 3, 3])],
+                       [tensor("w", np.ones((1, 1, 3, 3), np.float32))])
+    (folder / "asymmetric_pads.onnx").write_bytes(asymmetric.SerializeToString())
+
+
+if __name__ == "__main__":
+    op_cases()
+    hostile_models()
+    print(f"wrote {OUTPUT}")

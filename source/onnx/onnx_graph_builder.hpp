@@ -1,0 +1,150 @@
+// GraphBuilder: turns a parsed ONNX ModelProto into a Lumen Graph. Internal to source/onnx/:
+// onnx_graph_builder.cpp holds the walk over the graph (values, order, outputs),
+// onnx_operators.cpp the mapping of each ONNX op onto Lumen's node types.
+#ifndef LUMEN_SOURCE_ONNX_ONNX_GRAPH_BUILDER_HPP_
+#define LUMEN_SOURCE_ONNX_ONNX_GRAPH_BUILDER_HPP_
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lumen/graph/graph.hpp"
+#include "onnx.pb.h"
+#include "onnx_tensor.hpp"
+
+namespace lumen {
+namespace onnx {
+
+// Builds one Graph from one model; used once.
+class GraphBuilder {
+ public:
+  // `source` names the model in messages; external data is read only inside `model_folder`.
+  GraphBuilder(const lumen_onnx_proto::ModelProto& model, std::string source,
+               std::string model_folder);
+
+  // Reads the whole model; throws lumen::Error on anything it cannot represent.
+  Graph Build();
+
+  // The op types the reader maps onto layers, or evaluates when their inputs are known.
+  static const std::set<std::string>& SupportedOps();
+
+ private:
+  // --- the walk (onnx_graph_builder.cpp) -------------------------------------------------------
+  void ReadOpset();
+  void ReadDeclaredShapes();
+  void ReadInitializersAndInputs();
+  // The nodes in an order where every value is produced before it is read; throws on a missing
+  // input, a value produced twice, or a cycle.
+  std::vector<size_t> OrderNodes() const;
+  void RefuseUnsupportedOps() const;
+  void ConvertNode(size_t index);
+  void ResolveOutputs();
+  // x * sigmoid(x) -> nn.SiLU and x * hardsigmoid(x) -> nn.Hardswish: the exporter writes these
+  // activations as two ops, and as one layer they run in one pass and fuse into a convolution.
+  void FuseGatedActivations();
+
+  // --- helpers for the op mappers --------------------------------------------------------------
+  // "model.onnx: node 'conv1' (Conv, opset 13)": how messages name the current node.
+  std::string Where() const;
+  [[noreturn]] void Fail(const std::string& message) const;
+  const lumen_onnx_proto::NodeProto& node() const { return *node_; }
+  // Number of inputs the node names (omitted optional inputs count, as empty names).
+  size_t InputCount() const { return static_cast<size_t>(node_->input_size()); }
+  // True if input `index` is named (not an omitted optional input).
+  bool HasInput(size_t index) const;
+  // True if input `index` is known when loading.
+  bool IsConstantInput(size_t index) const;
+  // The known value of input `index`; Fail()s naming `role` if it is only known at run time.
+  const ConstantTensor& ConstantInput(size_t index, const std::string& role) const;
+  // The Lumen operand holding input `index` at run time; a known input becomes a pnnx.Attribute
+  // node (made once per value).
+  std::string RuntimeInput(size_t index);
+  // The dims the file declares (or the reader knows) for input `index`; empty if unknown.
+  // Unknown extents are -1.
+  std::vector<int64_t> InputDims(size_t index) const;
+  // The rank of input `index`, or -1 when nothing says.
+  int InputRank(size_t index) const;
+  // The same as InputRank, Fail()ing with `why` when it is unknown.
+  int RequireInputRank(size_t index, const std::string& why) const;
+  // Typed attribute getters naming this node in errors.
+  int64_t Int(const std::string& name, int64_t fallback) const;
+  float Float(const std::string& name, float fallback) const;
+  std::string String(const std::string& name, const std::string& fallback) const;
+  std::vector<int64_t> Ints(const std::string& name, const std::vector<int64_t>& fallback) const;
+
+  // A new node of `type` for the current ONNX node, reading `inputs`; its outputs are `outputs`
+  // (new operands). Fill params and attributes, then Emit() it.
+  Node MakeNode(const std::string& type, const std::vector<std::string>& inputs,
+                const std::vector<std::string>& outputs);
+  // Adds the node to the graph and its outputs to the operands.
+  void Emit(Node node);
+  // The name of a new operand for an intermediate result of the current node.
+  std::string NewOperandName(const std::string& base);
+  // Output `index` of the current node is, at run time, the operand `operand`.
+  void SetRuntimeOutput(size_t index, const std::string& operand);
+  // The ONNX name of output `index` of the current node (the usual operand for it).
+  const std::string& OutputName(size_t index) const;
+  // Emits a pnnx.Expression over the current node's inputs `inputs`, whose text uses `{k}` for
+  // the k-th of them (scalars known at load time are written inline as numbers), into output 0.
+  void EmitExpression(const std::string& pattern, const std::vector<size_t>& inputs);
+  // An expression of an already made operand, into operand `output`.
+  void EmitExpressionOf(const std::string& expression, const std::vector<std::string>& inputs,
+                        const std::string& output);
+  // A number as the expression language reads it, with every bit of a float.
+  static std::string NumberText(double value);
+
+  // --- the op mappers (onnx_operators.cpp) -----------------------------------------------------
+  // Maps the current node (whose inputs are not all known) onto Lumen nodes.
+  void MapOperator();
+  void MapConvolution();
+  void MapTransposedConvolution();
+  void MapGemm();
+  void MapMatMul();
+  void MapBatchNormalization();
+  void MapPooling();
+  void MapGlobalAveragePool();
+  void MapFlatten();
+  void MapReshape();
+  void MapTranspose();
+  void MapSqueeze();
+  void MapUnsqueeze();
+  void MapSoftmax();
+  void MapSlice();
+  void MapSplit();
+  void MapGather();
+  void MapReduce();
+  void MapResize();
+  void MapClip();
+  void MapElementwise();
+  void MapExpand();
+
+  const lumen_onnx_proto::ModelProto& model_;
+  const lumen_onnx_proto::GraphProto& graph_proto_;
+  std::string source_;
+  std::string model_folder_;
+  int opset_ = 0;
+
+  Graph graph_;
+  std::set<std::string> operand_names_;
+  // Values known when loading, by ONNX name.
+  std::map<std::string, ConstantTensor> constants_;
+  // Values known only at run time: ONNX name -> the Lumen operand holding it.
+  std::map<std::string, std::string> runtime_;
+  // Dims the file declares for values (graph inputs, outputs, value_info); -1 unknown extents.
+  std::map<std::string, std::vector<int64_t>> declared_dims_;
+  // pnnx.Attribute operands already made for known values, by ONNX name.
+  std::map<std::string, std::string> materialized_;
+  std::set<std::string> graph_inputs_;
+
+  // The node being converted.
+  const lumen_onnx_proto::NodeProto* node_ = nullptr;
+  size_t node_index_ = 0;
+  std::string node_name_;
+  int nodes_made_ = 0;  // Lumen nodes made for the current ONNX node
+};
+
+}  // namespace onnx
+}  // namespace lumen
+
+#endif  // LUMEN_SOURCE_ONNX_ONNX_GRAPH_BUILDER_HPP_

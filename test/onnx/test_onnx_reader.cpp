@@ -1,0 +1,187 @@
+// The ONNX reader: op cases against PyTorch, what the exporter's constructs become, and a clear
+// lumen::Error for every hostile file. The models are made by scripts/make_onnx_test_models.py.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "lumen/base/error.hpp"
+#include "lumen/graph/graph_reader.hpp"
+#include "lumen/layer/layer_registry.hpp"
+#include "lumen/onnx/onnx_reader.hpp"
+#include "support/case_runner.hpp"
+
+namespace lumen {
+namespace {
+
+const std::string kData = std::string(LUMEN_SOURCE_DIR) + "/test/data/onnx";
+
+// The message ReadGraph throws for the file, or "" when it reads the file.
+std::string ReadError(const std::string& path, const std::string& weights_path = "") {
+  try {
+    ReadGraph(path, weights_path);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// The op cases: folders under test/data/onnx holding a case.txt.
+std::vector<std::string> OpCases() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(kData)) {
+    if (std::filesystem::exists(entry.path() / "case.txt")) {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class OnnxOpCaseTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(OnnxOpCaseTest, MatchesPyTorch) {
+  test_support::ExpectCaseMatches(kData + "/" + GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(OnnxReader, OnnxOpCaseTest, testing::ValuesIn(OpCases()),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+TEST(OnnxReader, EveryCaseFolderIsFound) { EXPECT_GE(OpCases().size(), 15u); }
+
+// Every node type the reader writes is a layer Lumen has.
+TEST(OnnxReader, MapsOntoRegisteredLayers) {
+  for (const char* type : {"nn.Conv2d",       "nn.ConvTranspose2d",
+                           "nn.Linear",       "torch.matmul",
+                           "nn.BatchNorm2d",  "pnnx.Attribute",
+                           "pnnx.Expression", "nn.MaxPool2d",
+                           "nn.AvgPool2d",    "nn.AdaptiveAvgPool2d",
+                           "torch.flatten",   "Tensor.reshape",
+                           "torch.permute",   "torch.squeeze",
+                           "torch.unsqueeze", "nn.Softmax",
+                           "Tensor.slice",    "torch.split",
+                           "torch.chunk",     "torch.mean",
+                           "torch.sum",       "nn.Upsample",
+                           "torch.cat",       "nn.ELU",
+                           "nn.LeakyReLU",    "nn.Hardsigmoid",
+                           "nn.ReLU",         "nn.ReLU6",
+                           "nn.Sigmoid",      "nn.Tanh",
+                           "nn.Hardswish",    "torch.einsum"}) {
+    EXPECT_TRUE(LayerRegistry::Has(type)) << type;
+  }
+}
+
+TEST(OnnxReader, GemmBecomesOneLinearLayer) {
+  const Graph graph = ReadOnnxGraph(kData + "/gemm_alpha_beta/model.onnx");
+  ASSERT_EQ(graph.nodes.size(), 1u);
+  EXPECT_EQ(graph.nodes[0].type, "nn.Linear");
+  EXPECT_EQ(graph.nodes[0].params.at("in_features").AsInt(), 3);
+  EXPECT_EQ(graph.nodes[0].params.at("out_features").AsInt(), 4);
+  // alpha and transB=0 are folded into the (N,K) weight, beta into the bias.
+  EXPECT_EQ(graph.nodes[0].attributes.at("weight").shape, (std::vector<int>{4, 3}));
+  EXPECT_EQ(graph.input_names, std::vector<std::string>{"a"});  // b and c are weights
+  EXPECT_EQ(graph.output_names, std::vector<std::string>{"y"});
+}
+
+TEST(OnnxReader, ShapeArithmeticIsEvaluatedWhenLoading) {
+  // Shape -> Gather -> Unsqueeze -> Concat -> Reshape leaves only the reshape, to (2,-1).
+  const Graph graph = ReadOnnxGraph(kData + "/shape_subgraph/model.onnx");
+  ASSERT_EQ(graph.nodes.size(), 1u);
+  EXPECT_EQ(graph.nodes[0].type, "Tensor.reshape");
+  EXPECT_EQ(graph.nodes[0].params.at("shape").AsIntArray(), (std::vector<int>{2, -1}));
+}
+
+TEST(OnnxReader, ScalarsAreWrittenIntoExpressions) {
+  const Graph graph = ReadOnnxGraph(kData + "/identity_and_constants/model.onnx");
+  std::vector<std::string> expressions;
+  for (const Node& node : graph.nodes) {
+    if (node.type == "pnnx.Expression") expressions.push_back(node.params.at("expr").AsString());
+  }
+  EXPECT_NE(std::find(expressions.begin(), expressions.end(), "sub(@0,1.5)"), expressions.end());
+  EXPECT_NE(std::find(expressions.begin(), expressions.end(), "pow(@0,2)"), expressions.end());
+  // The output that is the input passed through Identity gets its own operand.
+  EXPECT_NE(std::find(expressions.begin(), expressions.end(), "identity(@0)"), expressions.end());
+}
+
+TEST(OnnxReader, GatedActivationsBecomeOneLayer) {
+  const Graph graph = ReadOnnxGraph(kData + "/gated_activations/model.onnx");
+  std::vector<std::string> types;
+  for (const Node& node : graph.nodes) types.push_back(node.type);
+  EXPECT_EQ(types, (std::vector<std::string>{"nn.SiLU", "nn.Hardswish"}));
+  EXPECT_EQ(graph.operands.size(), 3u);  // x, y0, y1: the gates' operands are gone
+}
+
+TEST(OnnxReader, PicksTheFormatByContent) {
+  EXPECT_TRUE(LooksLikeOnnx(std::string("\x08\x07", 2)));
+  EXPECT_FALSE(LooksLikeOnnx("7767517\n"));
+  EXPECT_FALSE(LooksLikeOnnx(""));
+  EXPECT_EQ(ReadError(kData + "/hostile/valid.onnx"), "");
+  // A copy without the .onnx extension is still read as ONNX.
+  const std::string copy = testing::TempDir() + "/model_without_extension";
+  std::filesystem::copy_file(kData + "/hostile/valid.onnx", copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  EXPECT_EQ(ReadError(copy), "");
+  EXPECT_NE(ReadError(kData + "/hostile/valid.onnx", "weights.bin").find("holds its own weights"),
+            std::string::npos);
+}
+
+TEST(OnnxReader, ReadsExternalDataInsideTheModelsFolder) {
+  EXPECT_EQ(ReadError(kData + "/hostile/external_inside.onnx"), "");
+}
+
+// Each hostile file: the message names the problem.
+struct HostileCase {
+  const char* file;
+  const char* expected;  // a part of the message
+};
+
+class OnnxHostileTest : public testing::TestWithParam<HostileCase> {};
+
+TEST_P(OnnxHostileTest, IsAClearError) {
+  const std::string message = ReadError(kData + "/hostile/" + GetParam().file);
+  EXPECT_NE(message.find(GetParam().expected), std::string::npos) << message;
+  EXPECT_NE(message.find(GetParam().file), std::string::npos) << "names the file: " << message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OnnxReader, OnnxHostileTest,
+    testing::Values(
+        HostileCase{"truncated.onnx", "truncated or malformed"},
+        HostileCase{"malformed.onnx", "truncated or malformed"},
+        HostileCase{"raw_data_short.onnx",
+                    "raw_data holds 10 bytes but dims (4,4) of FLOAT need 64"},
+        HostileCase{"external_outside.onnx", "must be a relative path inside the model's folder"},
+        HostileCase{"external_absolute.onnx", "must be a relative path inside the model's folder"},
+        HostileCase{"external_short.onnx", "holds fewer than 64 bytes"},
+        HostileCase{"cycle.onnx", "the graph has a cycle"},
+        HostileCase{"missing_input.onnx", "reads 'nowhere', which no node"},
+        HostileCase{"unsupported_op.onnx", "Tile, first at node 'tile'"},
+        HostileCase{"unsupported_op.onnx", "opset 13"},
+        HostileCase{"old_opset.onnx", "opset 9 is not supported"},
+        HostileCase{"integer_input.onnx", "element type INT64"},
+        HostileCase{"asymmetric_pads.onnx", "node 'conv' (Conv, opset 13): asymmetric pads"}),
+    [](const testing::TestParamInfo<HostileCase>& info) {
+      std::string name = info.param.file;
+      name = name.substr(0, name.find('.')) + "_" + std::to_string(info.index);
+      return name;
+    });
+
+TEST(OnnxReader, EmptyAndCutBytesAreErrors) {
+  EXPECT_THROW(ReadOnnxGraphFromBytes("", "empty.onnx", ""), Error);
+  std::ifstream file(kData + "/hostile/valid.onnx", std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 10u);
+  // Every prefix is either a smaller valid message or an error: never a crash.
+  for (size_t length = 0; length < bytes.size(); ++length) {
+    try {
+      ReadOnnxGraphFromBytes(bytes.substr(0, length), "cut.onnx", "");
+    } catch (const Error&) {
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lumen
