@@ -153,5 +153,16 @@ TEST(NoAllocation, PaddingAndShapeLayers) {
   }
 }
 
+// The normalisation layers reserve their kernel's scratch in Prepare: contiguous groups, lanes
+// (LayerNorm over the last dimension, InstanceNorm over channels) and whole transformers.
+TEST(NoAllocation, NormalisationLayers) {
+  for (const char* name : {"convnext_blocks", "transformer_prenorm_b2", "layernorm_seq_eps",
+                           "groupnorm_g2", "instancenorm_affine", "normalize_dim1", "prelu_c4"}) {
+    for (int threads : {1, 2}) {
+      EXPECT_EQ(AllocationsPerRun(name, threads, 2), 0) << name << " on " << threads << " threads";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lumen
