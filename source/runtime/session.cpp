@@ -123,7 +123,7 @@ void Session::State::EnsurePlanned() {
 }
 
 void Session::State::InferShapes(const std::vector<Shape>& new_input_shapes) {
-  // LESSON 12 BEGIN: shape inference: the operators needed, in order, each from its inputs
+  // LESSON 14 BEGIN: shape inference: the operators needed, in order, each from its inputs
   const auto& operands = graph.operands();
   const auto& steps = graph.steps();
   if (new_input_shapes.size() != graph.inputs().size()) {
@@ -172,7 +172,7 @@ void Session::State::InferShapes(const std::vector<Shape>& new_input_shapes) {
       in_plan[output] = true;
     }
   }
-  // LESSON 12 END
+  // LESSON 14 END
 }
 
 void Session::State::PlanMemoryAndAllocate() {
@@ -181,6 +181,7 @@ void Session::State::PlanMemoryAndAllocate() {
   // Each operand lives from the step that produces it to the last step that reads it. The caller
   // fills the inputs before a run and reads the outputs after it, so inputs live for the whole
   // run (a run can be repeated on them), and outputs and kept operands from their producer on.
+  // LESSON 14 BEGIN: each operand's lifetime in schedule positions; inputs, outputs, kept ones
   const int end = static_cast<int>(schedule.size());
   std::vector<BufferLifetime> lifetimes(operands.size());
   for (size_t position = 0; position < schedule.size(); ++position) {
@@ -195,6 +196,7 @@ void Session::State::PlanMemoryAndAllocate() {
   for (size_t i = 0; i < operands.size(); ++i) {
     if (kept[i] || keep_all) lifetimes[i].last_step = end;
   }
+  // LESSON 14 END
   std::vector<BufferLifetime> buffers;
   std::vector<size_t> buffer_operands;
   size_t largest = 0;
