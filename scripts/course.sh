@@ -246,7 +246,7 @@ list_tests() {
 # The lines of tests.txt of lesson folder $1 without comments: "filter description".
 lesson_lines() {
   local line
-  while IFS= read -r line; do
+  while IFS= read -r line || [ -n "$line" ]; do
     line=${line%%#*}
     [ -n "${line// /}" ] && echo "$line"
   done < "$1/tests.txt"

@@ -181,9 +181,9 @@ void Session::State::PlanMemoryAndAllocate() {
   // Each operand lives from the step that produces it to the last step that reads it. The caller
   // fills the inputs before a run and reads the outputs after it, so inputs live for the whole
   // run (a run can be repeated on them), and outputs and kept operands from their producer on.
-  // LESSON 14 BEGIN: each operand's lifetime in schedule positions; inputs, outputs, kept ones
   const int end = static_cast<int>(schedule.size());
   std::vector<BufferLifetime> lifetimes(operands.size());
+  // LESSON 14 BEGIN: each operand's lifetime in schedule positions; inputs, outputs, kept ones
   for (size_t position = 0; position < schedule.size(); ++position) {
     const RuntimeGraph::Step& step = steps[schedule[position]];
     for (int output : step.outputs) {
