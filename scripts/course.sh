@@ -39,6 +39,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${LUMEN_COURSE_WORK:-$root/course/work}
+saved_root=${LUMEN_COURSE_SAVED:-$root/course/saved}  # the student's saved work
 jobs=$(nproc)
 test_timeout=${LUMEN_COURSE_TEST_TIMEOUT:-120}  # seconds per test before it counts as hung
 
@@ -140,7 +141,7 @@ save_student_work() {
   [ -f "$work/.course/lesson" ] && [ -f "$work/.course/manifest" ] || return 0
   local previous file saved="" destination
   previous=$(cat "$work/.course/lesson")
-  destination="$root/course/saved/lesson-$previous-$(date +%Y%m%d-%H%M%S)"
+  destination="$saved_root/lesson-$previous-$(date +%Y%m%d-%H%M%S)"
   while IFS= read -r file; do
     mkdir -p "$destination/$(dirname "$file")"
     cp "$work/$file" "$destination/$file"
@@ -401,7 +402,7 @@ lesson_filter() {
 # course/saved/NN/: one patch per file changed since `start`, against the stubbed file, and a
 # copy of every file the student added. `start MM --keep-mine` puts them back.
 save_solution() {
-  local number=$1 destination="$root/course/saved/$1" file
+  local number=$1 destination="$saved_root/$1" file
   rm -rf "$destination"
   mkdir -p "$destination"
   while IFS= read -r file; do
@@ -420,8 +421,8 @@ save_solution() {
     find include source test demos -path test/data -prune -o -type f -print 2>/dev/null |
       grep -v -x -F -f <(awk '{print $2}' .course/manifest) || true
   } | sort -u)
-  echo "Your solution of lesson $number is saved in course/saved/$number/ (start NN --keep-mine" \
-    "puts it back)."
+  echo "Your solution of lesson $number is saved in ${destination#"$root"/}/ (start NN" \
+    "--keep-mine puts it back)."
 }
 
 # Puts the saved solutions of every lesson but $1 back into course/work/ (see save_solution):
@@ -429,7 +430,7 @@ save_solution() {
 # student's code, whatever other lesson's stubs the file holds now.
 apply_saved_solutions() {
   local current=$1 saved number patch file stubbed applied
-  for saved in "$root"/course/saved/[0-9][0-9]; do
+  for saved in "$saved_root"/[0-9][0-9]; do
     [ -d "$saved" ] || continue
     number=$(basename "$saved")
     [ "$number" = "$current" ] && continue
@@ -546,6 +547,34 @@ verify_bad_variants() {
   [ "$problems" -eq 0 ]
 }
 
+# Proves that `start NN --keep-mine` puts a saved solution back: a pretend student solves lesson
+# 02 (the engine's code plus a line of their own), passes, and starts lesson 05 with --keep-mine.
+verify_keep_mine() (
+  local temporary file
+  temporary=$(mktemp -d)
+  work=$temporary/work
+  saved_root=$temporary/saved
+  command_start 02 quiet > /dev/null
+  for file in $(marked_files 02); do
+    { cat "$root/$file"; echo "// the student's own line (keep-mine self-test)"; } > "$work/$file"
+  done
+  save_solution 02 > /dev/null
+  command_start 05 quiet --keep-mine > /dev/null
+  local good=1
+  for file in $(marked_files 02); do
+    grep -q "keep-mine self-test" "$work/$file" || good=0
+    grep -q "TODO(lesson 02)" "$work/$file" && good=0
+  done
+  for file in $(marked_files 05); do grep -q "TODO(lesson 05)" "$work/$file" || good=0; done
+  rm -rf "$temporary"
+  if [ "$good" -eq 1 ]; then
+    echo "start --keep-mine: a saved lesson 02 solution is back in lesson 05's tree"
+  else
+    echo "  ! start --keep-mine did not put a saved lesson 02 solution back in lesson 05's tree"
+    return 1
+  fi
+)
+
 command_verify() {
   local lessons=("$@") engine_build="$root/build" problems=0 number dir started
   started=$(date +%s)
@@ -577,6 +606,7 @@ command_verify() {
     fi
     verify_bad_variants "$number" || problems=$((problems + 1))
   done
+  if [ ${#lessons[@]} -gt 1 ]; then verify_keep_mine || problems=$((problems + 1)); fi
   echo "course.sh verify took $(($(date +%s) - started)) s"
   if [ "$problems" -gt 0 ]; then
     echo "course.sh verify: $problems problem(s)"
@@ -592,17 +622,23 @@ command_list() {
   done
 }
 
-[ $# -ge 1 ] || usage
-command=$1
-shift
-case $command in
-  list) command_list ;;
-  start)
-    [ $# -ge 1 ] && [ $# -le 2 ] || usage
-    [ $# -eq 1 ] || [ "$2" = --keep-mine ] || die "unknown option '$2'"
-    command_start "$1" "" "${2:-}"
-    ;;
-  check) [ $# -ge 1 ] || usage; command_check "$@" ;;
-  verify) command_verify "$@" ;;
-  *) usage ;;
-esac
+# The commands. Wrapped in one function called from the last line, so that bash has read the whole
+# file before it runs anything: editing this script while it runs cannot change what runs.
+main() {
+  [ $# -ge 1 ] || usage
+  local command=$1
+  shift
+  case $command in
+    list) command_list ;;
+    start)
+      [ $# -ge 1 ] && [ $# -le 2 ] || usage
+      [ $# -eq 1 ] || [ "$2" = --keep-mine ] || die "unknown option '$2'"
+      command_start "$1" "" "${2:-}"
+      ;;
+    check) [ $# -ge 1 ] || usage; command_check "$@" ;;
+    verify) command_verify "$@" ;;
+    *) usage ;;
+  esac
+}
+
+main "$@"; exit
