@@ -78,9 +78,9 @@ TEST(Tensor, LogicalIndexOfRank5) {
 TEST(Tensor, ReshapeKeepsRowMajorOrder) {
   // PyTorch's view keeps the row-major element sequence; so must Reshape, whatever the ranks.
   // (9,4,11) and (3,4,33) have the same rows but not the same cols: memory must move.
-  const std::vector<Shape> shapes{{4, 9, 11}, {396},    {12, 33}, {2, 18, 11}, {2, 2, 9, 11},
-                                  {36, 11},   {11, 36}, {1, 396}, {396, 1},    {3, 4, 33},
-                                  {9, 4, 11}};
+  const std::vector<Shape> shapes{{4, 9, 11},    {396},      {12, 33},  {2, 18, 11},
+                                  {2, 2, 9, 11}, {36, 11},   {11, 36},  {1, 396},
+                                  {396, 1},      {3, 4, 33}, {9, 4, 11}};
   const std::vector<float> values = Iota(396);
   for (const Shape& from : shapes) {
     for (const Shape& to : shapes) {
