@@ -57,6 +57,7 @@ int ThreadPool::CurrentWorker() { return current_worker; }
 bool ThreadPool::InsideLoop() { return inside_job; }
 
 bool ThreadPool::TakeChunk(std::ptrdiff_t* begin, std::ptrdiff_t* end) {
+  // LESSON 13 BEGIN: claim the next chunk of iterations atomically (compare-exchange on next)
   std::ptrdiff_t first = job_.next.load(std::memory_order_relaxed);
   std::ptrdiff_t size = 1;
   do {
@@ -70,6 +71,7 @@ bool ThreadPool::TakeChunk(std::ptrdiff_t* begin, std::ptrdiff_t* end) {
   *begin = first;
   *end = first + size;
   return true;
+  // LESSON 13 END
 }
 
 void ThreadPool::WorkOnJob() {

@@ -10,6 +10,7 @@ Workspace::Workspace(int threads)
     : buffers_(static_cast<size_t>(std::max(threads, 1)), std::vector<std::vector<float>>(kSlots)) {}
 
 float* Workspace::Get(ScratchSlot slot, size_t count) {
+  // LESSON 13 BEGIN: the calling worker's own buffer in this slot, grown if it is too small
   const size_t thread = static_cast<size_t>(ThreadPool::CurrentWorker());
   std::vector<float>& buffer = buffers_.at(thread)[static_cast<size_t>(slot)];
   if (buffer.size() < count) {
@@ -17,6 +18,7 @@ float* Workspace::Get(ScratchSlot slot, size_t count) {
     grew_ = true;  // a benign race: any thread that grows sets it, and ShareSizes reads it alone
   }
   return buffer.data();
+  // LESSON 13 END
 }
 
 void Workspace::Reserve(ScratchSlot slot, size_t count) {

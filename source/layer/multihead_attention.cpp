@@ -71,6 +71,7 @@ struct AttentionState : LayerState {
 // in place; `maxima` and `sums` are rows floats of scratch. Loops run down the columns, so the
 // inner loop is contiguous and vectorises. A row of only -inf gives NaN, as in PyTorch.
 void SoftmaxRows(float* scores, int rows, int columns, float* maxima, float* sums) {
+  // LESSON 12 BEGIN: a stable softmax of every row of a column-major block; -inf weighs 0
   std::fill(maxima, maxima + rows, kNegativeInfinity);
   std::fill(sums, sums + rows, 0.0f);
   for (int s = 0; s < columns; ++s) {
@@ -92,6 +93,7 @@ void SoftmaxRows(float* scores, int rows, int columns, float* maxima, float* sum
     float* column = scores + static_cast<size_t>(s) * rows;
     for (int i = 0; i < rows; ++i) column[i] *= sums[i];
   }
+  // LESSON 12 END
 }
 
 // c[i + j * ldc] += bias[j] for an m x n column-major block.
@@ -407,12 +409,14 @@ class MultiheadAttentionLayer : public Layer {
             const size_t feature = static_cast<size_t>(head) * head_dim_;
             const float* k_head = k + static_cast<size_t>(item) * keys + feature * key_rows;
             const float* v_head = v + static_cast<size_t>(item) * keys + feature * key_rows;
+            // LESSON 12 BEGIN: scores = Q_h K_h^T for this block of query rows, as one GEMM
             PackColumns(k_head, key_rows, 1, head_dim_, keys, packed_k);
             PackColumns(v_head, 1, key_rows, keys, head_dim_, packed_v);
             const float* q_block =
                 q + static_cast<size_t>(item) * target + first_row + feature * query_tokens;
             PackedGemm(rows, q_block, query_tokens, PackedPanels(packed_k, head_dim_, keys), scores,
                        rows, compute);
+            // LESSON 12 END
             if (mask != nullptr) {
               const size_t slice = per_head_mask ? static_cast<size_t>(item) * heads_ + head : 0;
               const float* mask_block = mask + slice * target * source + first_row;
@@ -452,10 +456,12 @@ class MultiheadAttentionLayer : public Layer {
                 }
               }
             }
+            // LESSON 12 BEGIN: this head's output = P V_h, into its columns of the token matrix
             PackedGemm(
                 rows, scores, rows, PackedPanels(packed_v, keys, head_dim_),
                 attended + static_cast<size_t>(item) * target + first_row + feature * query_tokens,
                 query_tokens, compute);
+            // LESSON 12 END
           }
         },
         Schedule::kDynamic);

@@ -135,6 +135,7 @@ void RecurrentProduct(const float* panels, int columns, int depth, int first, in
 void LstmGates(int first, int end, int h, int padded, const float* __restrict x,
                const float* __restrict r, float* __restrict c, float* __restrict next,
                float* __restrict output) {
+  // LESSON 15 BEGIN: LSTM gates i, f, g, o of each unit; new cell state, then new hidden state
   for (int j = first; j < end; ++j) {
     const float i_gate = Sigmoid(x[j] + r[j]);
     const float f_gate = Sigmoid(x[h + j] + r[padded + j]);
@@ -145,11 +146,13 @@ void LstmGates(int first, int end, int h, int padded, const float* __restrict x,
     next[j] = value;
     output[j] = value;
   }
+  // LESSON 15 END
 }
 
 void GruGates(int first, int end, int h, int padded, const float* __restrict x,
               const float* __restrict r, const float* __restrict b_hn,
               const float* __restrict previous, float* __restrict next, float* __restrict output) {
+  // LESSON 15 BEGIN: GRU gates r, z, n of each unit; the new hidden state between n and h
   for (int j = first; j < end; ++j) {
     const float reset = Sigmoid(x[j] + r[j]);
     const float update = Sigmoid(x[h + j] + r[padded + j]);
@@ -158,6 +161,7 @@ void GruGates(int first, int end, int h, int padded, const float* __restrict x,
     next[j] = value;
     output[j] = value;
   }
+  // LESSON 15 END
 }
 
 void RnnGates(int first, int end, bool relu, const float* __restrict x, const float* __restrict r,
@@ -394,6 +398,7 @@ class RecurrentLayer : public Layer {
       // The input's share of every gate, both directions, all steps, token by token: one GEMM,
       // gates^T (D*G*H x T) = [W_ih; W_ih_reverse] * X^T.
       if (tokens > 0) {
+        // LESSON 15 BEGIN: gates^T = W_ih X^T for every token at once, plus the biases
         PackColumns(layer_input, 1, in, in, tokens, state.packed_input.data());
         PackedGemm(rows, weights.input.data(), rows,
                    PackedPanels(state.packed_input.data(), in, tokens), gates, rows, compute);
@@ -401,6 +406,7 @@ class RecurrentLayer : public Layer {
           float* token = gates + static_cast<size_t>(t) * rows;
           for (int r = 0; r < rows; ++r) token[r] += weights.input_bias[r];
         }
+        // LESSON 15 END
       }
       // Initial states.
       for (int direction = 0; direction < directions_; ++direction) {

@@ -47,6 +47,7 @@ std::unique_ptr<LayerState> Softmax::Prepare(const std::vector<Shape>& input_sha
 
 void Softmax::Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                       const ForwardContext& context) const {
+  // LESSON 12 BEGIN: subtract each slice's maximum, exponentiate, divide by the sum (along dim)
   const AxisSplit& split = context.state_as<SoftmaxState>().split;
   // Elements of one softmax slice are `inner` apart. Work on up to kLanes neighbouring slices at
   // once, so the inner loops run over contiguous memory and the scratch lives on the stack.
@@ -88,6 +89,7 @@ void Softmax::Forward(const std::vector<const Tensor*>& inputs, const std::vecto
         }
       },
       Schedule::kStatic, split.outer * extent * inner >= kParallelElements);
+  // LESSON 12 END
 }
 
 LUMEN_REGISTER_LAYER(Softmax, "nn.Softmax", "F.softmax", "torch.softmax", "Tensor.softmax");

@@ -123,7 +123,7 @@ void Session::State::EnsurePlanned() {
 }
 
 void Session::State::InferShapes(const std::vector<Shape>& new_input_shapes) {
-  // LESSON 12 BEGIN: shape inference: the operators needed, in order, each from its inputs
+  // LESSON 14 BEGIN: shape inference: the operators needed, in order, each from its inputs
   const auto& operands = graph.operands();
   const auto& steps = graph.steps();
   if (new_input_shapes.size() != graph.inputs().size()) {
@@ -172,7 +172,7 @@ void Session::State::InferShapes(const std::vector<Shape>& new_input_shapes) {
       in_plan[output] = true;
     }
   }
-  // LESSON 12 END
+  // LESSON 14 END
 }
 
 void Session::State::PlanMemoryAndAllocate() {
@@ -183,6 +183,7 @@ void Session::State::PlanMemoryAndAllocate() {
   // run (a run can be repeated on them), and outputs and kept operands from their producer on.
   const int end = static_cast<int>(schedule.size());
   std::vector<BufferLifetime> lifetimes(operands.size());
+  // LESSON 14 BEGIN: each operand's lifetime in schedule positions; inputs, outputs, kept ones
   for (size_t position = 0; position < schedule.size(); ++position) {
     const RuntimeGraph::Step& step = steps[schedule[position]];
     for (int output : step.outputs) {
@@ -195,6 +196,7 @@ void Session::State::PlanMemoryAndAllocate() {
   for (size_t i = 0; i < operands.size(); ++i) {
     if (kept[i] || keep_all) lifetimes[i].last_step = end;
   }
+  // LESSON 14 END
   std::vector<BufferLifetime> buffers;
   std::vector<size_t> buffer_operands;
   size_t largest = 0;

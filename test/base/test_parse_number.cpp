@@ -34,6 +34,15 @@ TEST(ParseNumber, Floats) {
   EXPECT_FALSE(ParseFloat("0x1p3", &value));  // strtof would accept hex floats
   EXPECT_FALSE(ParseFloat("1e99", &value));   // too large for a float
   EXPECT_FALSE(ParseFloat("e", &value));
+  // Only digits, dots, signs and exponents, yet not one number: strtof stops early, so the whole
+  // token must be consumed.
+  EXPECT_FALSE(ParseFloat("1.2.3", &value));
+  EXPECT_FALSE(ParseFloat("1-2", &value));
+  EXPECT_FALSE(ParseFloat("1e5e5", &value));
+  // An underflow is not an error: a tiny weight becomes a subnormal (or zero), as in PyTorch.
+  EXPECT_TRUE(ParseFloat("1e-40", &value));
+  EXPECT_GT(value, 0.0f);
+  EXPECT_LT(value, 1e-38f);
   EXPECT_FALSE(ParseFloat("", &value));
 }
 

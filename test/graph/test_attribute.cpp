@@ -51,6 +51,68 @@ TEST(Attribute, Float16Converts) {
   EXPECT_TRUE(std::isnan(values[6]));
 }
 
+// The value of IEEE binary16 bits, computed from the definition in double precision:
+// (-1)^sign * 2^(exponent - 15) * 1.mantissa, or 2^-14 * 0.mantissa when the exponent is 0.
+double HalfByDefinition(uint16_t bits) {
+  const int sign = bits >> 15;
+  const int exponent = (bits >> 10) & 0x1F;
+  const int mantissa = bits & 0x3FF;
+  double magnitude;
+  if (exponent == 0x1F) {
+    magnitude = mantissa == 0 ? INFINITY : NAN;
+  } else if (exponent == 0) {
+    magnitude = std::ldexp(mantissa / 1024.0, -14);
+  } else {
+    magnitude = std::ldexp(1.0 + mantissa / 1024.0, exponent - 15);
+  }
+  return sign ? -magnitude : magnitude;
+}
+
+// The value of bfloat16 bits by definition: 8-bit exponent biased by 127, 7-bit mantissa.
+double BFloat16ByDefinition(uint16_t bits) {
+  const int sign = bits >> 15;
+  const int exponent = (bits >> 7) & 0xFF;
+  const int mantissa = bits & 0x7F;
+  double magnitude;
+  if (exponent == 0xFF) {
+    magnitude = mantissa == 0 ? INFINITY : NAN;
+  } else if (exponent == 0) {
+    magnitude = std::ldexp(mantissa / 128.0, -126);
+  } else {
+    magnitude = std::ldexp(1.0 + mantissa / 128.0, exponent - 127);
+  }
+  return sign ? -magnitude : magnitude;
+}
+
+// Every one of the 65,536 bit patterns converts to exactly the float its definition gives, sign
+// included (negative zero and negative subnormals too); NaNs stay NaNs.
+void ExpectEveryPatternConverts(DataType type, double (*definition)(uint16_t)) {
+  std::vector<uint16_t> patterns(65536);
+  for (size_t i = 0; i < patterns.size(); ++i) patterns[i] = static_cast<uint16_t>(i);
+  const std::vector<float> values = Make<uint16_t>(type, patterns).ToFloats();
+  ASSERT_EQ(values.size(), patterns.size());
+  int failures = 0;
+  for (size_t i = 0; i < patterns.size() && failures < 10; ++i) {
+    const double expected = definition(patterns[i]);
+    const bool same = std::isnan(expected) ? std::isnan(values[i])
+                                           : static_cast<double>(values[i]) == expected &&
+                                                 std::signbit(values[i]) == std::signbit(expected);
+    if (!same) {
+      ++failures;
+      ADD_FAILURE() << DataTypeName(type) << " bits 0x" << std::hex << patterns[i] << std::dec
+                    << ": expected " << expected << ", got " << values[i];
+    }
+  }
+}
+
+TEST(Attribute, EveryFloat16PatternConverts) {
+  ExpectEveryPatternConverts(DataType::kFloat16, HalfByDefinition);
+}
+
+TEST(Attribute, EveryBFloat16PatternConverts) {
+  ExpectEveryPatternConverts(DataType::kBFloat16, BFloat16ByDefinition);
+}
+
 TEST(Attribute, BFloat16AndFloat64Convert) {
   EXPECT_EQ(Make<uint16_t>(DataType::kBFloat16, {0x3F80, 0xC040}).ToFloats(),
             (std::vector<float>{1.0f, -3.0f}));

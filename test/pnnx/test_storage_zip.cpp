@@ -66,6 +66,38 @@ TEST(StorageZip, ReadsPlainAndZip64ArchivesWithUnalignedMembers) {
   }
 }
 
+TEST(StorageZip, FindsTheDataAfterTheLocalHeaderNotTheCentralOne) {
+  // The local header's extra field may be longer than the central one's: the data starts after
+  // the local header's own name and extra field.
+  for (bool zip64 : {false, true}) {
+    ZipWriter writer;
+    writer.zip64 = zip64;
+    writer.local_only_extra = 9;
+    writer.members = {{"w", std::string("\x01\x02\x03\x04", 4)}, {"b", std::string("xyz")}};
+    StorageZip zip(WriteFile(zip64 ? "local_extra64.bin" : "local_extra.bin", writer.Bytes()));
+    std::vector<char> bytes;
+    zip.Read("w", &bytes);
+    EXPECT_EQ(std::string(bytes.begin(), bytes.end()), std::string("\x01\x02\x03\x04", 4));
+    zip.Read("b", &bytes);
+    EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "xyz");
+  }
+}
+
+TEST(StorageZip, ReadsOnlyTheSaturatedFieldsFromTheZip64Block) {
+  // The ZIP64 block holds 64-bit values for the saturated fields only, in the order uncompressed
+  // size, compressed size, offset: here the offset alone.
+  ZipWriter writer;
+  writer.zip64 = true;
+  writer.zip64_offset_only = true;
+  writer.members = {{"first", std::string("abcde")}, {"second", std::string("0123456789")}};
+  StorageZip zip(WriteFile("zip64_offset_only.bin", writer.Bytes()));
+  EXPECT_EQ(zip.MemberSize("first"), 5u);
+  EXPECT_EQ(zip.MemberSize("second"), 10u);
+  std::vector<char> bytes;
+  zip.Read("second", &bytes);
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "0123456789");
+}
+
 TEST(StorageZip, ReadsAnEmptyArchive) {
   StorageZip zip(WriteFile("empty.bin", ZipWriter().Bytes()));
   EXPECT_TRUE(zip.MemberNames().empty());

@@ -22,6 +22,12 @@ struct ZipWriter {
   uint16_t flags = 0;
   uint16_t method = 0;
   bool corrupt_crc = false;
+  // ZIP64 with only the offset saturated (the sizes fit in 32 bits), as a general ZIP64 writer
+  // does for small members past 4 GiB: the ZIP64 block then holds the offset alone.
+  bool zip64_offset_only = false;
+  // An extra block of this many bytes in each local header only (a timestamp, say): the local
+  // and central headers then differ in length, and the data starts after the local one.
+  uint16_t local_only_extra = 0;
   std::vector<std::pair<std::string, std::string>> members;
 
   // Appends `value` as `bytes` little-endian bytes.
@@ -37,15 +43,28 @@ struct ZipWriter {
       const uint64_t offset = archive.size();
       uint32_t crc = Crc32(data.data(), data.size());
       if (corrupt_crc) crc ^= 1;
-      const uint32_t size32 = zip64 ? 0xFFFFFFFF : static_cast<uint32_t>(data.size());
+      const uint32_t size32 =
+          zip64 && !zip64_offset_only ? 0xFFFFFFFF : static_cast<uint32_t>(data.size());
       std::string extra;
-      if (zip64) {  // id 1, 28 bytes: both sizes, the offset, the disk
+      std::string central_extra;
+      if (zip64 && zip64_offset_only) {  // id 1, 8 bytes: the offset alone (central header only)
+        Put(&central_extra, 1, 2);
+        Put(&central_extra, 8, 2);
+        Put(&central_extra, offset, 8);
+      } else if (zip64) {  // id 1, 28 bytes: both sizes, the offset, the disk
         Put(&extra, 1, 2);
         Put(&extra, 28, 2);
         Put(&extra, data.size(), 8);
         Put(&extra, data.size(), 8);
         Put(&extra, 0, 8);
         Put(&extra, 0, 4);
+        central_extra = extra;
+        central_extra.replace(20, 8, std::string(reinterpret_cast<const char*>(&offset), 8));
+      }
+      if (local_only_extra > 0) {  // id 0x5455 (extended timestamp), filler bytes
+        Put(&extra, 0x5455, 2);
+        Put(&extra, local_only_extra, 2);
+        extra += std::string(local_only_extra, '\x5a');
       }
       Put(&archive, 0x04034b50, 4);
       Put(&archive, 0, 2);
@@ -59,9 +78,6 @@ struct ZipWriter {
       Put(&archive, extra.size(), 2);
       archive += name + extra + data;
 
-      std::string central_extra = extra;
-      if (zip64)
-        central_extra.replace(20, 8, std::string(reinterpret_cast<const char*>(&offset), 8));
       Put(&directory, 0x02014b50, 4);
       Put(&directory, 0, 2);
       Put(&directory, 0, 2);
@@ -77,7 +93,7 @@ struct ZipWriter {
       Put(&directory, zip64 ? 0xFFFF : 0, 2);
       Put(&directory, 0, 2);
       Put(&directory, 0, 4);
-      Put(&directory, zip64 ? 0xFFFFFFFF : offset, 4);
+      Put(&directory, zip64 ? 0xFFFFFFFF : offset, 4);  // saturated: the ZIP64 block has it
       directory += name + central_extra;
     }
     const uint64_t directory_offset = archive.size();

@@ -77,8 +77,10 @@ TEST(Tensor, LogicalIndexOfRank5) {
 
 TEST(Tensor, ReshapeKeepsRowMajorOrder) {
   // PyTorch's view keeps the row-major element sequence; so must Reshape, whatever the ranks.
-  const std::vector<Shape> shapes{{4, 9, 11}, {396},    {12, 33}, {2, 18, 11}, {2, 2, 9, 11},
-                                  {36, 11},   {11, 36}, {1, 396}, {396, 1},    {3, 4, 33}};
+  // (9,4,11) and (3,4,33) have the same rows but not the same cols: memory must move.
+  const std::vector<Shape> shapes{{4, 9, 11},    {396},      {12, 33},  {2, 18, 11},
+                                  {2, 2, 9, 11}, {36, 11},   {11, 36},  {1, 396},
+                                  {396, 1},      {3, 4, 33}, {9, 4, 11}};
   const std::vector<float> values = Iota(396);
   for (const Shape& from : shapes) {
     for (const Shape& to : shapes) {
@@ -147,6 +149,14 @@ TEST(Tensor, RankFiveAndOneRoundTrip) {
 TEST(Tensor, RejectsShapesWhoseElementCountOverflows) {
   EXPECT_THROW(Tensor({1, 4194304, 2097152, 2097152}), Error);
   EXPECT_THROW(ShapeElementCount({65536, 65536, 65536, 65536}), Error);
+  // 2^32 elements fit in size_t, but 2^32 channels do not fit in the cube's 32-bit slice count:
+  // without its own check the fold would wrap to 0 channels and make an empty tensor.
+  EXPECT_THROW(Tensor({65536, 65536, 1, 1}), Error);
+  float memory[1] = {0.0f};
+  EXPECT_THROW(Tensor(memory, {2, 65536, 32768, 1, 1}), Error);
+  // A shape that fits is still accepted.
+  const Tensor fits({2, 3, 1, 1});
+  EXPECT_EQ(fits.channels(), 6u);
 }
 
 }  // namespace
