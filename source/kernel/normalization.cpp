@@ -105,12 +105,14 @@ void FinishStatistic(const NormalizationSpec& spec, Accumulator accumulator, siz
   const double n = static_cast<double>(count);
   switch (spec.statistic) {
     case NormalizationStatistic::kStandardize: {
+      // LESSON 12 BEGIN: LayerNorm's statistics: the mean and 1 / sqrt(variance + eps)
       const double average = accumulator.first / n;
       const double variance = std::max(accumulator.second / n - average * average, 0.0);
       *mean = static_cast<float>(average);
       *mean_low = static_cast<float>(average - double{*mean});
       *scale = static_cast<float>(1.0 / std::sqrt(variance + static_cast<double>(spec.eps)));
       return;
+      // LESSON 12 END
     }
     case NormalizationStatistic::kRootMeanSquare:
       *mean = 0.0f;
