@@ -16,10 +16,12 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "lumen/base/checked_math.hpp"
 #include "lumen/base/error.hpp"
 #include "lumen/base/parse_number.hpp"
 #include "lumen/base/threads.hpp"
@@ -206,6 +208,7 @@ bool RunConcurrentSessions(const std::shared_ptr<const lumen::Model>& model,
   const long rss_before = ProcessStatus("VmRSS:");
   lumen::SessionOptions session_options;
   session_options.threads = options.threads;
+  session_options.max_memory_bytes = static_cast<size_t>(options.max_memory_megabytes * 1e6);
   const std::vector<lumen::Tensor> expected = lumen::Session(model, session_options).Run(inputs);
   const int runs = std::max(options.repeat, 1);
   std::vector<std::unique_ptr<lumen::Session>> sessions;
@@ -278,16 +281,32 @@ int Run(const Options& options) {
   const std::shared_ptr<const lumen::Model> model =
       lumen::Model::Load(golden.param_path, model_options);
 
+  lumen::SessionOptions session_options;
+  session_options.threads = options.threads;
+  session_options.max_memory_bytes = static_cast<size_t>(options.max_memory_megabytes * 1e6);
+  lumen::Session session(model, session_options);
+  // The inputs count against the memory budget too: refuse before reading a huge one.
+  for (const auto& input : golden.inputs) {
+    size_t bytes = 0;
+    try {
+      bytes = lumen::CheckedMultiply(lumen::ShapeElementCount(input.shape), sizeof(float),
+                                     "input bytes");
+    } catch (const Error& error) {
+      throw Error(Concat(input.path, ": ", error.what()));
+    }
+    if (bytes > session.memory_budget()) {
+      throw Error(Concat(input.path, ": an input of shape ", lumen::ShapeToString(input.shape),
+                         " needs ", static_cast<double>(bytes) / 1e6,
+                         " MB, more than the memory budget of ",
+                         static_cast<double>(session.memory_budget()) / 1e6, " MB (--max-memory)"));
+    }
+  }
   std::vector<lumen::Tensor> inputs;
   for (const auto& input : golden.inputs) {
     inputs.push_back(lumen::ReadTensorFile(input.path, input.shape));
   }
   if (options.sessions > 0) return RunConcurrentSessions(model, golden, inputs, options) ? 0 : 1;
 
-  lumen::SessionOptions session_options;
-  session_options.threads = options.threads;
-  session_options.max_memory_bytes = static_cast<size_t>(options.max_memory_megabytes * 1e6);
-  lumen::Session session(model, session_options);
   if (!options.dump_directory.empty()) session.KeepAllOperands();
   if (inputs.empty()) throw Error("no inputs: give --input FILE:SHAPE for each model input");
   const std::vector<lumen::Tensor> outputs = session.Run(inputs);
@@ -362,6 +381,11 @@ int main(int argc, char** argv) {
     return Run(options);
   } catch (const lumen::Error& error) {
     std::fprintf(stderr, "lumen_run: %s\n", error.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    // The library reports the allocations it makes for a model as lumen::Error; this is the
+    // last resort for any other (exit status 2, not an abort).
+    std::fprintf(stderr, "lumen_run: out of memory\n");
     return 2;
   }
 }
