@@ -30,8 +30,8 @@ void Workspace::Reserve(ScratchSlot slot, size_t count) {
       if (buffer.size() >= count) continue;
       // The grown buffer replaces the old one.
       total -= buffer.capacity() * sizeof(float);
-      total = CheckedAdd(total, CheckedMultiply(count, sizeof(float), "scratch size"),
-                         "scratch size");
+      total =
+          CheckedAdd(total, CheckedMultiply(count, sizeof(float), "scratch size"), "scratch size");
     }
     if (total > limit_) {
       throw Error(Concat("needs ", total, " bytes of per-thread scratch (", buffers_.size(),

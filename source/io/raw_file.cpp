@@ -57,8 +57,8 @@ Tensor ReadTensorFile(const std::string& path, const Shape& shape) {
   try {
     return Tensor::FromRowMajor(values, shape);
   } catch (const std::bad_alloc&) {
-    throw Error(Concat(path, ": cannot allocate ", count * sizeof(float), " bytes for a tensor of shape ",
-                       ShapeToString(shape)));
+    throw Error(Concat(path, ": cannot allocate ", count * sizeof(float),
+                       " bytes for a tensor of shape ", ShapeToString(shape)));
   }
 }
 

@@ -24,8 +24,9 @@ constexpr size_t kMemoryBudget = size_t{64} << 20;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const char* bytes = reinterpret_cast<const char*>(data);
   const void* separator = std::memchr(bytes, '\0', size);
-  const size_t param_size =
-      separator != nullptr ? static_cast<size_t>(static_cast<const char*>(separator) - bytes) : size;
+  const size_t param_size = separator != nullptr
+                                ? static_cast<size_t>(static_cast<const char*>(separator) - bytes)
+                                : size;
   const size_t bin_start = separator != nullptr ? param_size + 1 : size;
   const std::string param = lumen::fuzz::WriteFuzzFile("model.pnnx.param", bytes, param_size);
   const std::string bin =

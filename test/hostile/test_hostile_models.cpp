@@ -73,8 +73,7 @@ TEST(HostileModel, ShapeWhoseElementCountWrapsIsRefused) {
   // (1,4194304,2097152,2097152) is 2^64 elements: 0 in size_t, no memory, a null dereference.
   EXPECT_THAT(ErrorOf("reshape_overflow", {{1, 4}}),
               AllOf(HasSubstr("Tensor.reshape 'reshape'"), HasSubstr("overflows")));
-  EXPECT_THAT(ErrorOf("input_overflow", {{1, 4194304, 2097152, 2097152}}),
-              HasSubstr("overflows"));
+  EXPECT_THAT(ErrorOf("input_overflow", {{1, 4194304, 2097152, 2097152}}), HasSubstr("overflows"));
   try {
     ReadTensorFile(CaseDirectory("input_overflow") + "in0.f32", {1, 4194304, 2097152, 2097152});
     ADD_FAILURE() << "no error";
@@ -112,9 +111,10 @@ TEST(HostileModel, HugeExportShapeIsRefusedByTheBudgetBeforeAllocating) {
 
 TEST(HostileModel, AllocationFailureIsAnErrorNamingTheOperandAndTheBytes) {
   // With no budget to stop it, an arena of 2^56 bytes cannot be allocated on any machine.
-  EXPECT_THAT(ErrorOf("huge_input", {{65536, 65536, 65536, 256}}, std::numeric_limits<size_t>::max()),
-              AllOf(HasSubstr("cannot allocate"), HasSubstr("MB for the operands"),
-                    HasSubstr("(65536,65536,65536,256)")));
+  EXPECT_THAT(
+      ErrorOf("huge_input", {{65536, 65536, 65536, 256}}, std::numeric_limits<size_t>::max()),
+      AllOf(HasSubstr("cannot allocate"), HasSubstr("MB for the operands"),
+            HasSubstr("(65536,65536,65536,256)")));
 }
 
 TEST(HostileModel, TinyInputThatAnOperatorBlowsUpIsRefusedByTheBudget) {
@@ -171,6 +171,14 @@ TEST(HostileModel, NanAndInfinityPropagateAsInPyTorch) {
   EXPECT_TRUE(std::isnan(FastExp(std::numeric_limits<float>::quiet_NaN())));
   EXPECT_TRUE(std::isnan(FastExp(-std::numeric_limits<float>::quiet_NaN())));
   EXPECT_EQ(FastExp(-std::numeric_limits<float>::infinity()), 0.0f);
+  // exp overflows to infinity above 88.7228317 (the largest float with a finite exp), as in
+  // PyTorch (torch.exp(100.) is inf), and not a step before it.
+  EXPECT_EQ(FastExp(100.0f), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(FastExp(std::numeric_limits<float>::infinity()),
+            std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isfinite(FastExp(88.72283172607422f)));
+  EXPECT_NEAR(FastExp(88.72283172607422f) / 3.4027985e38f, 1.0f, 1e-6f);
+  EXPECT_EQ(FastExp(88.72283935546875f), std::numeric_limits<float>::infinity());
 }
 
 }  // namespace
