@@ -43,6 +43,14 @@ size_t BookkeepingBytes(const Shape& shape) {
   return channels > 4 ? channels * sizeof(void*) : 0;
 }
 
+// Throws `error`, raised while the layer of `step` worked, so that it names the operator: layers
+// name themselves, but the helpers they call (checked arithmetic, the workspace) cannot.
+[[noreturn]] void ThrowNamingTheOperator(const RuntimeGraph::Step& step, const Error& error) {
+  const std::string message = error.what();
+  if (message.rfind(Concat(step.type, " '", step.name, "'"), 0) == 0) throw error;
+  throw Error(Concat(step.description, ": ", message));
+}
+
 std::string Megabytes(size_t bytes) {
   return Concat(static_cast<double>(bytes) / (1024.0 * 1024.0), " MB");
 }
@@ -164,7 +172,12 @@ void Session::State::InferShapes(const std::vector<Shape>& new_input_shapes) {
     schedule.push_back(step);
     std::vector<Shape> input_shapes_of_step;
     for (int input : steps[step].inputs) input_shapes_of_step.push_back(shapes[input]);
-    const std::vector<Shape> output_shapes = steps[step].layer->OutputShapes(input_shapes_of_step);
+    std::vector<Shape> output_shapes;
+    try {
+      output_shapes = steps[step].layer->OutputShapes(input_shapes_of_step);
+    } catch (const Error& error) {
+      ThrowNamingTheOperator(steps[step], error);
+    }
     if (output_shapes.size() != steps[step].outputs.size()) {
       throw Error(Concat(steps[step].description, ": computes ", output_shapes.size(),
                          " output(s) but the graph gives it ", steps[step].outputs.size()));
@@ -303,10 +316,7 @@ void Session::State::Plan(const std::vector<Shape>& new_input_shapes) {
     try {
       states[step] = steps[step].layer->Prepare(inputs_of_step, outputs_of_step, prepare);
     } catch (const Error& error) {
-      // Layers name themselves; the workspace does not know which layer asked.
-      const std::string message = error.what();
-      if (message.rfind(steps[step].description, 0) == 0) throw;
-      throw Error(Concat(steps[step].description, ": ", message));
+      ThrowNamingTheOperator(steps[step], error);
     } catch (const std::bad_alloc&) {
       throw Error(Concat(steps[step].description, ": out of memory while preparing it for inputs ",
                          ShapeToString(inputs_of_step.empty() ? Shape() : inputs_of_step[0])));

@@ -49,8 +49,13 @@ inline float FastExp(float x) {
   std::memcpy(&first_factor, &first_bits, sizeof(first_factor));
   std::memcpy(&second_factor, &second_bits, sizeof(second_factor));
   const float result = p * first_factor * second_factor;
-  // Above kLargest exp overflows to infinity, as std::exp and PyTorch give (exp(100) is inf).
-  const float saturated = x > kLargest ? std::numeric_limits<float>::infinity() : result;
+  // Above kLargest exp overflows to infinity, as std::exp and PyTorch give (exp(100) is inf), and
+  // below kUnderflow it rounds to 0 (exp(-inf) is 0). Between kUnderflow and the clamp at -87.3
+  // the result stays the smallest normal float, 1.2e-38, instead of a subnormal.
+  constexpr float kUnderflow = -103.972084f;
+  const float saturated = x > kLargest     ? std::numeric_limits<float>::infinity()
+                          : x < kUnderflow ? 0.0f
+                                           : result;
   return x != x ? x : saturated;  // NaN in, NaN out
 }
 
