@@ -35,6 +35,9 @@ namespace {
 using lumen::Concat;
 using lumen::Error;
 
+// The megabyte of --max-memory: 2^20 bytes, as the session's messages about its budget count.
+constexpr double kBudgetMegabyte = 1024.0 * 1024.0;
+
 // Everything the command line asks for.
 struct Options {
   std::string case_directory;
@@ -208,7 +211,8 @@ bool RunConcurrentSessions(const std::shared_ptr<const lumen::Model>& model,
   const long rss_before = ProcessStatus("VmRSS:");
   lumen::SessionOptions session_options;
   session_options.threads = options.threads;
-  session_options.max_memory_bytes = static_cast<size_t>(options.max_memory_megabytes * 1e6);
+  session_options.max_memory_bytes =
+      static_cast<size_t>(options.max_memory_megabytes * kBudgetMegabyte);
   const std::vector<lumen::Tensor> expected = lumen::Session(model, session_options).Run(inputs);
   const int runs = std::max(options.repeat, 1);
   std::vector<std::unique_ptr<lumen::Session>> sessions;
@@ -283,7 +287,8 @@ int Run(const Options& options) {
 
   lumen::SessionOptions session_options;
   session_options.threads = options.threads;
-  session_options.max_memory_bytes = static_cast<size_t>(options.max_memory_megabytes * 1e6);
+  session_options.max_memory_bytes =
+      static_cast<size_t>(options.max_memory_megabytes * kBudgetMegabyte);
   lumen::Session session(model, session_options);
   // The inputs count against the memory budget too: refuse before reading a huge one.
   for (const auto& input : golden.inputs) {
@@ -295,10 +300,10 @@ int Run(const Options& options) {
       throw Error(Concat(input.path, ": ", error.what()));
     }
     if (bytes > session.memory_budget()) {
-      throw Error(Concat(input.path, ": an input of shape ", lumen::ShapeToString(input.shape),
-                         " needs ", static_cast<double>(bytes) / 1e6,
-                         " MB, more than the memory budget of ",
-                         static_cast<double>(session.memory_budget()) / 1e6, " MB (--max-memory)"));
+      throw Error(Concat(
+          input.path, ": an input of shape ", lumen::ShapeToString(input.shape), " needs ",
+          static_cast<double>(bytes) / kBudgetMegabyte, " MB, more than the memory budget of ",
+          static_cast<double>(session.memory_budget()) / kBudgetMegabyte, " MB (--max-memory)"));
     }
   }
   std::vector<lumen::Tensor> inputs;
@@ -368,7 +373,8 @@ int main(int argc, char** argv) {
                  "each, print the peak RSS")
       ->check(CLI::Range(1, 256));
   app.add_option("--max-memory", options.max_memory_megabytes,
-                 "refuse to plan more than this many MB (default: 3/4 of physical memory)")
+                 "refuse to plan more than this many MB (2^20 bytes; default: 3/4 of physical memory "
+                 "or of ulimit -v)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--no-fuse", options.no_fuse, "do not fuse activations into the layers before them");
   try {
