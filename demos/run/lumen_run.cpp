@@ -373,8 +373,8 @@ int main(int argc, char** argv) {
                  "each, print the peak RSS")
       ->check(CLI::Range(1, 256));
   app.add_option("--max-memory", options.max_memory_megabytes,
-                 "refuse to plan more than this many MB (2^20 bytes; default: 3/4 of physical memory "
-                 "or of ulimit -v)")
+                 "refuse to plan more than this many MB (2^20 bytes; default: 3/4 of physical "
+                 "memory or of ulimit -v)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--no-fuse", options.no_fuse, "do not fuse activations into the layers before them");
   try {
