@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
 # The whole test suite from any state: installs what is missing, builds Release in build/, runs
-# ctest and the Python tests, then proves the course works (scripts/course.sh verify: for every
-# lesson, the stubbed tree compiles, the lesson's tests fail on the stubs and pass on Lumen).
+# ctest and the Python tests, the unit tests under ASan/UBSan (build-sanitize), each libFuzzer
+# harness for 60 s (build-fuzz), then proves the course works (scripts/course.sh verify: for every
+# lesson, the stubbed tree compiles, the lesson's tests fail on the stubs and on its known-bad
+# variants, and pass on Lumen). Each stage prints how long it took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+stage() {
+  local name=$1 start=$SECONDS
+  shift
+  "$@"
+  echo "test.sh: $name took $((SECONDS - start)) s"
+}
+
 scripts/install_deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
-cmake --build build -j"$(nproc)"
-ctest --test-dir build --output-on-failure -j"$(nproc)"
+stage build bash -c 'cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j"$(nproc)"'
+stage ctest ctest --test-dir build --output-on-failure -j"$(nproc)"
 # The Python module against PyTorch's outputs, and lumen.compare on a planted difference.
-PYTHONPATH=build/python /usr/bin/python3 -m pytest -q python/tests
-scripts/course.sh verify
+stage pytest env PYTHONPATH=build/python /usr/bin/python3 -m pytest -q python/tests
+stage sanitize scripts/sanitize.sh
+stage fuzz scripts/fuzz.sh 60
+stage course scripts/course.sh verify

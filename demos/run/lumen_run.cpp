@@ -18,10 +18,12 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "lumen/base/checked_math.hpp"
 #include "lumen/base/error.hpp"
 #include "lumen/base/parse_number.hpp"
 #include "lumen/base/threads.hpp"
@@ -34,6 +36,9 @@ namespace {
 
 using lumen::Concat;
 using lumen::Error;
+
+// The megabyte of --max-memory: 2^20 bytes, as the session's messages about its budget count.
+constexpr double kBudgetMegabyte = 1024.0 * 1024.0;
 
 // Everything the command line asks for.
 struct Options {
@@ -208,6 +213,8 @@ bool RunConcurrentSessions(const std::shared_ptr<const lumen::Model>& model,
   const long rss_before = ProcessStatus("VmRSS:");
   lumen::SessionOptions session_options;
   session_options.threads = options.threads;
+  session_options.max_memory_bytes =
+      static_cast<size_t>(options.max_memory_megabytes * kBudgetMegabyte);
   const std::vector<lumen::Tensor> expected = lumen::Session(model, session_options).Run(inputs);
   const int runs = std::max(options.repeat, 1);
   std::vector<std::unique_ptr<lumen::Session>> sessions;
@@ -281,16 +288,33 @@ int Run(const Options& options) {
   const std::shared_ptr<const lumen::Model> model =
       lumen::Model::Load(golden.param_path, model_options);
 
+  lumen::SessionOptions session_options;
+  session_options.threads = options.threads;
+  session_options.max_memory_bytes =
+      static_cast<size_t>(options.max_memory_megabytes * kBudgetMegabyte);
+  lumen::Session session(model, session_options);
+  // The inputs count against the memory budget too: refuse before reading a huge one.
+  for (const auto& input : golden.inputs) {
+    size_t bytes = 0;
+    try {
+      bytes = lumen::CheckedMultiply(lumen::ShapeElementCount(input.shape), sizeof(float),
+                                     "input bytes");
+    } catch (const Error& error) {
+      throw Error(Concat(input.path, ": ", error.what()));
+    }
+    if (bytes > session.memory_budget()) {
+      throw Error(Concat(
+          input.path, ": an input of shape ", lumen::ShapeToString(input.shape), " needs ",
+          static_cast<double>(bytes) / kBudgetMegabyte, " MB, more than the memory budget of ",
+          static_cast<double>(session.memory_budget()) / kBudgetMegabyte, " MB (--max-memory)"));
+    }
+  }
   std::vector<lumen::Tensor> inputs;
   for (const auto& input : golden.inputs) {
     inputs.push_back(lumen::ReadTensorFile(input.path, input.shape));
   }
   if (options.sessions > 0) return RunConcurrentSessions(model, golden, inputs, options) ? 0 : 1;
 
-  lumen::SessionOptions session_options;
-  session_options.threads = options.threads;
-  session_options.max_memory_bytes = static_cast<size_t>(options.max_memory_megabytes * 1e6);
-  lumen::Session session(model, session_options);
   if (!options.dump_directory.empty()) session.KeepAllOperands();
   if (inputs.empty()) throw Error("no inputs: give --input FILE:SHAPE for each model input");
   const std::vector<lumen::Tensor> outputs = session.Run(inputs);
@@ -353,7 +377,8 @@ int main(int argc, char** argv) {
                  "each, print the peak RSS")
       ->check(CLI::Range(1, 256));
   app.add_option("--max-memory", options.max_memory_megabytes,
-                 "refuse to plan more than this many MB (default: 3/4 of physical memory)")
+                 "refuse to plan more than this many MB (2^20 bytes; default: 3/4 of physical "
+                 "memory or of ulimit -v)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--no-fuse", options.no_fuse, "do not fuse activations into the layers before them");
   try {
@@ -366,6 +391,11 @@ int main(int argc, char** argv) {
     return Run(options);
   } catch (const lumen::Error& error) {
     std::fprintf(stderr, "lumen_run: %s\n", error.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    // The library reports the allocations it makes for a model as lumen::Error; this is the
+    // last resort for any other (exit status 2, not an abort).
+    std::fprintf(stderr, "lumen_run: out of memory\n");
     return 2;
   }
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "lumen/base/checked_math.hpp"
+#include "lumen/base/error.hpp"
 #include "lumen/base/thread_pool.hpp"
 
 namespace lumen {
@@ -22,6 +24,23 @@ float* Workspace::Get(ScratchSlot slot, size_t count) {
 }
 
 void Workspace::Reserve(ScratchSlot slot, size_t count) {
+  if (limit_ > 0) {
+    // Bytes after growing: every thread's buffer in `slot` at least `count` floats.
+    size_t total = bytes();
+    for (const auto& thread_buffers : buffers_) {
+      const std::vector<float>& buffer = thread_buffers[static_cast<size_t>(slot)];
+      if (buffer.size() >= count) continue;
+      // The grown buffer replaces the old one.
+      total -= buffer.capacity() * sizeof(float);
+      total =
+          CheckedAdd(total, CheckedMultiply(count, sizeof(float), "scratch size"), "scratch size");
+    }
+    if (total > limit_) {
+      throw Error(Concat("needs ", total, " bytes of per-thread scratch (", buffers_.size(),
+                         " thread(s)), more than the ", limit_,
+                         " bytes the memory budget leaves after the operands and weights"));
+    }
+  }
   for (auto& thread_buffers : buffers_) {
     std::vector<float>& buffer = thread_buffers[static_cast<size_t>(slot)];
     if (buffer.size() < count) buffer.resize(count);

@@ -94,9 +94,14 @@ Comparison CompareWithTolerance(const std::vector<float>& got, const std::vector
   for (size_t i = 0; i < got.size(); ++i) {
     // NaN where PyTorch has NaN is a match (as torch.allclose(equal_nan=True)); elsewhere it fails.
     if (std::isnan(got[i]) && std::isnan(reference[i])) continue;
+    // An infinity matches only the same infinity (as in torch.allclose): inf - inf is NaN, and
+    // rtol * |inf| would let any value match an infinite reference.
+    const bool infinite = std::isinf(got[i]) || std::isinf(reference[i]);
+    if (infinite && got[i] == reference[i]) continue;
     const double error = std::fabs(static_cast<double>(got[i]) - reference[i]);
     const double magnitude = std::fabs(static_cast<double>(reference[i]));
-    const bool within = error <= absolute_tolerance + relative_tolerance * magnitude;  // NaN fails
+    const bool within =
+        !infinite && error <= absolute_tolerance + relative_tolerance * magnitude;  // NaN fails
     if (!within) {
       if (comparison.mismatch_count == 0) comparison.first_mismatch = i;
       ++comparison.mismatch_count;

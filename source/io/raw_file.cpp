@@ -1,15 +1,24 @@
 #include "lumen/io/raw_file.hpp"
 
+#include <sys/stat.h>
+
 #include <fstream>
+#include <new>
 
 #include "lumen/base/error.hpp"
 
 namespace lumen {
 
 std::vector<float> ReadFloatFile(const std::string& path, size_t expected_count) {
+  // A directory opens as a stream on Linux, and its "size" is whatever the file system says.
+  struct stat info {};
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    throw Error(Concat(path, ": is a directory, not a float32 file"));
+  }
   std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) throw Error(Concat(path, ": cannot open"));
   const std::streamsize bytes = file.tellg();
+  if (bytes < 0) throw Error(Concat(path, ": cannot tell its size"));
   if (bytes % static_cast<std::streamsize>(sizeof(float)) != 0) {
     throw Error(Concat(path, ": size ", bytes, " bytes is not a whole number of float32 values"));
   }
@@ -18,7 +27,12 @@ std::vector<float> ReadFloatFile(const std::string& path, size_t expected_count)
     throw Error(
         Concat(path, ": expected ", expected_count, " float32 values, the file holds ", count));
   }
-  std::vector<float> values(count);
+  std::vector<float> values;
+  try {
+    values.resize(count);
+  } catch (const std::bad_alloc&) {
+    throw Error(Concat(path, ": cannot allocate ", bytes, " bytes to read it"));
+  }
   file.seekg(0);
   file.read(reinterpret_cast<char*>(values.data()), bytes);
   if (!file) throw Error(Concat(path, ": read error"));
@@ -33,8 +47,19 @@ void WriteFloatFile(const std::string& path, const std::vector<float>& values) {
 }
 
 Tensor ReadTensorFile(const std::string& path, const Shape& shape) {
-  const std::vector<float> values = ReadFloatFile(path, ShapeElementCount(shape));
-  return Tensor::FromRowMajor(values, shape);
+  size_t count = 0;
+  try {
+    count = ShapeElementCount(shape);
+  } catch (const Error& error) {
+    throw Error(Concat(path, ": ", error.what()));
+  }
+  const std::vector<float> values = ReadFloatFile(path, count);
+  try {
+    return Tensor::FromRowMajor(values, shape);
+  } catch (const std::bad_alloc&) {
+    throw Error(Concat(path, ": cannot allocate ", count * sizeof(float),
+                       " bytes for a tensor of shape ", ShapeToString(shape)));
+  }
 }
 
 void WriteTensorFile(const std::string& path, const Tensor& tensor) {

@@ -11,6 +11,14 @@
 namespace lumen {
 namespace {
 
+// An expression for a message: a hostile one can be megabytes long, so only its start.
+std::string Shortened(const std::string& text) {
+  constexpr size_t kQuoted = 120;
+  if (text.size() <= kQuoted) return text;
+  return Concat(text.substr(0, kQuoted), "... (", text.size(), " characters)");
+}
+
+
 // ---- the element functions, with PyTorch's semantics for the non-obvious ones ----------------
 
 float Add(float a, float b) { return a + b; }
@@ -242,8 +250,8 @@ Expression::Expression(const LayerConfig& config)
   // operator's memory (or, wrapped around, input 0).
   const int needed = CountExpressionInputs(root);
   if (static_cast<size_t>(needed) > input_count_) {
-    Fail(Concat("expression '", text_, "' reads input @", needed - 1, " but the operator has ",
-                input_count_, " input(s)"));
+    Fail(Concat("expression '", Shortened(text_), "' reads input @", needed - 1,
+                " but the operator has ", input_count_, " input(s)"));
   }
   result_ = Compile(root);
 }
@@ -315,7 +323,7 @@ std::vector<Shape> Expression::InstructionShapes(const std::vector<Shape>& input
       shapes.push_back(BroadcastShapes(first, second));
     } catch (const Error& error) {
       Fail(Concat("'", ExpressionFunctionName(instruction.function), "' at position ",
-                  instruction.position, " of '", text_, "': ", error.what()));
+                  instruction.position, " of '", Shortened(text_), "': ", error.what()));
     }
   }
   return shapes;
@@ -401,8 +409,8 @@ std::unique_ptr<LayerState> Expression::Prepare(const std::vector<Shape>& input_
     // A bare input or constant (or a result that still has to broadcast): copy it into the output.
     const Shape& shape = ShapeOf(result_, input_shapes, shapes);
     if (BroadcastShapes(shape, output) != output) {
-      Fail(Concat("'", text_, "' gives shape ", ShapeToString(shape), ", the output is ",
-                  ShapeToString(output)));
+      Fail(Concat("'", Shortened(text_), "' gives shape ", ShapeToString(shape),
+                  ", the output is ", ShapeToString(output)));
     }
     const Source result = source_of(result_);
     state->steps.push_back(Step{LoopFor(ExpressionFunction::kIdentity),

@@ -130,6 +130,12 @@ void ParseItem(const std::string& token, const Location& where, Node* op,
     for (int extent : declared.shape) {
       if (extent <= 0) Fail(where, Concat("weight '", token, "' has a zero extent"));
     }
+    // A byte count that wraps around (to 0, say) would match an empty member of the bin.
+    try {
+      Attribute{declared.type, declared.shape, {}}.DeclaredByteCount();
+    } catch (const Error& error) {
+      Fail(where, Concat("weight '", token, "': ", error.what()));
+    }
     if (op->attributes.count(key)) Fail(where, Concat("weight '@", key, "' is declared twice"));
     Attribute& attribute = op->attributes[key];
     attribute.shape = declared.shape;

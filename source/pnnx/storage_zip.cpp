@@ -1,5 +1,7 @@
 #include "lumen/pnnx/storage_zip.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
 
@@ -72,10 +74,17 @@ std::vector<char> StorageZip::ReadAt(uint64_t offset, uint64_t size) {
 }
 
 StorageZip::StorageZip(const std::string& path) : path_(path) {
+  // A directory opens as a stream on Linux; its reported size would be read as an archive.
+  struct stat info {};
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    throw Error(Concat(path, ": is a directory, not a bin file"));
+  }
   file_.open(path, std::ios::binary);
   if (!file_) throw Error(Concat(path, ": cannot open the bin file"));
   file_.seekg(0, std::ios::end);
-  file_size_ = static_cast<uint64_t>(file_.tellg());
+  const std::streamoff end = file_.tellg();
+  if (end < 0) throw Error(Concat(path, ": cannot tell the size of the bin file"));
+  file_size_ = static_cast<uint64_t>(end);
   const auto fail = [&](const std::string& message) { throw Error(Concat(path_, ": ", message)); };
   if (file_size_ < kEndOfDirectorySize) {
     fail(Concat("only ", file_size_, " bytes: too short to be a ZIP archive"));

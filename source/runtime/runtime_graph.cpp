@@ -51,14 +51,23 @@ void RuntimeGraph::IndexOperands(const Graph& graph) {
 
 void RuntimeGraph::CreateLayers(Graph& graph) {
   // Report every unsupported op type at once: a user converting a new model wants the whole list.
+  // One problem is reported on one line, several as a list.
   std::string unsupported;
+  std::string first_unsupported;
   for (const Node& node : graph.nodes) {
-    if (!LayerRegistry::Has(node.type)) unsupported += Concat("\n  ", node.DescribeWithLine());
+    if (LayerRegistry::Has(node.type)) continue;
+    if (unsupported.empty()) first_unsupported = node.DescribeWithLine();
+    unsupported += Concat("\n  ", node.DescribeWithLine());
+  }
+  if (unsupported == Concat("\n  ", first_unsupported)) {
+    throw Error(Concat("the model uses an operator Lumen does not implement: ", first_unsupported));
   }
   if (!unsupported.empty()) {
     throw Error(Concat("the model uses operators Lumen does not implement:", unsupported));
   }
   std::string failures;
+  std::string first_failure;
+  int failure_count = 0;
   for (Node& node : graph.nodes) {
     Step step;
     step.type = node.type;
@@ -82,16 +91,21 @@ void RuntimeGraph::CreateLayers(Graph& graph) {
     try {
       step.layer = LayerRegistry::Create(LayerConfig(node, &graph.operands));
     } catch (const Error& error) {
+      if (failure_count++ == 0) first_failure = error.what();
       failures += Concat("\n  ", error.what());
     } catch (const std::bad_alloc&) {
-      failures += Concat("\n  ", step.description, ": out of memory while reading its weights");
+      const std::string failure =
+          Concat(step.description, ": out of memory while reading its weights");
+      if (failure_count++ == 0) first_failure = failure;
+      failures += Concat("\n  ", failure);
     }
     // The layer has taken its own (converted) copy of the weights: free the raw bytes now, so
     // that a model's weights are in memory at most twice, never three times, while it builds.
     for (auto& [key, attribute] : node.attributes) std::vector<char>().swap(attribute.data);
     steps_.push_back(std::move(step));
   }
-  if (!failures.empty()) throw Error(Concat("cannot build some layers:", failures));
+  if (failure_count == 1) throw Error(first_failure);
+  if (failure_count > 1) throw Error(Concat("cannot build some layers:", failures));
   for (size_t index = 0; index < operands_.size(); ++index) {
     const bool is_input =
         std::find(inputs_.begin(), inputs_.end(), static_cast<int>(index)) != inputs_.end();

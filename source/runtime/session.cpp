@@ -35,6 +35,22 @@ size_t DefaultMemoryBudget() {
   return budget;
 }
 
+// Bytes Armadillo allocates beside a tensor's data: one pointer per channel (fcube slice) once
+// there are more than 4. A batch of 65536 small maps is millions of channels, so this counts.
+size_t BookkeepingBytes(const Shape& shape) {
+  size_t channels = 1;
+  for (size_t i = 0; i + 2 < shape.size(); ++i) channels *= shape[i];  // <= the element count
+  return channels > 4 ? channels * sizeof(void*) : 0;
+}
+
+// Throws `error`, raised while the layer of `step` worked, so that it names the operator: layers
+// name themselves, but the helpers they call (checked arithmetic, the workspace) cannot.
+[[noreturn]] void ThrowNamingTheOperator(const RuntimeGraph::Step& step, const Error& error) {
+  const std::string message = error.what();
+  if (message.rfind(Concat(step.type, " '", step.name, "'"), 0) == 0) throw error;
+  throw Error(Concat(step.description, ": ", message));
+}
+
 std::string Megabytes(size_t bytes) {
   return Concat(static_cast<double>(bytes) / (1024.0 * 1024.0), " MB");
 }
@@ -89,6 +105,7 @@ struct Session::State {
   std::vector<std::vector<const Tensor*>> step_inputs;  // per step
   std::vector<std::vector<Tensor*>> step_outputs;
   std::vector<double> milliseconds;  // per step
+  size_t fixed_bytes = 0;  // operands, their bookkeeping and the weights, in the current plan
 };
 
 size_t Session::State::OperandIndex(const std::string& name) const {
@@ -155,7 +172,12 @@ void Session::State::InferShapes(const std::vector<Shape>& new_input_shapes) {
     schedule.push_back(step);
     std::vector<Shape> input_shapes_of_step;
     for (int input : steps[step].inputs) input_shapes_of_step.push_back(shapes[input]);
-    const std::vector<Shape> output_shapes = steps[step].layer->OutputShapes(input_shapes_of_step);
+    std::vector<Shape> output_shapes;
+    try {
+      output_shapes = steps[step].layer->OutputShapes(input_shapes_of_step);
+    } catch (const Error& error) {
+      ThrowNamingTheOperator(steps[step], error);
+    }
     if (output_shapes.size() != steps[step].outputs.size()) {
       throw Error(Concat(steps[step].description, ": computes ", output_shapes.size(),
                          " output(s) but the graph gives it ", steps[step].outputs.size()));
@@ -200,9 +222,12 @@ void Session::State::PlanMemoryAndAllocate() {
   std::vector<BufferLifetime> buffers;
   std::vector<size_t> buffer_operands;
   size_t largest = 0;
+  size_t bookkeeping_bytes = 0;
   for (size_t i = 0; i < operands.size(); ++i) {
     if (!in_plan[i]) continue;
     lifetimes[i].size = ShapeElementCount(shapes[i]);
+    bookkeeping_bytes =
+        CheckedAdd(bookkeeping_bytes, BookkeepingBytes(shapes[i]), "tensor bookkeeping");
     if (buffer_operands.empty() || lifetimes[i].size > lifetimes[largest].size) largest = i;
     buffers.push_back(lifetimes[i]);
     buffer_operands.push_back(i);
@@ -211,11 +236,13 @@ void Session::State::PlanMemoryAndAllocate() {
   const size_t arena_bytes =
       CheckedMultiply(CheckedAdd(plan.arena_size, kAlignment, "arena size"), sizeof(float),
                       "arena size");
-  // The memory budget is checked before anything is allocated: operands, the model's weights,
-  // and the scratch and layer state already held.
+  // The memory budget is checked before anything is allocated: operands (with their
+  // bookkeeping), the model's weights, and the scratch and layer state already held.
   size_t state_bytes = workspace.bytes();
   for (const auto& state : states) state_bytes += state ? state->bytes() : 0;
-  const size_t total = arena_bytes + graph.weight_bytes() + state_bytes;
+  fixed_bytes = CheckedAdd(CheckedAdd(arena_bytes, bookkeeping_bytes, "planned memory"),
+                           graph.weight_bytes(), "planned memory");
+  const size_t total = CheckedAdd(fixed_bytes, state_bytes, "planned memory");
   if (total > budget) {
     throw Error(Concat("the model needs ", Megabytes(total), " at input shapes ",
                        [&] {
@@ -274,6 +301,8 @@ void Session::State::Plan(const std::vector<Shape>& new_input_shapes) {
   step_outputs.assign(steps.size(), {});
   milliseconds.assign(steps.size(), 0.0);
   PlanMemoryAndAllocate();
+  // Scratch is reserved while the layers prepare: it may take what the budget leaves.
+  workspace.set_limit(budget - std::min(budget - 1, fixed_bytes));
   const PrepareContext prepare{threads, &workspace};
   for (size_t step : schedule) {
     std::vector<Shape> inputs_of_step;
@@ -288,6 +317,8 @@ void Session::State::Plan(const std::vector<Shape>& new_input_shapes) {
     }
     try {
       states[step] = steps[step].layer->Prepare(inputs_of_step, outputs_of_step, prepare);
+    } catch (const Error& error) {
+      ThrowNamingTheOperator(steps[step], error);
     } catch (const std::bad_alloc&) {
       throw Error(Concat(steps[step].description, ": out of memory while preparing it for inputs ",
                          ShapeToString(inputs_of_step.empty() ? Shape() : inputs_of_step[0])));
@@ -295,7 +326,7 @@ void Session::State::Plan(const std::vector<Shape>& new_input_shapes) {
   }
   size_t state_bytes = workspace.bytes();
   for (const auto& state : states) state_bytes += state ? state->bytes() : 0;
-  const size_t total = arena_floats * sizeof(float) + graph.weight_bytes() + state_bytes;
+  const size_t total = fixed_bytes + state_bytes;
   if (total > budget) {
     throw Error(Concat("the model needs ", Megabytes(total), " (", Megabytes(state_bytes),
                        " of it scratch and layer state), more than the memory budget of ",
@@ -477,6 +508,7 @@ std::vector<OperatorProfile> Session::Profile() const {
 
 void Session::set_profiling(bool enabled) { state_->profiling = enabled; }
 int Session::threads() const { return state_->threads; }
+size_t Session::memory_budget() const { return state_->budget; }
 size_t Session::planned_activation_bytes() const { return state_->arena_floats * sizeof(float); }
 size_t Session::separate_activation_bytes() const {
   return state_->separate_floats * sizeof(float);

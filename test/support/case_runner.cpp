@@ -102,7 +102,8 @@ Node MakeOperator(const std::string& type, const std::vector<std::string>& param
     std::vector<float> values = weight.values;
     values.resize(attribute.ElementCount(), 0.0f);
     attribute.data.resize(values.size() * sizeof(float));
-    std::memcpy(attribute.data.data(), values.data(), attribute.data.size());
+    // memcpy from or to the null pointer of an empty vector is undefined, even for 0 bytes.
+    if (!values.empty()) std::memcpy(attribute.data.data(), values.data(), attribute.data.size());
   }
   return op;
 }

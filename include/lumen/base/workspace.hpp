@@ -28,8 +28,12 @@ class Workspace {
   // reserve every size a run needs when they plan, so runs do not.
   float* Get(ScratchSlot slot, size_t count);
 
-  // Makes every thread's buffer in `slot` hold at least `count` floats.
+  // Makes every thread's buffer in `slot` hold at least `count` floats. Throws lumen::Error,
+  // before allocating, when every buffer together would exceed the limit (see set_limit).
   void Reserve(ScratchSlot slot, size_t count);
+  // The most bytes Reserve may make the buffers hold in all (a session's memory budget minus
+  // its operands and weights); 0: no limit.
+  void set_limit(size_t bytes) { limit_ = bytes; }
 
   // Grows every thread's buffers to the largest size any thread has used, if some thread grew
   // one since the last call: which thread takes which chunk changes from run to run.
@@ -42,6 +46,7 @@ class Workspace {
   static constexpr int kSlots = static_cast<int>(ScratchSlot::kCount);
   std::vector<std::vector<std::vector<float>>> buffers_;  // [thread][slot]
   bool grew_ = false;
+  size_t limit_ = 0;
 };
 
 }  // namespace lumen

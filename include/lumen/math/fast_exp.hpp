@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 namespace lumen {
 
-// exp(x) for float, within about 1 ulp of std::exp for finite results (NaN stays NaN).
+// exp(x) for float, within about 1 ulp of std::exp for finite results; infinity above the largest
+// finite result, NaN for NaN, as std::exp.
 //
 // exp(x) = 2^k * exp(r) with k = round(x / ln 2) and r = x - k ln 2, so |r| <= ln(2)/2; exp(r) is
 // a degree-7 Taylor polynomial (error below 1e-8 relative on that range), and 2^k is built by
@@ -25,7 +27,8 @@ inline float FastExp(float x) {
   // Keep 2^k a normal float. NaN becomes -87.3 here (std::max returns its first argument when
   // the comparison fails), so that k below stays an integer: converting NaN to int32 is undefined
   // behaviour. The NaN itself is returned at the end.
-  const float clamped = std::min(std::max(-87.3f, x), 88.7f);
+  constexpr float kLargest = 88.72283172607422f;  // the largest float whose exp is finite
+  const float clamped = std::min(std::max(-87.3f, x), kLargest);
   const float k = (clamped * kLog2e + kRoundingShift) - kRoundingShift;
   const float r = (clamped - k * kLn2High) - k * kLn2Low;
   float p = 1.0f / 5040.0f;
@@ -46,7 +49,14 @@ inline float FastExp(float x) {
   std::memcpy(&first_factor, &first_bits, sizeof(first_factor));
   std::memcpy(&second_factor, &second_bits, sizeof(second_factor));
   const float result = p * first_factor * second_factor;
-  return x != x ? x : result;  // NaN in, NaN out
+  // Above kLargest exp overflows to infinity, as std::exp and PyTorch give (exp(100) is inf), and
+  // below kUnderflow it rounds to 0 (exp(-inf) is 0). Between kUnderflow and the clamp at -87.3
+  // the result stays the smallest normal float, 1.2e-38, instead of a subnormal.
+  constexpr float kUnderflow = -103.972084f;
+  const float saturated = x > kLargest     ? std::numeric_limits<float>::infinity()
+                          : x < kUnderflow ? 0.0f
+                                           : result;
+  return x != x ? x : saturated;  // NaN in, NaN out
 }
 
 }  // namespace lumen

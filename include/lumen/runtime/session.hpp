@@ -101,6 +101,8 @@ class Session {
 
   // The thread count this session runs with.
   int threads() const;
+  // The most bytes this session may plan (SessionOptions::max_memory_bytes or its default).
+  size_t memory_budget() const;
   // Bytes of the arena that holds every operand in the current plan.
   size_t planned_activation_bytes() const;
   // Bytes the operands would need with one buffer each, for comparison.

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The unit tests and the small golden cases under AddressSanitizer and UndefinedBehaviorSanitizer.
+#
+#   scripts/sanitize.sh              builds lumen_tests in build-sanitize and runs it
+#   SANITIZERS=address scripts/sanitize.sh     another set (the LUMEN_SANITIZE CMake option)
+#
+# Built with clang when it is installed (else gcc) at -O1, so that the build stays short and the
+# reports point at lines. The whole-model golden cases (ResNet18, YOLOv5s, ViT, ConvNeXt,
+# MobileNet, transformers) are left out: under the sanitizers they take minutes, and the layers
+# they use are covered by the small cases. Any report stops the run (halt_on_error) and fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sanitizers=${SANITIZERS:-address,undefined}
+compiler=()
+if command -v clang++ >/dev/null; then compiler=(-DCMAKE_CXX_COMPILER=clang++); fi
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+cmake -S . -B build-sanitize "${compiler[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_FLAGS_RELEASE="-O1 -g -DNDEBUG" -DLUMEN_SANITIZE="$sanitizers" \
+  -DLUMEN_BUILD_BENCHMARKS=OFF -DLUMEN_BUILD_PROGRAMS=OFF -DLUMEN_BUILD_DEMOS=OFF \
+  -DLUMEN_BUILD_PYTHON=OFF >/dev/null
+cmake --build build-sanitize -j"$(nproc)" --target lumen_tests
+
+slow='*resnet18*:*yolov5s*:*vit*:*convnext*:*mobilenet*:*transformer*'
+export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# Two shards on two cores; each prints only failures and its summary.
+shards=$(nproc)
+pids=()
+for ((shard = 0; shard < shards; ++shard)); do
+  GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard build-sanitize/lumen_tests \
+    --gtest_filter="-$slow" --gtest_brief=1 >"build-sanitize/shard$shard.log" 2>&1 &
+  pids+=($!)
+done
+failed=0
+for ((shard = 0; shard < shards; ++shard)); do
+  if ! wait "${pids[$shard]}"; then failed=1; fi
+  cat "build-sanitize/shard$shard.log"
+done
+if ((failed)); then
+  echo "sanitize.sh: a test failed or a sanitizer reported (see above; $sanitizers)" >&2
+  exit 1
+fi
+echo "sanitize.sh: lumen_tests passed under -fsanitize=$sanitizers (whole models excluded: $slow)"
