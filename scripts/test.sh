@@ -19,6 +19,8 @@ stage build bash -c 'cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --b
 stage ctest ctest --test-dir build --output-on-failure -j"$(nproc)"
 # The Python module against PyTorch's outputs, and lumen.compare on a planted difference.
 stage pytest env PYTHONPATH=build/python /usr/bin/python3 -m pytest -q python/tests
+# Every hostile model of issue 9 through lumen_run: exit status 2, one line, under 5 s.
+stage hostile scripts/hostile.sh
 stage sanitize scripts/sanitize.sh
 stage fuzz scripts/fuzz.sh 60
 stage course scripts/course.sh verify
