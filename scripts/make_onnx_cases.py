@@ -21,13 +21,11 @@ Needs Debian's python3-torch and python3-onnx, so run it with /usr/bin/python3:
   /usr/bin/python3 scripts/make_onnx_cases.py yolov5s_detect  # named cases, e.g. on demand
 """
 import argparse
-import importlib.util
 import io
 import os
 import pathlib
 import shutil
 import sys
-import tempfile
 
 import numpy as np
 import onnx
@@ -35,7 +33,8 @@ import torch
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python" / "lumen"))
-import torch_graph  # noqa: E402  (python/lumen/torch_graph.py, without the compiled module)
+import case_format  # noqa: E402  (python/lumen's torch-side modules, without the compiled module)
+import torch_graph  # noqa: E402
 
 # The cases committed to the repository: resnet18 and the small ones whose export Lumen runs
 # (about 52 MB in all). Made on demand, not committed (the repository's 60 MB budget):
@@ -73,40 +72,6 @@ OPSETS = (13, 17)
 # ONNX ops Lumen's reader refuses for now: an export using one is reported, not kept.
 NOT_YET_SUPPORTED = {"LayerNormalization", "Pad", "LSTM", "GRU", "RNN", "InstanceNormalization",
                      "ReduceMax", "ReduceMin", "ReduceL2", "DepthToSpace", "Tile"}
-
-
-def read_case(case_dir):
-    """The case.txt items: inputs and outputs as (file, shape), and (atol, rtol)."""
-    inputs, outputs, tolerance = [], [], None
-    for line in (case_dir / "case.txt").read_text().splitlines():
-        parts = line.split()
-        if not parts:
-            continue
-        if parts[0] in ("input", "output"):
-            shape = [int(x) for x in parts[2].split(",")]
-            (inputs if parts[0] == "input" else outputs).append((parts[1], shape))
-        elif parts[0] == "tolerance":
-            tolerance = (float(parts[1]), float(parts[2]))
-    return inputs, outputs, tolerance
-
-
-def load_module(case_dir):
-    """The case's PyTorch module in eval mode."""
-    bin_path = case_dir / "model.pnnx.bin"
-    if (case_dir / "model_pnnx.py").exists():
-        # model_pnnx.py opens 'model.pnnx.bin' from the working directory.
-        with tempfile.TemporaryDirectory() as folder:
-            os.symlink(bin_path.resolve(), os.path.join(folder, "model.pnnx.bin"))
-            spec = importlib.util.spec_from_file_location("model_pnnx", case_dir / "model_pnnx.py")
-            generated = importlib.util.module_from_spec(spec)
-            previous = os.getcwd()
-            os.chdir(folder)
-            try:
-                spec.loader.exec_module(generated)
-                return generated.Model().float().eval()
-            finally:
-                os.chdir(previous)
-    return torch_graph.PnnxModule(case_dir / "model.pnnx.param", bin_path).eval()
 
 
 def as_list(result):
@@ -164,12 +129,15 @@ def write_case(name, model, case_dir, source_case, output_root, corpus_root, inp
 
 def make_case(name, source_root, output_root, corpus_root):
     case_dir = source_root / name
-    inputs, outputs, tolerance = read_case(case_dir)
-    tensors = [torch.from_numpy(np.fromfile(case_dir / f, dtype="<f4").reshape(shape))
-               for f, shape in inputs]
-    references = [np.fromfile(case_dir / f, dtype="<f4").reshape(shape) for f, shape in outputs]
+    case = case_format.read_case(case_dir)
+    # write_case wants the data files' names inside the case folder.
+    inputs = [(path.name, shape) for path, shape in case.inputs]
+    outputs = [(path.name, shape) for path, shape in case.outputs]
+    tolerance = case.tolerance
+    tensors = [torch.from_numpy(array) for array in case.input_arrays()]
+    references = case.output_arrays()
     try:
-        module = load_module(case_dir)
+        module = torch_graph.load_case_module(case_dir, case.weights)
     except Exception as error:  # noqa: BLE001 - report and go on with the next case
         return f"skipped: no PyTorch module ({error})"
     try:

@@ -45,18 +45,18 @@ def within_tolerance(got, want, tolerance):
 
 def check_module(model, module, case):
     """Fails unless the PyTorch module reproduces the case's outputs from its inputs."""
-    inputs = pytorch_peer.read_tensors(case["inputs"])
-    wanted = pytorch_peer.read_tensors(case["outputs"])
+    inputs = pytorch_peer.read_tensors(case.inputs)
+    wanted = pytorch_peer.read_tensors(case.outputs)
     with torch.inference_mode():
         got = module(*inputs)
     got = list(got) if isinstance(got, (tuple, list)) else [got]
     if len(got) != len(wanted):
         raise SystemExit(f"{model}: the module gives {len(got)} outputs, the case {len(wanted)}")
     for index, (value, want) in enumerate(zip(got, wanted)):
-        ok, error = within_tolerance(value, want, case["tolerance"])
+        ok, error = within_tolerance(value, want, case.tolerance)
         if not ok:
             raise SystemExit(f"{model}: PyTorch module output {index} differs from the case by "
-                             f"{error:g} (tolerance {case['tolerance']}): not exporting")
+                             f"{error:g} (tolerance {case.tolerance}): not exporting")
     return len(wanted)
 
 
@@ -64,7 +64,7 @@ def export(model, output_dir, node):
     """Exports one bench model into output_dir/<model>.onnx after the three checks."""
     module, case_dir, case = pytorch_peer.build_case(model)
     output_count = check_module(model, module, case)
-    examples = tuple(torch.rand(shape) for _, shape in case["inputs"])
+    examples = tuple(torch.rand(shape) for _, shape in case.inputs)
     target = output_dir / f"{model}.onnx"
     scratch = output_dir / f".{model}.{os.getpid()}.onnx"
     try:

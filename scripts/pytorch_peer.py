@@ -19,15 +19,12 @@ A case is looked for in tmp/models/, then in $LUMEN_SHARED_MODELS (default /work
 This is a development tool (Debian's python3-torch); Lumen itself never uses Python.
 """
 import argparse
-import importlib.util
 import os
 import pathlib
 import statistics
 import sys
-import tempfile
 import time
 
-import numpy as np
 import torch
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -44,16 +41,11 @@ MODELS = {
 }
 
 
-def _load_torch_graph():
-    """python/lumen/torch_graph.py, loaded by path (the lumen package itself needs a build)."""
-    spec = importlib.util.spec_from_file_location("torch_graph",
-                                                  ROOT / "python/lumen/torch_graph.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+# python/lumen's torch-side modules, without the compiled lumen package.
+sys.path.insert(0, str(ROOT / "python" / "lumen"))
+import case_format  # noqa: E402
+import torch_graph  # noqa: E402
 
-
-torch_graph = _load_torch_graph()
 PnnxModule = torch_graph.PnnxModule
 
 
@@ -67,54 +59,16 @@ def case_folder(model):
     raise FileNotFoundError(f"no case folder {name} in tmp/models or $LUMEN_SHARED_MODELS")
 
 
-def read_case(case_dir):
-    """case.txt as a dict: inputs and outputs [(file, shape)], tolerance (atol, rtol), bin path."""
-    case = {"inputs": [], "outputs": [], "tolerance": None, "bin": case_dir / "model.pnnx.bin"}
-    for line in (case_dir / "case.txt").read_text().splitlines():
-        words = line.split()
-        if not words:
-            continue
-        if words[0] in ("input", "output"):
-            shape = tuple(int(x) for x in words[2].split(","))
-            case[words[0] + "s"].append((case_dir / words[1], shape))
-        elif words[0] == "tolerance":
-            case["tolerance"] = (float(words[1]), float(words[2]))
-        elif words[0] == "bin":
-            case["bin"] = (case_dir / words[1]).resolve()
-    return case
-
-
 def read_tensors(files):
     """The raw float32 files [(path, shape)] of a case as torch tensors."""
-    return [torch.from_numpy(np.fromfile(path, dtype="<f4").reshape(shape).copy())
-            for path, shape in files]
-
-
-def load_generated_module(case_dir, bin_path):
-    """The module of the case's pnnx-generated model_pnnx.py, with the weights of bin_path."""
-    # model_pnnx.py opens 'model.pnnx.bin' from the working directory while it builds the module.
-    with tempfile.TemporaryDirectory() as folder:
-        os.symlink(os.path.abspath(bin_path), os.path.join(folder, "model.pnnx.bin"))
-        spec = importlib.util.spec_from_file_location(f"model_pnnx_{case_dir.name}",
-                                                      case_dir / "model_pnnx.py")
-        generated = importlib.util.module_from_spec(spec)
-        previous = os.getcwd()
-        os.chdir(folder)
-        try:
-            spec.loader.exec_module(generated)
-            return generated.Model().float().eval()
-        finally:
-            os.chdir(previous)
+    return [torch.from_numpy(array.copy()) for array in case_format.read_arrays(files)]
 
 
 def build_case(model):
     """(module in eval mode, the case folder, its case.txt) for a bench model or case name."""
     case_dir = case_folder(model)
-    case = read_case(case_dir)
-    if (case_dir / "model_pnnx.py").exists():
-        module = load_generated_module(case_dir, case["bin"])
-    else:
-        module = PnnxModule(case_dir / "model.pnnx.param", case["bin"]).eval()
+    case = case_format.read_case(case_dir)
+    module = torch_graph.load_case_module(case_dir, case.weights)
     for parameter in module.parameters():
         parameter.requires_grad_(False)
     return module, case_dir, case
@@ -123,7 +77,7 @@ def build_case(model):
 def build(model):
     """(module, random example inputs of the case's shapes) for a bench model."""
     module, _, case = build_case(model)
-    return module, [torch.rand(shape) for _, shape in case["inputs"]]
+    return module, [torch.rand(shape) for _, shape in case.inputs]
 
 
 def compile_for_inference(module, examples):

@@ -18,35 +18,7 @@ import sys
 
 import numpy as np
 
-
-class CaseError(Exception):
-    """A case folder that cannot be read."""
-
-
-def read_case(case_dir):
-    """The case's inputs (numpy arrays), its tolerance (atol, rtol) and its weights file."""
-    case_dir = pathlib.Path(case_dir)
-    description = case_dir / "case.txt"
-    if not description.is_file():
-        raise CaseError(f"{case_dir}: no case.txt (see tmp/models/README.md for the case format)")
-    inputs, tolerance, weights = [], None, case_dir / "model.pnnx.bin"
-    for number, line in enumerate(description.read_text().splitlines(), 1):
-        words = line.split()
-        if not words:
-            continue
-        try:
-            if words[0] == "input":
-                shape = [int(extent) for extent in words[2].split(",")]
-                inputs.append(np.fromfile(case_dir / words[1], dtype="<f4").reshape(shape))
-            elif words[0] == "tolerance":
-                tolerance = (float(words[1]), float(words[2]))
-            elif words[0] == "bin":
-                weights = case_dir / words[1]
-        except (IndexError, ValueError, OSError) as error:
-            raise CaseError(f"{description}:{number}: {error}") from error
-    if not inputs or tolerance is None:
-        raise CaseError(f"{description}: needs input and tolerance lines")
-    return inputs, tolerance, weights
+from lumen.case_format import CaseError, read_case
 
 
 def difference(got, expected, tolerance):
@@ -82,7 +54,8 @@ def compare(case_dir, weights=None, threads=1, stream=None):
     from lumen import torch_graph
 
     case_dir = pathlib.Path(case_dir)
-    inputs, tolerance, case_weights = read_case(case_dir)
+    case = read_case(case_dir)
+    inputs, tolerance, case_weights = case.input_arrays(), case.tolerance, case.weights
     # Other weights go to Lumen only: PyTorch keeps the case's, so a modified copy plays the part
     # of a Lumen layer that computes something else.
     lumen_weights = pathlib.Path(weights) if weights else case_weights

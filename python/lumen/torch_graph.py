@@ -151,21 +151,36 @@ class PnnxModule(torch.nn.Module):
         raise ValueError("torch_graph: the graph has no pnnx.Output")
 
 
-def _operands_from_model_pnnx(case_dir, bin_path, inputs):
-    """Runs the case's model_pnnx.py and returns {operand name: tensor} from forward's locals."""
+def load_model_pnnx(case_dir, bin_path):
+    """The module of the case's pnnx-generated model_pnnx.py (eval mode) with bin_path's weights."""
+    case_dir = pathlib.Path(case_dir)
     # model_pnnx.py opens 'model.pnnx.bin' from the working directory: give it a folder where that
     # name is this case's weights (which may live in another case folder or be a modified copy).
     with tempfile.TemporaryDirectory() as folder:
         os.symlink(os.path.abspath(bin_path), os.path.join(folder, "model.pnnx.bin"))
-        spec = importlib.util.spec_from_file_location("model_pnnx", case_dir / "model_pnnx.py")
+        spec = importlib.util.spec_from_file_location(f"model_pnnx_{case_dir.name}",
+                                                      case_dir / "model_pnnx.py")
         generated = importlib.util.module_from_spec(spec)
         previous = os.getcwd()
         os.chdir(folder)
         try:
             spec.loader.exec_module(generated)
-            module = generated.Model().float().eval()
+            return generated.Model().float().eval()
         finally:
             os.chdir(previous)
+
+
+def load_case_module(case_dir, bin_path):
+    """The PyTorch module of a case: its model_pnnx.py when it has one, else PnnxModule."""
+    case_dir = pathlib.Path(case_dir)
+    if (case_dir / "model_pnnx.py").exists():
+        return load_model_pnnx(case_dir, bin_path)
+    return PnnxModule(case_dir / "model.pnnx.param", bin_path).eval()
+
+
+def _operands_from_model_pnnx(case_dir, bin_path, inputs):
+    """Runs the case's model_pnnx.py and returns {operand name: tensor} from forward's locals."""
+    module = load_model_pnnx(case_dir, bin_path)
     captured = {}
 
     def tracer(frame, event, _):

@@ -13,29 +13,20 @@ import pytest
 
 import lumen
 from lumen import compare
+from lumen.case_format import read_case
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MODELS = ROOT / "tmp/models"
 
 
-def read_outputs(case_dir):
-    """The case's expected outputs, in case.txt's order."""
-    outputs = []
-    for line in (case_dir / "case.txt").read_text().splitlines():
-        words = line.split()
-        if words and words[0] == "output":
-            shape = [int(extent) for extent in words[2].split(",")]
-            outputs.append(np.fromfile(case_dir / words[1], dtype="<f4").reshape(shape))
-    return outputs
-
-
 def assert_case_matches(case_name, threads=1):
     """Runs a case through the module and checks every output against PyTorch's."""
     case_dir = MODELS / case_name
-    inputs, (atol, rtol), weights = compare.read_case(case_dir)
-    session = lumen.Model(str(case_dir / "model.pnnx.param"), str(weights)).session(threads=threads)
-    outputs = session.run(inputs)
-    expected = read_outputs(case_dir)
+    case = read_case(case_dir)
+    atol, rtol = case.tolerance
+    model = lumen.Model(str(case_dir / "model.pnnx.param"), str(case.weights))
+    outputs = model.session(threads=threads).run(case.input_arrays())
+    expected = case.output_arrays()
     assert len(outputs) == len(expected)
     for got, want in zip(outputs, expected):
         assert got.dtype == np.float32 and got.shape == want.shape
@@ -50,7 +41,7 @@ def test_case_matches_pytorch(case_name):
 
 def test_one_array_or_a_list_of_arrays():
     case_dir = MODELS / "relu"
-    inputs, _, _ = compare.read_case(case_dir)
+    inputs = read_case(case_dir).input_arrays()
     session = lumen.Model(str(case_dir / "model.pnnx.param")).session(threads=1)
     (from_array,) = session.run(inputs[0])
     (from_list,) = session.run(inputs)
@@ -67,14 +58,15 @@ def test_any_input_size_and_batch():
     session = model.session(threads=2)
     for case_name in ["resnet18_160", "resnet18_b3"]:
         case_dir = ROOT / "tmp/anysize" / case_name
-        inputs, (atol, rtol), _ = compare.read_case(case_dir)
-        (got,) = session.run(inputs)
-        np.testing.assert_allclose(got, read_outputs(case_dir)[0], atol=atol, rtol=rtol)
+        case = read_case(case_dir)
+        (got,) = session.run(case.input_arrays())
+        atol, rtol = case.tolerance
+        np.testing.assert_allclose(got, case.output_arrays()[0], atol=atol, rtol=rtol)
 
 
 def test_extract_gives_pytorch_intermediate_operands():
     case_dir = MODELS / "resnet18"
-    inputs, _, _ = compare.read_case(case_dir)
+    inputs = read_case(case_dir).input_arrays()
     session = lumen.Model(str(case_dir / "model.pnnx.param"), fuse=False).session(threads=1)
     session.run(inputs)
     lines = (case_dir / "operands/index.txt").read_text().split("\n")
@@ -91,7 +83,7 @@ def test_extract_gives_pytorch_intermediate_operands():
 
 def test_sessions_in_threads_agree_with_a_sequential_run():
     case_dir = MODELS / "mobilenet_v3_large_075_160"
-    inputs, _, _ = compare.read_case(case_dir)
+    inputs = read_case(case_dir).input_arrays()
     model = lumen.Model(str(case_dir / "model.pnnx.param"))
     (sequential,) = model.session(threads=1).run(inputs)
     results = [None] * 3
@@ -112,7 +104,7 @@ def test_sessions_in_threads_agree_with_a_sequential_run():
 
 def test_profile_names_every_operator():
     case_dir = MODELS / "resnet18"
-    inputs, _, _ = compare.read_case(case_dir)
+    inputs = read_case(case_dir).input_arrays()
     session = lumen.Model(str(case_dir / "model.pnnx.param")).session(threads=1, profile=True)
     session.run(inputs)
     profile = session.profile()
@@ -164,7 +156,7 @@ def test_compare_names_the_layer_whose_weights_were_perturbed(tmp_path, case_nam
     text = (tmp_path / "planted.txt").read_text()
     producer = next(row[1] for row in rows if row[0] == first_outside)
     assert f"'{operator}'" in producer, text
-    assert f"first operand outside" in text and operator in text.splitlines()[-1]
+    assert "first operand outside" in text and operator in text.splitlines()[-1]
 
 
 def test_compare_command_line_exit_status(tmp_path, capsys):
