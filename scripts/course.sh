@@ -75,7 +75,8 @@ lesson_title() { sed -n '1s/^# *//p' "$1/README.md"; }
 engine_files() {
   (cd "$root" && find CMakeLists.txt .clang-format include source test demos scripts/cmake \
     -path test/data -prune -o -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.txt' \
-    -o -name '.clang-format' -o -name '*.cmake' -o -name '*.in' -o -name '*.sh' \) -print | sort)
+    -o -name '.clang-format' -o -name '*.cmake' -o -name '*.in' -o -name '*.sh' -o -name '*.proto' \) \
+    -print | sort)
 }
 
 # Files that hold markers of lesson $1.
@@ -227,8 +228,11 @@ build_tests() {
       return 1
     fi
   fi
-  # Paths relative to the tree, so that the engine's build and a course tree share ccache hits.
-  if ! CCACHE_BASEDIR=${CCACHE_BASEDIR:-$tree} cmake --build "$build" -j"$jobs" \
+  # Paths relative to the tree, so that the engine's build and a course tree share ccache hits;
+  # the sloppiness lets ccache cache files that use the precompiled headers.
+  if ! CCACHE_BASEDIR=$tree \
+    CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime \
+    cmake --build "$build" -j"$jobs" \
     --target lumen_tests > "$log" 2>&1; then
     grep -E -A3 'error:|undefined reference' "$log" | head -40
     rm -f "$log"
@@ -522,8 +526,9 @@ verify_bad_variants() {
       problems=$((problems + 1))
     else
       status=0
-      (cd "$work" && timeout 600 build/lumen_tests --gtest_filter="$filter" --gtest_color=no \
-        > "$log" 2>&1) || status=$?
+      # The braces keep bash's "Segmentation fault" notice out of the report (it says "crashed").
+      { (cd "$work" && timeout 600 build/lumen_tests --gtest_filter="$filter" --gtest_color=no \
+        > "$log" 2>&1); } 2>/dev/null || status=$?
       if [ "$status" -eq 0 ]; then
         echo "  ! bad variant '$name' passes every test: $(sed -n '1s/^# *//p' "$patch")"
         problems=$((problems + 1))
@@ -583,7 +588,9 @@ command_verify() {
   work=${LUMEN_COURSE_WORK:-$root/build/course-verify}
   export LUMEN_COURSE_WORK=$work
   rm -f "$work/.course/lesson"  # a verification tree holds no student work
+  local lesson_started
   for number in "${lessons[@]}"; do
+    lesson_started=$(date +%s)
     dir=$(lesson_dir "$number")
     number=$(basename "$dir" | cut -c1-2)
     echo "lesson $number: $(lesson_title "$dir")"
@@ -605,6 +612,7 @@ command_verify() {
       problems=$((problems + 1))
     fi
     verify_bad_variants "$number" || problems=$((problems + 1))
+    echo "  ($(($(date +%s) - lesson_started)) s)"
   done
   if [ ${#lessons[@]} -gt 1 ]; then verify_keep_mine || problems=$((problems + 1)); fi
   echo "course.sh verify took $(($(date +%s) - started)) s"

@@ -2,24 +2,38 @@
 # The unit tests and the small golden cases under AddressSanitizer and UndefinedBehaviorSanitizer.
 #
 #   scripts/sanitize.sh              builds lumen_tests in build-sanitize and runs it
+#   scripts/sanitize.sh --configure  only configures build-sanitize (scripts/fuzz.sh builds there)
 #   SANITIZERS=address scripts/sanitize.sh     another set (the LUMEN_SANITIZE CMake option)
 #
-# Built with clang when it is installed (else gcc) at -O1, so that the build stays short and the
-# reports point at lines. The whole-model golden cases (ResNet18, YOLOv5s, ViT, ConvNeXt,
-# MobileNet, transformers) are left out: under the sanitizers they take minutes, and the layers
-# they use are covered by the small cases. Any report stops the run (halt_on_error) and fails.
+# Built at -O1 so that the build stays short and the reports point at lines. The library is
+# instrumented; the tests are linked with the sanitizers' runtime (see LUMEN_SANITIZE in
+# CMakeLists.txt). With clang and the default set, the tree is configured with LUMEN_FUZZ: the
+# same ASan+UBSan library also carries libFuzzer's coverage hooks, so scripts/fuzz.sh links its
+# harnesses against it instead of compiling Lumen a third time (CI's two cores spent four
+# minutes on that). The whole-model golden
+# cases (ResNet18, YOLOv5s, ViT, ConvNeXt, MobileNet, transformers) are left out: under the
+# sanitizers they take minutes, and the layers they use are covered by the small cases. Any report
+# stops the run (halt_on_error) and fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 sanitizers=${SANITIZERS:-address,undefined}
-compiler=()
-if command -v clang++ >/dev/null; then compiler=(-DCMAKE_CXX_COMPILER=clang++); fi
-launcher=()
-if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-cmake -S . -B build-sanitize "${compiler[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CXX_FLAGS_RELEASE="-O1 -g -DNDEBUG" -DLUMEN_SANITIZE="$sanitizers" \
-  -DLUMEN_BUILD_BENCHMARKS=OFF -DLUMEN_BUILD_PROGRAMS=OFF -DLUMEN_BUILD_DEMOS=OFF \
-  -DLUMEN_BUILD_PYTHON=OFF >/dev/null
+options=(-DCMAKE_BUILD_TYPE=Release -DLUMEN_BUILD_BENCHMARKS=OFF -DLUMEN_BUILD_PROGRAMS=OFF
+  -DLUMEN_BUILD_DEMOS=OFF -DLUMEN_BUILD_PYTHON=OFF)
+# Line tables are all a report needs to name lines, at a fraction of full debug information's cost.
+if command -v clang++ >/dev/null; then
+  options+=(-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG")
+else
+  options+=(-DCMAKE_CXX_FLAGS_RELEASE="-O1 -g1 -DNDEBUG")
+fi
+if command -v ccache >/dev/null; then options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+if command -v clang++ >/dev/null && [ "$sanitizers" = address,undefined ]; then
+  options+=(-DLUMEN_FUZZ=ON -DLUMEN_SANITIZE=)
+else
+  options+=(-DLUMEN_FUZZ=OFF -DLUMEN_SANITIZE="$sanitizers")
+fi
+cmake -S . -B build-sanitize "${options[@]}" >/dev/null
+if [ "${1:-}" = --configure ]; then exit 0; fi
 cmake --build build-sanitize -j"$(nproc)" --target lumen_tests
 
 slow='*resnet18*:*yolov5s*:*vit*:*convnext*:*mobilenet*:*transformer*'

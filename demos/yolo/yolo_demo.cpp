@@ -167,8 +167,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-detections", options.max_detections, "most boxes kept")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  app.add_option("--output", options.output, "the annotated image to write")
-      ->capture_default_str();
+  app.add_option("--output", options.output, "the annotated image to write")->capture_default_str();
   app.add_option("--threads", options.threads, "threads (default: all cores)")
       ->check(CLI::Range(1, 1024));
   app.add_option("--size", options.size,

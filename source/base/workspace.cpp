@@ -9,7 +9,8 @@
 namespace lumen {
 
 Workspace::Workspace(int threads)
-    : buffers_(static_cast<size_t>(std::max(threads, 1)), std::vector<std::vector<float>>(kSlots)) {}
+    : buffers_(static_cast<size_t>(std::max(threads, 1)), std::vector<std::vector<float>>(kSlots)) {
+}
 
 float* Workspace::Get(ScratchSlot slot, size_t count) {
   // LESSON 13 BEGIN: the calling worker's own buffer in this slot, grown if it is too small

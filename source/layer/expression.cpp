@@ -18,7 +18,6 @@ std::string Shortened(const std::string& text) {
   return Concat(text.substr(0, kQuoted), "... (", text.size(), " characters)");
 }
 
-
 // ---- the element functions, with PyTorch's semantics for the non-obvious ones ----------------
 
 float Add(float a, float b) { return a + b; }
@@ -409,8 +408,8 @@ std::unique_ptr<LayerState> Expression::Prepare(const std::vector<Shape>& input_
     // A bare input or constant (or a result that still has to broadcast): copy it into the output.
     const Shape& shape = ShapeOf(result_, input_shapes, shapes);
     if (BroadcastShapes(shape, output) != output) {
-      Fail(Concat("'", Shortened(text_), "' gives shape ", ShapeToString(shape),
-                  ", the output is ", ShapeToString(output)));
+      Fail(Concat("'", Shortened(text_), "' gives shape ", ShapeToString(shape), ", the output is ",
+                  ShapeToString(output)));
     }
     const Source result = source_of(result_);
     state->steps.push_back(Step{LoopFor(ExpressionFunction::kIdentity),

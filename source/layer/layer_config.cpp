@@ -79,8 +79,7 @@ std::string LayerConfig::StringParam(const std::string& key) const {
   return ConvertParam(*this, key, [](const Parameter& p) { return p.AsString(); });
 }
 
-std::string LayerConfig::StringParam(const std::string& key,
-                                         const std::string& fallback) const {
+std::string LayerConfig::StringParam(const std::string& key, const std::string& fallback) const {
   return HasParam(key) ? StringParam(key) : fallback;
 }
 
@@ -121,7 +120,7 @@ std::vector<std::string> LayerConfig::AttributeNames() const {
 }
 
 std::vector<float> LayerConfig::AttributeFloats(const std::string& key,
-                                                    const std::vector<int>& expected_shape) const {
+                                                const std::vector<int>& expected_shape) const {
   const Attribute& attribute = GetAttribute(key);
   if (!expected_shape.empty() && attribute.shape != expected_shape) {
     throw Error(Concat(Describe(), ": weight '@", key, "' has shape ", ShapeText(attribute.shape),

@@ -1,6 +1,6 @@
 // nn.SiLU (swish) and its functional form: x * sigmoid(x).
-// The layer is the shared ActivationLayer; the math lives in math/activation.hpp so that layers which
-// fuse an activation (a convolution followed by this op) compute exactly the same thing.
+// The layer is the shared ActivationLayer; the math lives in math/activation.hpp so that layers
+// which fuse an activation (a convolution followed by this op) compute exactly the same thing.
 #include "lumen/layer/activation.hpp"
 
 namespace lumen {

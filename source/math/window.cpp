@@ -14,8 +14,8 @@ int SlidingOutputSize(int input, int kernel, int stride, int dilation, int pad_b
                        ", dilation ", dilation, ", padding ", pad_before, "/", pad_after));
   }
   // Every term fits in 64 bits (ints multiplied by ints), so only the result needs checking.
-  const int64_t span = int64_t{input} + pad_before + pad_after -
-                       int64_t{dilation} * (int64_t{kernel} - 1) - 1;
+  const int64_t span =
+      int64_t{input} + pad_before + pad_after - int64_t{dilation} * (int64_t{kernel} - 1) - 1;
   if (span < 0) return 0;
   int64_t output = (span + (ceil_mode ? stride - 1 : 0)) / stride + 1;
   // In ceil mode the last window must still start inside the input or its leading padding.

@@ -163,7 +163,7 @@ void ParseItem(const std::string& token, const Location& where, Node* op,
 
 // Parses one operator line. The operands it names are linked later, once all lines are read.
 Node ParseOperatorLine(const std::string& line, const Location& where,
-                                                   std::vector<ShapeNote>* notes) {
+                       std::vector<ShapeNote>* notes) {
   // LESSON 03 BEGIN: type, name, counts, operand names, then the items
   const std::vector<std::string> tokens = SplitWhitespace(line);
   if (tokens.size() < 4) {

@@ -53,10 +53,11 @@ void ResolvePnnxInputsAndOutputs(Graph* graph) {
                                 node.output_names.end());
     } else if (node.type == "pnnx.Output") {
       for (const std::string& name : node.input_names) {
-        const auto tuple = std::find_if(graph->nodes.begin(), graph->nodes.end(), [&](const Node& n) {
-          return n.type == "prim::TupleConstruct" && n.output_names.size() == 1 &&
-                 n.output_names[0] == name;
-        });
+        const auto tuple =
+            std::find_if(graph->nodes.begin(), graph->nodes.end(), [&](const Node& n) {
+              return n.type == "prim::TupleConstruct" && n.output_names.size() == 1 &&
+                     n.output_names[0] == name;
+            });
         if (tuple == graph->nodes.end()) {
           graph->output_names.push_back(name);
         } else {

@@ -12,8 +12,8 @@ std::shared_ptr<const Model> Model::Load(const std::string& path, const ModelOpt
   try {
     RuntimeGraphOptions graph_options;
     graph_options.fuse = options.fuse;
-    return std::make_shared<const Model>(std::make_unique<RuntimeGraph>(
-        ReadGraph(path, options.weights_path), graph_options));
+    return std::make_shared<const Model>(
+        std::make_unique<RuntimeGraph>(ReadGraph(path, options.weights_path), graph_options));
   } catch (const std::bad_alloc&) {
     throw Error(Concat(path, ": out of memory while loading the model"));
   }

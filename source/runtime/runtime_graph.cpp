@@ -36,7 +36,8 @@ void RuntimeGraph::IndexOperands(const Graph& graph) {
     if (index < 0) throw Error(Concat(user, " uses operand '", name, "', which does not exist"));
     return index;
   };
-  for (const std::string& name : graph.input_names) inputs_.push_back(find(name, "the graph input"));
+  for (const std::string& name : graph.input_names)
+    inputs_.push_back(find(name, "the graph input"));
   for (const std::string& name : graph.output_names) {
     outputs_.push_back(find(name, "the graph output"));
   }

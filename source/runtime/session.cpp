@@ -101,7 +101,7 @@ struct Session::State {
   std::unique_ptr<float[]> arena;
   size_t arena_floats = 0;
   size_t separate_floats = 0;
-  std::vector<Tensor> tensors;  // per operand: a view into the arena
+  std::vector<Tensor> tensors;                          // per operand: a view into the arena
   std::vector<std::vector<const Tensor*>> step_inputs;  // per step
   std::vector<std::vector<Tensor*>> step_outputs;
   std::vector<double> milliseconds;  // per step
@@ -187,8 +187,8 @@ void Session::State::InferShapes(const std::vector<Shape>& new_input_shapes) {
       try {
         ShapeElementCount(output_shapes[i]);
       } catch (const Error& error) {
-        throw Error(Concat(steps[step].description, ": output '", operands[output].name, "': ",
-                           error.what()));
+        throw Error(Concat(steps[step].description, ": output '", operands[output].name,
+                           "': ", error.what()));
       }
       shapes[output] = output_shapes[i];
       in_plan[output] = true;
@@ -233,9 +233,8 @@ void Session::State::PlanMemoryAndAllocate() {
     buffer_operands.push_back(i);
   }
   const MemoryPlan plan = PlanMemory(buffers, kAlignment);
-  const size_t arena_bytes =
-      CheckedMultiply(CheckedAdd(plan.arena_size, kAlignment, "arena size"), sizeof(float),
-                      "arena size");
+  const size_t arena_bytes = CheckedMultiply(CheckedAdd(plan.arena_size, kAlignment, "arena size"),
+                                             sizeof(float), "arena size");
   // The memory budget is checked before anything is allocated: operands (with their
   // bookkeeping), the model's weights, and the scratch and layer state already held.
   size_t state_bytes = workspace.bytes();
@@ -244,16 +243,16 @@ void Session::State::PlanMemoryAndAllocate() {
                            graph.weight_bytes(), "planned memory");
   const size_t total = CheckedAdd(fixed_bytes, state_bytes, "planned memory");
   if (total > budget) {
-    throw Error(Concat("the model needs ", Megabytes(total), " at input shapes ",
-                       [&] {
-                         std::string text;
-                         for (const Shape& shape : input_shapes) text += ShapeToString(shape);
-                         return text;
-                       }(),
-                       " (operands ", Megabytes(arena_bytes), ", the largest '",
-                       operands[largest].name, "' ", ShapeToString(shapes[largest]),
-                       "), more than the memory budget of ", Megabytes(budget),
-                       " (SessionOptions::max_memory_bytes, lumen_run --max-memory)"));
+    throw Error(Concat(
+        "the model needs ", Megabytes(total), " at input shapes ",
+        [&] {
+          std::string text;
+          for (const Shape& shape : input_shapes) text += ShapeToString(shape);
+          return text;
+        }(),
+        " (operands ", Megabytes(arena_bytes), ", the largest '", operands[largest].name, "' ",
+        ShapeToString(shapes[largest]), "), more than the memory budget of ", Megabytes(budget),
+        " (SessionOptions::max_memory_bytes, lumen_run --max-memory)"));
   }
   // Keep the inputs' contents when only the kept operands changed (Extract re-plans).
   std::vector<std::vector<float>> saved_inputs;
@@ -269,8 +268,9 @@ void Session::State::PlanMemoryAndAllocate() {
   arena.reset();
   arena.reset(new (std::nothrow) float[plan.arena_size + kAlignment]);
   if (!arena) {
-    throw Error(Concat("cannot allocate ", Megabytes(arena_bytes), " for the operands (the largest '",
-                       operands[largest].name, "' ", ShapeToString(shapes[largest]), ")"));
+    throw Error(Concat("cannot allocate ", Megabytes(arena_bytes),
+                       " for the operands (the largest '", operands[largest].name, "' ",
+                       ShapeToString(shapes[largest]), ")"));
   }
   arena_floats = plan.arena_size;
   separate_floats = plan.separate_size;

@@ -20,7 +20,8 @@ TEST(ThreadPool, RunsEveryIterationExactlyOnce) {
     for (std::ptrdiff_t count : {0, 1, 2, 3, 7, 64, 1000, 100003}) {
       for (Schedule schedule : {Schedule::kStatic, Schedule::kDynamic}) {
         std::vector<std::atomic<int>> hits(static_cast<size_t>(count));
-        ParallelFor(&pool, count, [&](std::ptrdiff_t i) { hits[i].fetch_add(1); }, schedule);
+        ParallelFor(
+            &pool, count, [&](std::ptrdiff_t i) { hits[i].fetch_add(1); }, schedule);
         for (std::ptrdiff_t i = 0; i < count; ++i) {
           ASSERT_EQ(hits[i].load(), 1) << threads << " threads, count " << count << ", i " << i;
         }

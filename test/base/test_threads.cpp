@@ -33,7 +33,9 @@ TEST(Threads, APoolOfThreeStartsTwoWorkersAndNoMore) {
   EXPECT_EQ(ProcessThreads(), before);
 }
 
-TEST(Threads, DescribesTheBlas) { EXPECT_NE(BlasDescription().find("OpenBLAS"), std::string::npos); }
+TEST(Threads, DescribesTheBlas) {
+  EXPECT_NE(BlasDescription().find("OpenBLAS"), std::string::npos);
+}
 
 }  // namespace
 }  // namespace lumen

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/source_directory.hpp"
 #include "yolo_postprocess.hpp"
 
 namespace lumen {
@@ -12,7 +13,7 @@ namespace {
 
 TEST(YoloPostprocess, NmsKeepsWhatTorchvisionKeeps) {
   // Written by scripts/make_yolo_nms_case.py with torchvision.ops.batched_nms.
-  std::ifstream file(std::string(LUMEN_SOURCE_DIR) + "/test/data/yolo/nms_case.txt");
+  std::ifstream file(lumen::test_support::SourceDirectory() + "/test/data/yolo/nms_case.txt");
   ASSERT_TRUE(file) << "missing test/data/yolo/nms_case.txt";
   float iou = 0;
   std::vector<Detection> candidates;

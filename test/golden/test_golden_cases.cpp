@@ -18,11 +18,12 @@
 #include "lumen/pnnx/param_reader.hpp"
 #include "lumen/pnnx/pnnx_reader.hpp"
 #include "support/case_runner.hpp"
+#include "support/source_directory.hpp"
 
 namespace lumen {
 namespace {
 
-const std::string kSourceDirectory = LUMEN_SOURCE_DIR;
+const std::string kSourceDirectory = lumen::test_support::SourceDirectory();
 
 // Case folders (relative to the source directory) under `folder` that hold a case.txt.
 std::vector<std::string> ListCases(const std::string& folder) {

@@ -18,6 +18,7 @@
 #include "lumen/runtime/model.hpp"
 #include "lumen/runtime/session.hpp"
 #include "support/case_runner.hpp"
+#include "support/source_directory.hpp"
 
 namespace lumen {
 namespace {
@@ -26,7 +27,7 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 std::string CaseDirectory(const std::string& name) {
-  return std::string(LUMEN_SOURCE_DIR) + "/test/data/hostile/" + name + "/";
+  return lumen::test_support::SourceDirectory() + "/test/data/hostile/" + name + "/";
 }
 
 // The message of the lumen::Error that loading case `name` and running it at `input_shapes`

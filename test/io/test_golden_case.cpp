@@ -9,6 +9,7 @@
 #include "lumen/base/error.hpp"
 #include "lumen/io/golden_case.hpp"
 #include "lumen/io/raw_file.hpp"
+#include "support/source_directory.hpp"
 #include "support/test_files.hpp"
 
 namespace lumen {
@@ -16,7 +17,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kModels = std::string(LUMEN_SOURCE_DIR) + "/tmp/models/";
+const std::string kModels = lumen::test_support::SourceDirectory() + "/tmp/models/";
 
 TEST(GoldenCase, ReadsACaseWithASharedBin) {
   const GoldenCase golden = ReadGoldenCase(kModels + "resnet18_b4");

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "support/case_runner.hpp"
+#include "support/source_directory.hpp"
 
 namespace lumen {
 namespace test_support {
@@ -19,7 +20,7 @@ inline void ExpectCaseOnOneAndTwoThreads(const std::string& folder, const std::s
     SCOPED_TRACE(name + " on " + std::to_string(threads) + " thread(s)");
     CaseOptions options;
     options.threads = threads;
-    ExpectCaseMatches(std::string(LUMEN_SOURCE_DIR) + "/" + folder + "/" + name, options);
+    ExpectCaseMatches(lumen::test_support::SourceDirectory() + "/" + folder + "/" + name, options);
   }
 }
 

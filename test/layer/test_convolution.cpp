@@ -23,6 +23,7 @@
 #include "lumen/math/packed_gemm.hpp"
 #include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
+#include "support/source_directory.hpp"
 
 namespace lumen {
 namespace {
@@ -90,8 +91,9 @@ TEST(Convolution, CasesMatchOnMoreThreadsAndUnfused) {
                            "conv1d_batch3_nobias", "conv1d_groups3_dilation2", "conv1d_reflect"}) {
     for (int threads : {2, 3}) {
       SCOPED_TRACE(testing::Message() << name << " on " << threads << " threads");
-      test_support::ExpectCaseMatches(std::string(LUMEN_SOURCE_DIR) + "/test/data/layers/" + name,
-                                      {threads, false, true});
+      test_support::ExpectCaseMatches(
+          lumen::test_support::SourceDirectory() + "/test/data/layers/" + name,
+          {threads, false, true});
     }
   }
 }

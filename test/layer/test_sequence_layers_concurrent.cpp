@@ -10,6 +10,7 @@
 #include "lumen/runtime/model.hpp"
 #include "lumen/runtime/session.hpp"
 #include "support/kernel_testing.hpp"
+#include "support/source_directory.hpp"
 
 namespace lumen {
 namespace {
@@ -21,8 +22,8 @@ using test_support::RandomValues;
 // bit for bit.
 void ExpectConcurrentSessionsAgree(const std::string& name,
                                    const std::vector<std::vector<Shape>>& shapes, int runs) {
-  const std::shared_ptr<const Model> model =
-      Model::Load(std::string(LUMEN_SOURCE_DIR) + "/tmp/models/" + name + "/model.pnnx.param");
+  const std::shared_ptr<const Model> model = Model::Load(
+      lumen::test_support::SourceDirectory() + "/tmp/models/" + name + "/model.pnnx.param");
   std::mt19937 generator(5);
   std::vector<std::vector<Tensor>> inputs(shapes.size());
   for (size_t session = 0; session < shapes.size(); ++session) {

@@ -19,6 +19,7 @@
 #include "lumen/layer/layer_registry.hpp"
 #include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
+#include "support/source_directory.hpp"
 
 namespace lumen {
 namespace {
@@ -44,8 +45,9 @@ TEST(TransposedConvolution, CasesMatchOnMoreThreads) {
        {"deconv_batch2_k2_s2", "deconv_batch3_groups2_dilation2", "deconv_nobias_odd"}) {
     for (int threads : {2, 3}) {
       SCOPED_TRACE(testing::Message() << name << " on " << threads << " threads");
-      test_support::ExpectCaseMatches(std::string(LUMEN_SOURCE_DIR) + "/test/data/layers/" + name,
-                                      {threads, true, true});
+      test_support::ExpectCaseMatches(
+          lumen::test_support::SourceDirectory() + "/test/data/layers/" + name,
+          {threads, true, true});
     }
   }
 }

@@ -15,6 +15,7 @@
 #include "lumen/io/raw_file.hpp"
 #include "lumen/runtime/model.hpp"
 #include "lumen/runtime/session.hpp"
+#include "support/source_directory.hpp"
 
 extern "C" {
 // glibc's own allocator, which ours forwards to.
@@ -69,7 +70,7 @@ namespace {
 // through both the copying Run(inputs, &outputs) and the zero-copy Run().
 long AllocationsPerRun(const std::string& case_name, int threads, int runs) {
   const GoldenCase golden =
-      ReadGoldenCase(std::string(LUMEN_SOURCE_DIR) + "/tmp/models/" + case_name);
+      ReadGoldenCase(lumen::test_support::SourceDirectory() + "/tmp/models/" + case_name);
   ModelOptions model_options;
   model_options.weights_path = golden.bin_path;
   SessionOptions session_options;

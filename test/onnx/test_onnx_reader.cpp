@@ -11,11 +11,12 @@
 #include "lumen/layer/layer_registry.hpp"
 #include "lumen/onnx/onnx_reader.hpp"
 #include "support/case_runner.hpp"
+#include "support/source_directory.hpp"
 
 namespace lumen {
 namespace {
 
-const std::string kData = std::string(LUMEN_SOURCE_DIR) + "/test/data/onnx";
+const std::string kData = lumen::test_support::SourceDirectory() + "/test/data/onnx";
 
 // The message ReadGraph throws for the file, or "" when it reads the file.
 std::string ReadError(const std::string& path, const std::string& weights_path = "") {

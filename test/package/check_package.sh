@@ -37,8 +37,15 @@ g++ -O2 "$source_dir/test/package/consumer/main.cpp" -o "$work/pkg-consumer" \
 "$work/pkg-consumer" "$case_dir"
 
 echo "== add_subdirectory(lumen)"
+# Lumen's objects go to a sibling of its build directory, at the same depth below the source
+# tree: with CCACHE_BASEDIR at the source tree (scripts/test.sh) every compile command then reads
+# as in build/, and ccache serves the library instead of compiling it again.
+lumen_objects=$(dirname "$build_dir")/$(basename "$build_dir")-package-subdirectory
+rm -rf "$lumen_objects"
+trap 'rm -rf "$work" "$lumen_objects"' EXIT
 cmake -S "$source_dir/test/package/consumer" -B "$work/subdirectory" \
-  -DLUMEN_SOURCE="$source_dir" "${launcher[@]}" > "$work/subdirectory.log"
+  -DLUMEN_SOURCE="$source_dir" -DLUMEN_BINARY_DIR="$lumen_objects" "${launcher[@]}" \
+  > "$work/subdirectory.log"
 cmake --build "$work/subdirectory" -j2 > "$work/subdirectory-build.log"
 "$work/subdirectory/consumer" "$case_dir"
 echo "package: all three ways build and match PyTorch"

@@ -7,6 +7,7 @@
 #include "lumen/base/error.hpp"
 #include "lumen/pnnx/pnnx_reader.hpp"
 #include "lumen/pnnx/storage_zip.hpp"
+#include "support/source_directory.hpp"
 #include "support/test_files.hpp"
 #include "support/zip_writer.hpp"
 
@@ -17,7 +18,7 @@ using test_support::TestDirectory;
 using test_support::WriteFile;
 using test_support::ZipWriter;
 
-const std::string kModels = std::string(LUMEN_SOURCE_DIR) + "/tmp/models/";
+const std::string kModels = lumen::test_support::SourceDirectory() + "/tmp/models/";
 
 // A one-operator model declaring a (2,3) f32 weight.
 const std::string kParam =

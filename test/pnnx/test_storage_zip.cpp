@@ -10,6 +10,7 @@
 #include "lumen/base/error.hpp"
 #include "lumen/pnnx/param_reader.hpp"
 #include "lumen/pnnx/storage_zip.hpp"
+#include "support/source_directory.hpp"
 #include "support/test_files.hpp"
 #include "support/zip_writer.hpp"
 
@@ -20,7 +21,7 @@ using test_support::WriteFile;
 using test_support::ZipWriter;
 using ::testing::HasSubstr;
 
-const std::string kModels = std::string(LUMEN_SOURCE_DIR) + "/tmp/models/";
+const std::string kModels = lumen::test_support::SourceDirectory() + "/tmp/models/";
 
 std::string OpenError(const std::string& path) {
   try {

@@ -10,6 +10,7 @@
 #include "lumen/io/raw_file.hpp"
 #include "lumen/runtime/model.hpp"
 #include "lumen/runtime/session.hpp"
+#include "support/source_directory.hpp"
 
 namespace lumen {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 void ExpectConcurrentRunsIdentical(const std::string& case_name, int sessions, int runs,
                                    int threads_per_session) {
   const GoldenCase golden =
-      ReadGoldenCase(std::string(LUMEN_SOURCE_DIR) + "/tmp/models/" + case_name);
+      ReadGoldenCase(lumen::test_support::SourceDirectory() + "/tmp/models/" + case_name);
   ModelOptions model_options;
   model_options.weights_path = golden.bin_path;
   const std::shared_ptr<const Model> model = Model::Load(golden.param_path, model_options);

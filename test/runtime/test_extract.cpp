@@ -13,11 +13,12 @@
 #include "lumen/runtime/model.hpp"
 #include "lumen/runtime/session.hpp"
 #include "support/kernel_testing.hpp"
+#include "support/source_directory.hpp"
 
 namespace lumen {
 namespace {
 
-const std::string kCase = std::string(LUMEN_SOURCE_DIR) + "/tmp/models/resnet18";
+const std::string kCase = lumen::test_support::SourceDirectory() + "/tmp/models/resnet18";
 
 struct OperandReference {
   std::string name;

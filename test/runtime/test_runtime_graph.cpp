@@ -10,6 +10,7 @@
 #include "lumen/runtime/model.hpp"
 #include "lumen/runtime/runtime_graph.hpp"
 #include "lumen/runtime/session.hpp"
+#include "support/source_directory.hpp"
 
 namespace lumen {
 namespace {
@@ -118,7 +119,7 @@ TEST(RuntimeGraph, RefusesAnOperandThatDoesNotExist) {
 
 TEST(RuntimeGraph, FusesAnActivationIntoTheConvolutionBeforeIt) {
   const auto model =
-      Model::Load(std::string(LUMEN_SOURCE_DIR) + "/tmp/models/resnet18/model.pnnx.param");
+      Model::Load(lumen::test_support::SourceDirectory() + "/tmp/models/resnet18/model.pnnx.param");
   int fused = 0;
   for (const auto& step : model->graph().steps()) {
     if (step.fused.empty()) continue;

@@ -90,10 +90,11 @@ TEST(Session, PlansAtTheExportShapesByDefault) {
 }
 
 TEST(Session, NeedsShapesForAnInputTheFileLeavesOpen) {
-  Session session(ModelFromText("7767517\n3 2\n"
-                                "pnnx.Input in 0 1 0 #0=(?,3)f32\n"
-                                "nn.ReLU relu 1 1 0 1\n"
-                                "pnnx.Output out 1 0 1\n"));
+  Session session(
+      ModelFromText("7767517\n3 2\n"
+                    "pnnx.Input in 0 1 0 #0=(?,3)f32\n"
+                    "nn.ReLU relu 1 1 0 1\n"
+                    "pnnx.Output out 1 0 1\n"));
   EXPECT_THAT(ErrorOf([&] { session.input(0); }), HasSubstr("input '0' has no fixed shape"));
   const std::vector<Tensor> outputs = session.Run({Ramp({5, 3})});
   EXPECT_EQ(outputs[0].ToRowMajor(), Relu(Ramp({5, 3}).ToRowMajor()));
@@ -160,11 +161,12 @@ TEST(Model, RefusesAnOperandWithTwoProducersOrNone) {
                          "nn.ReLU b 1 1 0 1\n"
                          "pnnx.Output out 1 0 1\n"),
               HasSubstr("graph.param:5: operand '1' is already produced on line 4"));
-  EXPECT_THAT(BuildError("7767517\n3 2\n"
-                         "pnnx.Input in 0 1 0\n"
-                         "nn.ReLU a 1 1 7 1\n"
-                         "pnnx.Output out 1 0 1\n"),
-              HasSubstr("graph.param:4: operator 'a' reads operand '7', which no operator produces"));
+  EXPECT_THAT(
+      BuildError("7767517\n3 2\n"
+                 "pnnx.Input in 0 1 0\n"
+                 "nn.ReLU a 1 1 7 1\n"
+                 "pnnx.Output out 1 0 1\n"),
+      HasSubstr("graph.param:4: operator 'a' reads operand '7', which no operator produces"));
 }
 
 TEST(Session, SharesMemoryAndKeepsInputsForTheNextRun) {
@@ -246,9 +248,13 @@ TEST(Session, RefusesAPlanAboveTheMemoryBudgetBeforeAllocating) {
   options.max_memory_bytes = 1 << 20;
   Session session(ModelFromText(kReluGraph), options);
   // 2 x 400 MB would be needed: refused with the sizes, nothing allocated.
-  EXPECT_THAT(ErrorOf([&] { session.SetInputShapes({{1, 3, 10000, 10000}}); }),
+  EXPECT_THAT(ErrorOf([&] {
+                session.SetInputShapes({{1, 3, 10000, 10000}});
+              }),
               HasSubstr("more than the memory budget of 1 MB"));
-  EXPECT_THAT(ErrorOf([&] { session.SetInputShapes({{1, 4194304, 2097152, 2097152}}); }),
+  EXPECT_THAT(ErrorOf([&] {
+                session.SetInputShapes({{1, 4194304, 2097152, 2097152}});
+              }),
               HasSubstr("overflow"));
   // A plan that fits still works afterwards.
   EXPECT_EQ(session.Run({Ramp({4, 2, 3})})[0].ToRowMajor(), Relu(Ramp({4, 2, 3}).ToRowMajor()));

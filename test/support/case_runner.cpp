@@ -12,6 +12,7 @@
 #include "lumen/runtime/model.hpp"
 #include "lumen/runtime/runtime_graph.hpp"
 #include "lumen/runtime/session.hpp"
+#include "support/source_directory.hpp"
 
 namespace lumen {
 namespace test_support {
@@ -81,7 +82,7 @@ void ExpectCaseMatches(const std::string& directory, const CaseOptions& options)
 }
 
 void ExpectLayerCaseMatches(const std::string& name) {
-  ExpectCaseMatches(std::string(LUMEN_SOURCE_DIR) + "/test/data/layers/" + name);
+  ExpectCaseMatches(lumen::test_support::SourceDirectory() + "/test/data/layers/" + name);
 }
 
 Node MakeOperator(const std::string& type, const std::vector<std::string>& params,

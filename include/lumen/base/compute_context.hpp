@@ -12,13 +12,11 @@ namespace lumen {
 
 // The session's threads and scratch, passed explicitly to every kernel (never read from globals).
 struct ComputeContext {
-  ThreadPool* pool = nullptr;       // null: run on the calling thread only
-  Workspace* workspace = nullptr;   // must be set for kernels that use scratch
+  ThreadPool* pool = nullptr;      // null: run on the calling thread only
+  Workspace* workspace = nullptr;  // must be set for kernels that use scratch
 
   // Threads a loop started here would run on (1 inside another loop's chunk).
-  int threads() const {
-    return pool == nullptr || ThreadPool::InsideLoop() ? 1 : pool->threads();
-  }
+  int threads() const { return pool == nullptr || ThreadPool::InsideLoop() ? 1 : pool->threads(); }
   // The calling thread's scratch buffer in `slot`, at least `count` floats.
   float* Scratch(ScratchSlot slot, size_t count) const { return workspace->Get(slot, count); }
 };

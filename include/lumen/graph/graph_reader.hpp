@@ -37,8 +37,8 @@ void RegisterBuiltinGraphFormats();
 
 // Defines RegisterGraphFormat_<Name>(), registering `format` (a GraphFormat). Use it inside
 // namespace lumen.
-#define LUMEN_REGISTER_GRAPH_FORMAT(Name, format)                                         \
-  void RegisterGraphFormat_##Name() { ::lumen::RegisterGraphFormat(format); }             \
+#define LUMEN_REGISTER_GRAPH_FORMAT(Name, format)                             \
+  void RegisterGraphFormat_##Name() { ::lumen::RegisterGraphFormat(format); } \
   static_assert(true, "the macro is used as a statement: LUMEN_REGISTER_GRAPH_FORMAT(...);")
 
 #endif  // LUMEN_GRAPH_GRAPH_READER_HPP_

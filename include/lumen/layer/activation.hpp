@@ -32,14 +32,14 @@ class ActivationLayer : public Layer {
 
 // Defines RegisterLayer_<KIND>(), registering op types whose layer applies the parameterless
 // activation Activation::Kind::KIND. Use it inside namespace lumen.
-#define LUMEN_REGISTER_ACTIVATION(KIND, ...)                                                      \
-  void RegisterLayer_##KIND() {                                                                   \
-    ::lumen::LayerRegistry::Register(                                                             \
+#define LUMEN_REGISTER_ACTIVATION(KIND, ...)                                                       \
+  void RegisterLayer_##KIND() {                                                                    \
+    ::lumen::LayerRegistry::Register(                                                              \
         {__VA_ARGS__}, [](const ::lumen::LayerConfig& config) -> std::unique_ptr<::lumen::Layer> { \
-          return std::make_unique<::lumen::ActivationLayer>(                                      \
-              config, ::lumen::Activation{::lumen::Activation::Kind::KIND});                      \
-        });                                                                                       \
-  }                                                                                               \
+          return std::make_unique<::lumen::ActivationLayer>(                                       \
+              config, ::lumen::Activation{::lumen::Activation::Kind::KIND});                       \
+        });                                                                                        \
+  }                                                                                                \
   static_assert(true, "the macro is used as a statement: LUMEN_REGISTER_ACTIVATION(...);")
 
 #endif  // LUMEN_LAYER_ACTIVATION_HPP_

@@ -93,7 +93,8 @@ class Layer {
   const std::string& description() const { return description_; }
 
  protected:
-  // Throws lumen::Error unless there are `inputs` inputs (and, at build time, the config's outputs).
+  // Throws lumen::Error unless there are `inputs` inputs (and, at build time, the config's
+  // outputs).
   void CheckInputCount(const std::vector<Shape>& input_shapes, size_t inputs) const;
 
   // Converts a PyTorch dimension (negative counts from the end) for a tensor of rank `rank` into

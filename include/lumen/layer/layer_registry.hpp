@@ -45,13 +45,13 @@ void RegisterBuiltinLayers();
 
 // Defines RegisterLayer_<LayerClass>(), which registers LayerClass (constructible from a
 // LayerConfig) under one or more op type strings. Use it inside namespace lumen.
-#define LUMEN_REGISTER_LAYER(LayerClass, ...)                                           \
-  void RegisterLayer_##LayerClass() {                                                   \
-    ::lumen::LayerRegistry::Register(                                                   \
+#define LUMEN_REGISTER_LAYER(LayerClass, ...)                                                      \
+  void RegisterLayer_##LayerClass() {                                                              \
+    ::lumen::LayerRegistry::Register(                                                              \
         {__VA_ARGS__}, [](const ::lumen::LayerConfig& config) -> std::unique_ptr<::lumen::Layer> { \
-          return std::make_unique<LayerClass>(config);                                  \
-        });                                                                             \
-  }                                                                                     \
+          return std::make_unique<LayerClass>(config);                                             \
+        });                                                                                        \
+  }                                                                                                \
   static_assert(true, "the macro is used as a statement: LUMEN_REGISTER_LAYER(...);")
 
 #endif  // LUMEN_LAYER_LAYER_REGISTRY_HPP_

@@ -43,8 +43,8 @@ struct SessionOptions {
 
 // One operator's time in the last profiled run.
 struct OperatorProfile {
-  std::string type;          // "nn.Conv2d"
-  std::string description;   // "nn.Conv2d 'conv1' (line 7)"
+  std::string type;                // "nn.Conv2d"
+  std::string description;         // "nn.Conv2d 'conv1' (line 7)"
   std::vector<std::string> fused;  // operators fused into it
   double milliseconds = 0.0;
 };

@@ -1,5 +1,6 @@
 // A user's program: loads resnet18 through the public API only and compares its output with
-// PyTorch's. Usage: consumer CASE_DIR (a tmp/models case: model.pnnx.param/.bin, in0.f32, out0.f32).
+// PyTorch's. Usage: consumer CASE_DIR (a tmp/models case: model.pnnx.param/.bin, in0.f32,
+// out0.f32).
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -26,9 +27,8 @@ int main(int argc, char** argv) {
     lumen::SessionOptions options;
     options.threads = 2;
     lumen::Session session(model, options);
-    const lumen::Tensor input =
-        lumen::Tensor::FromRowMajor(ReadFloats(directory + "/in0.f32", 3 * 224 * 224),
-                                    {1, 3, 224, 224});
+    const lumen::Tensor input = lumen::Tensor::FromRowMajor(
+        ReadFloats(directory + "/in0.f32", 3 * 224 * 224), {1, 3, 224, 224});
     const std::vector<float> got = session.Run({input})[0].ToRowMajor();
     const std::vector<float> expected = ReadFloats(directory + "/out0.f32", 1000);
     double largest = 0;
