@@ -1,7 +1,14 @@
 // Depthwise convolution (groups == in_channels): each output channel reads one input channel, so
-// there is nothing for a GEMM to share. Direct loops instead: for every kernel tap, add
-// weight * (the input shifted by that tap) to the output, one contiguous column at a time.
+// there is nothing for a GEMM to share. Direct loops instead, arranged for the vector unit: the
+// channel's input is first copied into a zero-padded plane (so no tap needs a bounds check), then
+// each block of kRows output rows of a column is summed over every tap in registers and stored
+// once. The padded plane keeps each column's rows split by phase (row % stride): with stride 2 the
+// even rows, then the odd ones. Output rows oy, oy+1, ... read padded rows oy*stride + offset,
+// which then lie next to each other in one phase, so every tap is one contiguous multiply-add run
+// whatever the stride.
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 
 #include "convolution_factories.hpp"
 #include "lumen/base/error.hpp"
@@ -11,6 +18,88 @@
 namespace lumen {
 namespace {
 
+// Output rows summed together in registers (two AVX2 registers, one AVX-512 one).
+constexpr int kRows = 16;
+
+// The zero-padded, phase-split copy of one input plane: exactly the rows and columns the windows
+// read (never more than the padded input, whose sizes MakeConvolutionShape has checked).
+struct PaddedPlane {
+  int rows = 0;        // padded rows the windows read
+  int cols = 0;        // padded columns the windows read
+  int stride = 1;      // the row stride: the number of phases
+  int phase_rows = 0;  // rows per phase: ceil(rows / stride)
+  // Floats from one column to the next.
+  size_t column_floats() const { return static_cast<size_t>(phase_rows) * stride; }
+  // Floats to reserve: the plane, plus what a last partial block reads past its end.
+  size_t floats() const { return column_floats() * cols + kRows; }
+  // Where padded row `row` of a column lies, from the column's start.
+  size_t Offset(int row) const {
+    return static_cast<size_t>(row % stride) * phase_rows + row / stride;
+  }
+};
+
+PaddedPlane PaddedPlaneFor(const Window2d& window, const ConvolutionShape& shape) {
+  const auto extent = [](int outputs, int stride, int kernel, int dilation) {
+    return static_cast<int>(int64_t{outputs - 1} * stride + int64_t{kernel - 1} * dilation + 1);
+  };
+  PaddedPlane plane;
+  plane.rows = extent(shape.output_h, window.stride_h, window.kernel_h, window.dilation_h);
+  plane.cols = extent(shape.output_w, window.stride_w, window.kernel_w, window.dilation_w);
+  plane.stride = window.stride_h;
+  plane.phase_rows = (plane.rows + plane.stride - 1) / plane.stride;
+  return plane;
+}
+
+// Copies the column-major input_h x input_w `source` into `plane` with its top-left input pixel
+// at padded (pad_top, pad_left); zero everywhere else, including the read-past tail.
+void PadPlane(const float* source, int input_h, int input_w, int pad_top, int pad_left,
+              const PaddedPlane& plane, float* target) {
+  std::fill(target, target + plane.floats(), 0.0f);
+  // The input rows and columns that land inside the plane (the last windows may stop before the
+  // input's end).
+  const int end_row = std::min(input_h, plane.rows - pad_top);
+  const int end_col = std::min(input_w, plane.cols - pad_left);
+  const int stride = plane.stride;
+  for (int col = 0; col < end_col; ++col) {
+    const float* from = source + static_cast<size_t>(col) * input_h;
+    float* column = target + static_cast<size_t>(col + pad_left) * plane.column_floats();
+    for (int phase = 0; phase < stride; ++phase) {
+      // Padded rows phase + j * stride, that is input rows phase + j * stride - pad_top, for the
+      // j that put them inside the input.
+      const int first_j = std::max(0, (pad_top - phase + stride - 1) / stride);
+      const int end_j = std::max(0, (end_row + pad_top - phase + stride - 1) / stride);
+      float* to = column + static_cast<size_t>(phase) * plane.phase_rows;
+      const float* input_row = from + phase - pad_top;
+      if (stride == 1) {
+        std::copy(input_row + first_j, input_row + end_j, to + first_j);
+      } else {
+        for (int j = first_j; j < end_j; ++j) to[j] = input_row[static_cast<ptrdiff_t>(j) * stride];
+      }
+    }
+  }
+}
+
+// One output column of one channel: out[oy] = sum over taps of weight * padded[oy * stride +
+// ky * dilation][ox * stride + kx * dilation], kRows rows at a time.
+void DepthwiseColumn(const float* padded, const PaddedPlane& plane, const float* weights,
+                     const Window2d& w, int ox, int output_h, float* output_column) {
+  for (int first = 0; first < output_h; first += kRows) {
+    float sum[kRows] = {};
+    for (int kx = 0; kx < w.kernel_w; ++kx) {
+      const float* column =
+          padded + static_cast<size_t>(ox * w.stride_w + kx * w.dilation_w) * plane.column_floats();
+      for (int ky = 0; ky < w.kernel_h; ++ky) {
+        const float weight = weights[ky * w.kernel_w + kx];
+        // Padded row first * stride + ky * dilation, and the kRows after it in the same phase.
+        const float* rows = column + plane.Offset(ky * w.dilation_h) + first;
+        for (int i = 0; i < kRows; ++i) sum[i] += weight * rows[i];
+      }
+    }
+    const int count = std::min(kRows, output_h - first);
+    std::copy(sum, sum + count, output_column + first);
+  }
+}
+
 class DepthwiseConvolution : public ConvolutionAlgorithm {
  public:
   // Keeps the weights as they are: one kH x kW kernel per output channel, row-major.
@@ -18,10 +107,12 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
       : ConvolutionAlgorithm(spec), weights_(spec.weights) {}
   ConvolutionAlgorithmKind kind() const override { return ConvolutionAlgorithmKind::kDepthwise; }
 
-  // Nothing to plan: one task per output channel, no scratch.
+  // One task per output channel; each thread pads one input plane at a time in its scratch.
   ConvolutionPlan Plan(const ConvolutionShape& shape, const Activation& activation,
                        int /*threads*/) const override {
-    return BasicPlan(shape, activation);
+    ConvolutionPlan plan = BasicPlan(shape, activation);
+    plan.scratch(ScratchSlot::kFirst) = PaddedPlaneFor(window_, shape).floats();
+    return plan;
   }
 
   void Run(const ConvolutionPlan& plan, const float* input, float* output,
@@ -29,33 +120,20 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
     const ConvolutionShape& s = plan.shape;
     const Window2d& w = window_;
     const int multiplier = out_channels_ / in_channels_;
-    const int output_h = s.output_h;
     const int taps = w.kernel_h * w.kernel_w;
     const size_t input_area = static_cast<size_t>(s.input_h) * s.input_w;
-    const size_t output_area = static_cast<size_t>(output_h) * s.output_w;
+    const size_t output_area = static_cast<size_t>(s.output_h) * s.output_w;
+    const PaddedPlane plane = PaddedPlaneFor(w, s);
     ParallelFor(context.pool, out_channels_, [&](std::ptrdiff_t index) {
       const int channel = static_cast<int>(index);
-      const float* source = input + (channel / multiplier) * input_area;
+      float* padded = context.Scratch(ScratchSlot::kFirst, plane.floats());
+      PadPlane(input + (channel / multiplier) * input_area, s.input_h, s.input_w, w.pad_top,
+               w.pad_left, plane, padded);
+      const float* weights = weights_.data() + static_cast<size_t>(channel) * taps;
       float* target = output + channel * output_area;
-      std::fill(target, target + output_area, 0.0f);
-      for (int ky = 0; ky < w.kernel_h; ++ky) {
-        const int row_offset = ky * w.dilation_h - w.pad_top;
-        // Output rows whose input row (oy * stride + row_offset) lies inside the image.
-        const int first_row = std::clamp((-row_offset + w.stride_h - 1) / w.stride_h, 0, output_h);
-        const int end_row =
-            std::clamp((s.input_h - row_offset + w.stride_h - 1) / w.stride_h, first_row, output_h);
-        for (int kx = 0; kx < w.kernel_w; ++kx) {
-          const float weight = weights_[static_cast<size_t>(channel) * taps + ky * w.kernel_w + kx];
-          for (int ox = 0; ox < s.output_w; ++ox) {
-            const int ix = ox * w.stride_w + kx * w.dilation_w - w.pad_left;
-            if (ix < 0 || ix >= s.input_w) continue;
-            const float* input_column = source + ix * s.input_h;
-            float* output_column = target + ox * output_h;
-            for (int oy = first_row; oy < end_row; ++oy) {
-              output_column[oy] += weight * input_column[oy * w.stride_h + row_offset];
-            }
-          }
-        }
+      for (int ox = 0; ox < s.output_w; ++ox) {
+        DepthwiseColumn(padded, plane, weights, w, ox, s.output_h,
+                        target + static_cast<size_t>(ox) * s.output_h);
       }
       FinishChannel(plan.activation, channel, target, output_area);
     });
