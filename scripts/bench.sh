@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Lumen against ONNX Runtime and PyTorch on the same machine, in the same run: builds Release, then
-# for each model and thread count runs Lumen's runner, the ONNX Runtime peer (scripts/ort_peer.js)
-# and the PyTorch peer (scripts/pytorch_peer.py) one after another, ROUNDS times, and prints one
-# markdown table of medians, the ratios Lumen / ORT and Lumen / PyTorch, and peak RSS.
+# for each model and thread count runs Lumen's runner on the PNNX case and on the ONNX file, the
+# ONNX Runtime peer (scripts/ort_peer.js) on that same file and the PyTorch peer
+# (scripts/pytorch_peer.py) one after another, ROUNDS times, and prints one markdown table of
+# medians, the ratios to ORT and to PyTorch, and peak RSS.
 #
 #   scripts/bench.sh                          # every model, batch 1, 1 and 2 threads, 5 rounds
 #   ROUNDS=3 MODELS="resnet18 vit" THREADS=1 scripts/bench.sh
@@ -121,16 +122,16 @@ echo "BLAS: $(build/lumen_run --case tmp/models/relu --repeat 1 | sed -n 's/.*BL
   "ONNX Runtime: onnxruntime-node $ort_version (node $(node --version));" \
   "PyTorch: $(/usr/bin/python3 -c 'import torch; print(torch.__version__)')"
 echo
-echo "| model | threads | Lumen median | ORT median | PyTorch median | Lumen / ORT |" \
-  "Lumen / PyTorch | Lumen peak RSS | ORT peak RSS |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| model | threads | Lumen median | Lumen on the .onnx | ORT median | PyTorch median |" \
+  "Lumen / ORT | Lumen on the .onnx / ORT | Lumen / PyTorch | Lumen peak RSS | ORT peak RSS |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 notes=()
 for model in $models; do
   name=$(case_name "$model")
   folder=$(case_folder "$name")
   onnx_file="$onnx_dir/$model.onnx"
   for threads in $threads_list; do
-    for engine in lumen ort torch; do
+    for engine in lumen lumen_onnx ort torch; do
       : > "$work/$engine.times"
       : > "$work/$engine.rss"
       : > "$work/$engine.log"
@@ -147,6 +148,18 @@ for model in $models; do
       else
         echo "no case folder $name" >> "$work/lumen.log"
       fi
+      # Lumen on the very file ORT runs, with the case's inputs (its outputs go to the scratch
+      # folder: they are PyTorch's within tolerance, as the ONNX golden cases check).
+      if [ -f "$onnx_file" ] && [ -n "$folder" ]; then
+        mapfile -t onnx_inputs < <(sed -n "s#^input \([^ ]*\) \([^ ]*\)#--input=$folder/\1:\2#p" \
+          "$folder/case.txt")
+        build/lumen_run "$onnx_file" "${onnx_inputs[@]}" --threads "$threads" --repeat "$repeat" \
+          --output-dir "$work" > "$work/run.log" 2>&1 || true
+        cat "$work/run.log" >> "$work/lumen_onnx.log"
+        extract < "$work/run.log" >> "$work/lumen_onnx.times"
+      else
+        echo "no ONNX export (scripts/make_onnx_models.py refused or failed)" >> "$work/lumen_onnx.log"
+      fi
       if [ -f "$onnx_file" ]; then
         node scripts/ort_peer.js --model "$onnx_file" --threads "$threads" --repeat "$repeat" \
           > "$work/run.log" 2>&1 || true
@@ -162,20 +175,23 @@ for model in $models; do
       extract < "$work/run.log" >> "$work/torch.times"
     done
     lumen=$(median_of "$work/lumen.times")
+    lumen_onnx=$(median_of "$work/lumen_onnx.times")
     ort=$(median_of "$work/ort.times")
     torch=$(median_of "$work/torch.times")
     lumen_cell=$(with_unit "$lumen")
+    lumen_onnx_cell=$(with_unit "$lumen_onnx")
     ort_cell=$(with_unit "$ort")
     torch_cell=$(with_unit "$torch")
     [ -z "$lumen" ] && lumen_cell="n/a ($(reason_of "$work/lumen.log"))"
+    [ -z "$lumen_onnx" ] && lumen_onnx_cell="n/a ($(reason_of "$work/lumen_onnx.log"))"
     [ -z "$ort" ] && ort_cell="n/a ($(reason_of "$work/ort.log"))"
     [ -z "$torch" ] && torch_cell="n/a ($(reason_of "$work/torch.log"))"
     # Lumen checks its outputs against PyTorch's on every run: a wrong answer must not pass as fast.
     grep -q ': FAIL' "$work/lumen.log" && lumen_cell="$lumen_cell (outputs FAIL the case)"
     lumen_rss=$(largest_mb "$work/lumen.rss")
     ort_rss=$(largest_mb "$work/ort.rss")
-    echo "| $model | $threads | $lumen_cell | $ort_cell | $torch_cell |" \
-      "$(ratio "$lumen" "$ort") | $(ratio "$lumen" "$torch") |" \
+    echo "| $model | $threads | $lumen_cell | $lumen_onnx_cell | $ort_cell | $torch_cell |" \
+      "$(ratio "$lumen" "$ort") | $(ratio "$lumen_onnx" "$ort") | $(ratio "$lumen" "$torch") |" \
       "${lumen_rss:-n/a} | ${ort_rss:-n/a} |"
     mode=$(sed -n 's/^torch mode: //p' "$work/torch.log" | sort -u | paste -sd';' -)
     notes+=("$model ($name): PyTorch ${mode:-did not run}")

@@ -10,7 +10,8 @@ golden case's weights), exported with torch.onnx.export at opset 17 (torch 1.13'
 the case's input shapes. An export is kept only when it is right:
 1. the PyTorch module reproduces the case's out*.f32 from its in*.f32 within case.txt's tolerance
    (so the module is the case's network);
-2. onnx.checker accepts the file;
+2. the export is shape-inferred (every operand's shape declared, which Lumen needs) and onnx.checker
+   accepts it;
 3. ONNX Runtime itself (scripts/ort_peer.js --check, the runtime and options bench.sh times) run
    on in*.f32 matches out*.f32 within the same tolerance.
 Otherwise nothing is written and the script exits non-zero. Files go to a cache folder outside the
@@ -79,7 +80,11 @@ def export(model, output_dir, node):
                               opset_version=OPSET, do_constant_folding=True,
                               input_names=[f"in{i}" for i in range(len(examples))],
                               output_names=[f"out{i}" for i in range(output_count)])
-        onnx.checker.check_model(onnx.load(str(scratch)))
+        # Every operand's shape declared (Lumen, like the ONNX golden cases, evaluates shape
+        # arithmetic once when loading and needs them); the same file then goes to both engines.
+        inferred = onnx.shape_inference.infer_shapes(onnx.load(str(scratch)))
+        onnx.checker.check_model(inferred)
+        onnx.save(inferred, str(scratch))
         check = subprocess.run([node, str(pytorch_peer.ROOT / "scripts/ort_peer.js"), "--model",
                                 str(scratch), "--check", str(case_dir)],
                                capture_output=True, text=True)

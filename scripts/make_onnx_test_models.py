@@ -213,6 +213,14 @@ def op_cases():
         [value("x", [2, 3, 4])], [value("y0", [2, 3, 4]), value("y1", [2, 3, 4])]),
         [x], [torch.nn.functional.silu(x), torch.nn.functional.hardswish(x)])
 
+    # LayerNormalization (opset 17) over the last two axes, no bias, a non-default epsilon: read
+    # as nn.LayerNorm with normalized_shape (4, 5).
+    x, scale = random(2, 3, 4, 5), random(4, 5)
+    write_case("layernorm_axis_m2_nobias", model(
+        [helper.make_node("LayerNormalization", ["x", "scale"], ["y"], axis=-2, epsilon=1e-3)],
+        [value("x", [2, 3, 4, 5])], [value("y", [2, 3, 4, 5])], [tensor("scale", scale.numpy())],
+        opset=17), [x], [torch.nn.functional.layer_norm(x, (4, 5), scale, None, 1e-3)])
+
 
 def hostile_models():
     folder = OUTPUT / "hostile"
@@ -271,6 +279,11 @@ def hostile_models():
                        [value("x", [1, 1, 4, 4])], [value("y", [1, 1, 3, 3])],
                        [tensor("w", np.ones((1, 1, 3, 3), np.float32))])
     (folder / "asymmetric_pads.onnx").write_bytes(asymmetric.SerializeToString())
+    statistics = model([helper.make_node("LayerNormalization", ["x", "scale"], ["y", "mean"],
+                                         name="norm")],
+                       [value("x", [2, 3])], [value("y", [2, 3]), value("mean", [2, 1])],
+                       [tensor("scale", np.ones(3, np.float32))], opset=17)
+    (folder / "layernorm_mean_output.onnx").write_bytes(statistics.SerializeToString())
 
 
 if __name__ == "__main__":

@@ -102,6 +102,7 @@ class GraphBuilder {
   void MapGemm();
   void MapMatMul();
   void MapBatchNormalization();
+  void MapLayerNormalization();
   void MapPooling();
   void MapGlobalAveragePool();
   void MapFlatten();

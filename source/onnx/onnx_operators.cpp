@@ -97,11 +97,11 @@ const std::set<std::string>& GraphBuilder::SupportedOps() {
   static const std::set<std::string> ops = [] {
     std::set<std::string> names = {
         // mapped onto layers
-        "Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization", "MaxPool", "AveragePool",
-        "GlobalAveragePool", "Flatten", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Softmax",
-        "Slice", "Split", "Gather", "ReduceMean", "ReduceSum", "Resize", "Concat", "Clip",
-        "LeakyRelu", "Elu", "HardSigmoid", "PRelu", "Einsum", "Expand", "Cast", "Identity",
-        "Dropout",
+        "Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",
+        "MaxPool", "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "Transpose", "Squeeze",
+        "Unsqueeze", "Softmax", "Slice", "Split", "Gather", "ReduceMean", "ReduceSum", "Resize",
+        "Concat", "Clip", "LeakyRelu", "Elu", "HardSigmoid", "PRelu", "Einsum", "Expand", "Cast",
+        "Identity", "Dropout",
         // evaluated when loading (shape arithmetic)
         "Constant", "ConstantOfShape", "Shape", "Size", "Range", "Where", "Equal", "Less",
         "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Not", "Mod"};
@@ -138,6 +138,7 @@ void GraphBuilder::MapOperator() {
   if (op == "Gemm") return MapGemm();
   if (op == "MatMul") return MapMatMul();
   if (op == "BatchNormalization") return MapBatchNormalization();
+  if (op == "LayerNormalization") return MapLayerNormalization();
   if (op == "MaxPool" || op == "AveragePool") return MapPooling();
   if (op == "GlobalAveragePool") return MapGlobalAveragePool();
   if (op == "Flatten") return MapFlatten();
@@ -419,6 +420,48 @@ void GraphBuilder::MapMatMul() {
   } else {
     Emit(MakeNode("torch.matmul", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)}));
   }
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// LayerNormalization (opset 17; what torch.onnx.export writes for nn.LayerNorm from opset 17 on):
+// nn.LayerNorm over the axes from `axis` on. Its normalized_shape is the scale's shape, which
+// ONNX requires to match those axes (torch exports exactly them).
+void GraphBuilder::MapLayerNormalization() {
+  for (int output = 1; output < node().output_size(); ++output) {
+    if (!node().output(output).empty()) {
+      Fail("the Mean and InvStdDev outputs of LayerNormalization are not supported");
+    }
+  }
+  const ConstantTensor& scale = ConstantInput(1, "scale");
+  const int rank = InputRank(0);
+  int64_t axis = Int("axis", -1);
+  if (rank >= 0) {
+    if (axis < -rank || axis >= rank) Fail(Concat("axis ", axis, " is outside rank ", rank));
+    if (axis < 0) axis += rank;
+    if (static_cast<int64_t>(scale.dims.size()) != rank - axis) {
+      Fail(Concat("the scale ", scale.Describe(), " must have the shape of the axes from ", axis,
+                  " on"));
+    }
+  } else if (axis >= 0) {
+    Fail("a non-negative axis needs the input's rank, which the model does not declare");
+  } else if (static_cast<int64_t>(scale.dims.size()) != -axis) {
+    Fail(Concat("the scale ", scale.Describe(), " must have one axis per normalised axis"));
+  }
+  std::vector<int> normalized_shape;
+  for (int64_t extent : scale.dims) normalized_shape.push_back(ClampToInt(extent));
+  Node node = MakeNode("nn.LayerNorm", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["normalized_shape"] = Parameter::FromIntArray(normalized_shape);
+  node.params["eps"] = Parameter::FromFloat(Float("epsilon", 1e-5f));
+  node.params["elementwise_affine"] = Parameter::FromBool(true);
+  node.attributes["weight"] = ToAttribute(scale, Where());
+  if (HasInput(2)) {
+    const ConstantTensor& bias = ConstantInput(2, "bias");
+    if (bias.dims != scale.dims) {
+      Fail(Concat("the bias ", bias.Describe(), " must have the scale's shape ", scale.Describe()));
+    }
+    node.attributes["bias"] = ToAttribute(bias, Where());
+  }
+  Emit(std::move(node));
   SetRuntimeOutput(0, OutputName(0));
 }
 
