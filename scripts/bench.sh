@@ -158,7 +158,8 @@ for model in $models; do
         cat "$work/run.log" >> "$work/lumen_onnx.log"
         extract < "$work/run.log" >> "$work/lumen_onnx.times"
       else
-        echo "no ONNX export (scripts/make_onnx_models.py refused or failed)" >> "$work/lumen_onnx.log"
+        echo "no ONNX export (scripts/make_onnx_models.py refused or failed)" \
+          >> "$work/lumen_onnx.log"
       fi
       if [ -f "$onnx_file" ]; then
         node scripts/ort_peer.js --model "$onnx_file" --threads "$threads" --repeat "$repeat" \

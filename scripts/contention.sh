@@ -17,7 +17,10 @@ busy=${BUSY:-6}
 repeat=${REPEAT:-20}
 models=${MODELS:-"resnet18 yolov5s_detect mobilenet_v3_large_075_160"}
 runner=build/lumen_run
-[ -x "$runner" ] || { echo "contention.sh: build Lumen first (scripts/test.sh or cmake)" >&2; exit 2; }
+if [ ! -x "$runner" ]; then
+  echo "contention.sh: build Lumen first (scripts/test.sh or cmake)" >&2
+  exit 2
+fi
 
 spinners=()
 start_busy() {
@@ -39,7 +42,11 @@ latency() {
     sed -n 's/^median \([0-9.]*\) ms.*/\1/p'
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# The median of the numbers on standard input, one per line.
+median() {
+  sort -g | awk '{ v[NR] = $1 }
+    END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 declare -A figures
 for ((round = 1; round <= rounds; ++round)); do
@@ -55,7 +62,8 @@ for ((round = 1; round <= rounds; ++round)); do
   echo "contention.sh: round $round of $rounds done" >&2
 done
 
-echo "| model | idle, 1 thread | idle, 2 threads | busy ($busy spinners), 1 thread | busy, 2 threads | busy 2 / busy 1 |"
+echo "| model | idle, 1 thread | idle, 2 threads | busy ($busy spinners), 1 thread |" \
+  "busy, 2 threads | busy 2 / busy 1 |"
 echo "|---|---|---|---|---|---|"
 for model in $models; do
   row=()

@@ -75,8 +75,8 @@ lesson_title() { sed -n '1s/^# *//p' "$1/README.md"; }
 engine_files() {
   (cd "$root" && find CMakeLists.txt .clang-format include source test demos scripts/cmake \
     -path test/data -prune -o -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.txt' \
-    -o -name '.clang-format' -o -name '*.cmake' -o -name '*.in' -o -name '*.sh' -o -name '*.proto' \) \
-    -print | sort)
+    -o -name '.clang-format' -o -name '*.cmake' -o -name '*.in' -o -name '*.sh' \
+    -o -name '*.proto' \) -print | sort)
 }
 
 # Files that hold markers of lesson $1.

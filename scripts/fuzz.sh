@@ -16,7 +16,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
-command -v clang++ >/dev/null || { echo "fuzz.sh: libFuzzer needs clang (apt-get install clang)" >&2; exit 1; }
+if ! command -v clang++ >/dev/null; then
+  echo "fuzz.sh: libFuzzer needs clang (apt-get install clang)" >&2
+  exit 1
+fi
 SANITIZERS=address,undefined scripts/sanitize.sh --configure
 build=build-sanitize
 fuzzers=(param_reader storage_zip model)

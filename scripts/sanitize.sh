@@ -10,10 +10,9 @@
 # CMakeLists.txt). With clang and the default set, the tree is configured with LUMEN_FUZZ: the
 # same ASan+UBSan library also carries libFuzzer's coverage hooks, so scripts/fuzz.sh links its
 # harnesses against it instead of compiling Lumen a third time (CI's two cores spent four
-# minutes on that). The whole-model golden
-# cases (ResNet18, YOLOv5s, ViT, ConvNeXt, MobileNet, transformers) are left out: under the
-# sanitizers they take minutes, and the layers they use are covered by the small cases. Any report
-# stops the run (halt_on_error) and fails.
+# minutes on that). The whole-model golden cases (ResNet18, YOLOv5s, ViT, ConvNeXt, MobileNet,
+# transformers) are left out: under the sanitizers they take minutes, and the layers they use are
+# covered by the small cases. Any report stops the run (halt_on_error) and fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
