@@ -55,8 +55,7 @@ if [ "$installed_ort" != "$ort_version" ]; then
   npm install --prefix "$node_dir" --ignore-scripts --no-audit --no-fund --loglevel=error \
     "onnxruntime-node@$ort_version" > /dev/null
 fi
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
-cmake --build build -j"$(nproc)" --target lumen_run > /dev/null
+scripts/release_build.sh lumen_run > /dev/null
 
 # ONNX exports of the selected models (kept from earlier runs; a bad export is refused, and that
 # model's ORT column then says so).

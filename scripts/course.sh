@@ -228,12 +228,9 @@ build_tests() {
       return 1
     fi
   fi
-  # Paths relative to the tree, so that the engine's build and a course tree share ccache hits;
-  # the sloppiness lets ccache cache files that use the precompiled headers.
-  if ! CCACHE_BASEDIR=$tree \
-    CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime \
-    cmake --build "$build" -j"$jobs" \
-    --target lumen_tests > "$log" 2>&1; then
+  # ccache with paths relative to the tree: the engine's build and a course tree share hits.
+  if ! (source "$root/scripts/ccache_settings.sh" "$tree" &&
+    cmake --build "$build" -j"$jobs" --target lumen_tests > "$log" 2>&1); then
     grep -E -A3 'error:|undefined reference' "$log" | head -40
     rm -f "$log"
     return 1

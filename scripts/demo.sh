@@ -20,6 +20,5 @@ if [ $# -gt 0 ] && { [ "$1" = resnet ] || [ "$1" = yolo ]; }; then
 fi
 
 scripts/install_deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
-cmake --build build -j"$(nproc)" --target "lumen_${demo}" > /dev/null
+scripts/release_build.sh "lumen_${demo}" > /dev/null
 build/lumen_${demo} "$@"

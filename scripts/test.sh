@@ -16,13 +16,10 @@ stage() {
 
 scripts/install_deps.sh
 # ccache (installed above): the course trees of scripts/course.sh and the package test's
-# add_subdirectory build compile the same files with the same flags as build/. With paths taken
-# relative to the tree (BASEDIR) and the precompiled headers accepted (SLOPPINESS), they are
-# served from the cache instead of costing CI's two cores a full build each.
-export CCACHE_BASEDIR=$PWD
-export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
-stage build bash -c 'cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache && cmake --build build -j"$(nproc)"'
+# add_subdirectory build compile the same files with the same flags as build/, and with these
+# settings they are served from the cache instead of costing CI's two cores a full build each.
+source scripts/ccache_settings.sh "$PWD"
+stage build scripts/release_build.sh
 stage ctest ctest --test-dir build --output-on-failure -j"$(nproc)"
 # The Python module against PyTorch's outputs, and lumen.compare on a planted difference.
 stage pytest env PYTHONPATH=build/python /usr/bin/python3 -m pytest -q python/tests
