@@ -19,17 +19,22 @@ cd "$(dirname "$0")/.."
 sanitizers=${SANITIZERS:-address,undefined}
 options=(-DCMAKE_BUILD_TYPE=Release -DLUMEN_BUILD_BENCHMARKS=OFF -DLUMEN_BUILD_PROGRAMS=OFF
   -DLUMEN_BUILD_DEMOS=OFF -DLUMEN_BUILD_PYTHON=OFF)
+if command -v ccache >/dev/null; then
+  source scripts/ccache_settings.sh "$PWD"
+  options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 # Line tables are all a report needs to name lines, at a fraction of full debug information's cost.
 if command -v clang++ >/dev/null; then
-  options+=(-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG")
+  options+=(-DCMAKE_CXX_COMPILER=clang++
+    -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG")
+  if [ "$sanitizers" = address,undefined ]; then
+    options+=(-DLUMEN_FUZZ=ON -DLUMEN_SANITIZE=)
+  else
+    options+=(-DLUMEN_FUZZ=OFF -DLUMEN_SANITIZE="$sanitizers")
+  fi
 else
-  options+=(-DCMAKE_CXX_FLAGS_RELEASE="-O1 -g1 -DNDEBUG")
-fi
-if command -v ccache >/dev/null; then options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-if command -v clang++ >/dev/null && [ "$sanitizers" = address,undefined ]; then
-  options+=(-DLUMEN_FUZZ=ON -DLUMEN_SANITIZE=)
-else
-  options+=(-DLUMEN_FUZZ=OFF -DLUMEN_SANITIZE="$sanitizers")
+  options+=(-DCMAKE_CXX_FLAGS_RELEASE="-O1 -g1 -DNDEBUG" -DLUMEN_FUZZ=OFF
+    -DLUMEN_SANITIZE="$sanitizers")
 fi
 cmake -S . -B build-sanitize "${options[@]}" >/dev/null
 if [ "${1:-}" = --configure ]; then exit 0; fi

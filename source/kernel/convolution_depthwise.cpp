@@ -70,7 +70,7 @@ void PadPlane(const float* source, int input_h, int input_w, int pad_top, int pa
       const int end_j = std::max(0, (end_row + pad_top - phase + stride - 1) / stride);
       float* to = column + static_cast<size_t>(phase) * plane.phase_rows;
       const float* input_row = from + phase - pad_top;
-      if (stride == 1) {
+      if (stride == 1) {  // a plain copy, which the compiler vectorises
         std::copy(input_row + first_j, input_row + end_j, to + first_j);
       } else {
         for (int j = first_j; j < end_j; ++j) to[j] = input_row[static_cast<ptrdiff_t>(j) * stride];
