@@ -14,6 +14,28 @@ namespace {
 constexpr int kFeatureBlock = 64;
 // Below this many multiply-adds a matrix-vector product runs on one thread.
 constexpr size_t kParallelProducts = 1 << 15;
+// Slices of fewer rows than this are multiplied several at a time (see Linear::ForwardStacked).
+constexpr int kStackBelowRows = 128;
+// Rows a stacked GEMM aims for: enough row panels for the GEMM to run near its peak, little
+// scratch.
+constexpr int kStackedRows = 512;
+
+// How ForwardStacked groups the slices: `groups` GEMMs of up to `slices_per_group` slices each.
+struct StackPlan {
+  int slices_per_group = 0;
+  int groups = 0;
+};
+
+// Whether slices of `rows` rows are multiplied together, and how many at a time.
+StackPlan PlanStacks(std::ptrdiff_t slices, int rows) {
+  StackPlan plan;
+  if (slices < 2 || rows < 2 || rows >= kStackBelowRows) return plan;
+  const std::ptrdiff_t total_rows = slices * rows;
+  plan.groups = static_cast<int>((total_rows + kStackedRows - 1) / kStackedRows);
+  plan.slices_per_group = static_cast<int>((slices + plan.groups - 1) / plan.groups);
+  plan.groups = static_cast<int>((slices + plan.slices_per_group - 1) / plan.slices_per_group);
+  return plan;
+}
 
 // The dot product of two n-float vectors, in eight running sums so that the loop vectorises (a
 // single running sum is a dependency chain the compiler must keep in order).
@@ -64,10 +86,19 @@ std::unique_ptr<LayerState> Linear::Prepare(const std::vector<Shape>& input_shap
                                             const PrepareContext& context) const {
   const Shape& input = input_shapes[0];
   const int rows = input.size() >= 2 ? static_cast<int>(input[input.size() - 2]) : 1;
-  if (rows > 1 && context.workspace != nullptr) {
+  if (rows <= 1 || context.workspace == nullptr) return nullptr;
+  const auto slices = static_cast<std::ptrdiff_t>(ShapeElementCount(input) / in_features_ / rows);
+  const StackPlan plan = PlanStacks(slices, rows);
+  if (plan.groups == 0) {
     context.workspace->Reserve(ScratchSlot::kGemmPacking,
                                PackedGemmScratchSize(rows, in_features_));
+    return nullptr;
   }
+  const size_t stacked_rows = static_cast<size_t>(plan.slices_per_group) * rows;
+  context.workspace->Reserve(ScratchSlot::kFirst, stacked_rows * in_features_);
+  context.workspace->Reserve(ScratchSlot::kSecond, stacked_rows * out_features_);
+  context.workspace->Reserve(ScratchSlot::kGemmPacking,
+                             PackedGemmScratchSize(static_cast<int>(stacked_rows), in_features_));
   return nullptr;
 }
 
@@ -117,6 +148,10 @@ void Linear::Forward(const std::vector<const Tensor*>& inputs, const std::vector
         Schedule::kStatic, products >= kParallelProducts);
     return;
   }
+  if (PlanStacks(slices, rows).groups > 0) {
+    ForwardStacked(input, output, context.compute);
+    return;
+  }
   // Many slices (a batch of sequences): one slice per task, each GEMM on its own thread. Few
   // slices: one after another, each GEMM spread over the threads.
   const auto multiply = [&](std::ptrdiff_t slice) {
@@ -146,6 +181,50 @@ void Linear::Forward(const std::vector<const Tensor*>& inputs, const std::vector
         Schedule::kStatic, static_cast<size_t>(rows) * out_features_ >= kParallelProducts);
   }
   // LESSON 09 END
+}
+
+void Linear::ForwardStacked(const Tensor& input, Tensor& output,
+                            const ComputeContext& compute) const {
+  // Slice s holds rows [s * rows, (s + 1) * rows) of the stack. A column of the stacked input is
+  // that column of each slice, one after another; the stacked output is split back the same way.
+  const int rows = static_cast<int>(input.rows());
+  const auto slices = static_cast<std::ptrdiff_t>(input.channels());
+  const StackPlan plan = PlanStacks(slices, rows);
+  for (int group = 0; group < plan.groups; ++group) {
+    const std::ptrdiff_t first_slice = static_cast<std::ptrdiff_t>(group) * plan.slices_per_group;
+    const int count =
+        static_cast<int>(std::min<std::ptrdiff_t>(plan.slices_per_group, slices - first_slice));
+    const int stacked_rows = count * rows;
+    const size_t size = static_cast<size_t>(stacked_rows);
+    float* stacked_input = compute.Scratch(ScratchSlot::kFirst, size * in_features_);
+    float* stacked_output = compute.Scratch(ScratchSlot::kSecond, size * out_features_);
+    const bool parallel = size * (in_features_ + out_features_) >= kParallelProducts;
+    ParallelFor(
+        compute.pool, in_features_,
+        [&](std::ptrdiff_t column) {
+          for (int slice = 0; slice < count; ++slice) {
+            const float* source = input.channel_data(first_slice + slice) + column * rows;
+            std::copy(source, source + rows, stacked_input + column * size + slice * rows);
+          }
+        },
+        Schedule::kStatic, parallel);
+    PackedGemm(stacked_rows, stacked_input, stacked_rows, packed_weights_, stacked_output,
+               stacked_rows, compute);
+    WithActivation(activation_, [&](auto function) {
+      ParallelFor(
+          compute.pool, out_features_,
+          [&](std::ptrdiff_t feature) {
+            const float bias = bias_.empty() ? 0.0f : bias_[feature];
+            const float* column = stacked_output + feature * size;
+            for (int slice = 0; slice < count; ++slice) {
+              const float* source = column + slice * rows;
+              float* target = output.channel_data(first_slice + slice) + feature * rows;
+              for (int row = 0; row < rows; ++row) target[row] = function(source[row] + bias);
+            }
+          },
+          Schedule::kStatic, parallel);
+    });
+  }
 }
 
 LUMEN_REGISTER_LAYER(Linear, "nn.Linear");

@@ -17,7 +17,9 @@ namespace lumen {
 // Each fcube slice of the input is a column-major (rows x in_features) matrix X; PyTorch's
 // row-major (out, in) weight buffer, read column-major, is W^T as an (in x out) matrix; so
 // Y = X * W^T is one GEMM per slice with no transposes, or dot products when a slice is a single
-// row (a classifier's head).
+// row (a classifier's head). Slices of few rows (a channels-last feature map: ConvNeXt's
+// (1, 24, 24, 32) is 24 slices of 24 rows) are stacked into one taller GEMM, whose row panels are
+// full, instead of many GEMMs that each end in a partly empty panel.
 class Linear : public Layer {
  public:
   // Reads in_features, out_features, bias and the weights, and packs the weights once.
@@ -38,6 +40,9 @@ class Linear : public Layer {
   // Adds the bias to output features [first, end) of a column-major (rows x out) slice and
   // applies the activation.
   void FinishFeatures(float* result, int rows, int first, int end) const;
+  // Y = X W^T + b for slices of few rows: gathers groups of slices into one column-major matrix,
+  // multiplies it in one GEMM, and scatters the result back with the bias and activation.
+  void ForwardStacked(const Tensor& input, Tensor& output, const ComputeContext& compute) const;
 
   int in_features_ = 0;
   int out_features_ = 0;
