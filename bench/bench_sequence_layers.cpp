@@ -4,9 +4,17 @@
 //     q/k/v weights), its pre-packed weights as nn.MultiheadAttention holds them;
 //   - a batched torch.matmul whose right operand is packed on every run ((8,256,64) @ (8,64,256));
 //   - a whole nn.MultiheadAttention layer (1, 256, 384), 6 heads;
-//   - a whole nn.LSTM, 2 layers, bidirectional, hidden 256, 100 steps, batch 1 and 8.
+//   - a whole nn.LSTM, 2 layers, bidirectional, hidden 256, 100 steps, batch 1 and 8;
+//   - nn.Linear at the shapes of ConvNeXt's channels-last MLPs (many slices of few rows, stacked
+//     into one GEMM), of ViT's MLP (one tall slice), and a classifier head at batch 1 (a
+//     matrix-vector product, bandwidth-bound: its counter is GB/s of weights read);
+//   - the activations a layer fuses (SiLU, GELU), in GB/s of input read and output written.
 //
-//   build/lumen_bench --benchmark_filter='Gemm|MatMul|Attention|Lstm'
+// The machine's limits, to read the counters against: one AVX2 core with two FMA units does
+// 2 x 8 x 2 = 32 fp32 FLOP per cycle (about 78 GFLOP/s at 2.45 GHz; 64 per cycle, 2 x 16 x 2,
+// with AVX-512); a core streams roughly 15-20 GB/s from DRAM.
+//
+//   build/lumen_bench --benchmark_filter='Gemm|MatMul|Attention|Lstm|Linear|Activation'
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -20,6 +28,7 @@
 #include "lumen/base/workspace.hpp"
 #include "lumen/graph/node.hpp"
 #include "lumen/layer/layer_registry.hpp"
+#include "lumen/math/activation.hpp"
 #include "lumen/math/batched_gemm.hpp"
 #include "lumen/math/packed_gemm.hpp"
 
@@ -173,6 +182,88 @@ void BM_Lstm(benchmark::State& state) {
   SetGflops(state, tokens * 2 * 1024 * (256 + 512) + tokens * 2 * 2 * 1024 * 256);
 }
 BENCHMARK(BM_Lstm)->Args({1, 1})->Args({1, 2})->Args({8, 1})->Args({8, 2})->UseRealTime();
+
+// An nn.Linear input shape and its out_features.
+struct LinearShape {
+  const char* what;
+  Shape input;
+  int out_features;
+};
+
+const LinearShape kLinearShapes[] = {
+    {"convnext 24x24 32->128", {1, 24, 24, 32}, 128},
+    {"convnext 24x24 128->32", {1, 24, 24, 128}, 32},
+    {"convnext 6x6 128->512", {1, 6, 6, 128}, 512},
+    {"vit 197 tokens 96->384", {1, 197, 96}, 384},
+    {"classifier 1280->1000", {1, 1280}, 1000},
+};
+
+// Arguments: shape index, threads.
+void BM_Linear(benchmark::State& state) {
+  const LinearShape& shape = kLinearShapes[state.range(0)];
+  const int in_features = static_cast<int>(shape.input.back());
+  Node op;
+  op.type = "nn.Linear";
+  op.name = "linear";
+  op.input_names = {"x"};
+  op.output_names = {"y"};
+  op.params["in_features"] = Parameter::Parse(std::to_string(in_features));
+  op.params["out_features"] = Parameter::Parse(std::to_string(shape.out_features));
+  op.params["bias"] = Parameter::Parse("True");
+  op.attributes["weight"] = RandomWeight({shape.out_features, in_features});
+  op.attributes["bias"] = RandomWeight({shape.out_features});
+  const std::unique_ptr<Layer> layer = LayerRegistry::Create(LayerConfig(op));
+  const Tensor input = Tensor::FromRowMajor(Random(ShapeElementCount(shape.input)), shape.input);
+  RunLayerLoop(state, *layer, input, static_cast<int>(state.range(1)));
+  const double rows = static_cast<double>(ShapeElementCount(shape.input)) / in_features;
+  const double weight_bytes = 4.0 * in_features * shape.out_features;
+  if (rows == 1) {
+    state.counters["GB/s"] =
+        benchmark::Counter(weight_bytes * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  } else {
+    SetGflops(state, rows * in_features * shape.out_features);
+  }
+  state.SetLabel(shape.what);
+}
+
+void LinearArguments(benchmark::internal::Benchmark* benchmark) {
+  for (int threads : {1, 2}) {
+    for (size_t shape = 0; shape < std::size(kLinearShapes); ++shape) {
+      benchmark->Args({static_cast<int64_t>(shape), threads});
+    }
+  }
+  benchmark->ArgNames({"shape", "threads"});
+}
+BENCHMARK(BM_Linear)->Apply(LinearArguments)->UseRealTime();
+
+// Arguments: activation kind (Activation::Kind), threads. A 24x24x128 map (ConvNeXt's GELU input),
+// 295 KB, which stays in the L2 cache.
+void BM_Activation(benchmark::State& state) {
+  const Activation activation{static_cast<Activation::Kind>(state.range(0))};
+  const int threads = static_cast<int>(state.range(1));
+  const std::vector<float> input = Random(24 * 24 * 128, 4.0f);
+  std::vector<float> output(input.size());
+  ThreadPool pool(threads);
+  Workspace workspace(threads);
+  const ComputeContext context{&pool, &workspace};
+  for (auto _ : state) {
+    ApplyActivation(activation, input.data(), output.data(), input.size(), context);
+    benchmark::DoNotOptimize(output.data());
+  }
+  state.counters["GB/s"] = benchmark::Counter(8.0 * input.size() * state.iterations() / 1e9,
+                                              benchmark::Counter::kIsRate);
+  state.counters["ns/float"] =
+      benchmark::Counter(static_cast<double>(input.size()) * state.iterations() / 1e9,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_Activation)
+    ->ArgNames({"kind", "threads"})
+    ->Args({static_cast<int>(Activation::Kind::kRelu), 1})
+    ->Args({static_cast<int>(Activation::Kind::kSilu), 1})
+    ->Args({static_cast<int>(Activation::Kind::kGelu), 1})
+    ->Args({static_cast<int>(Activation::Kind::kGeluTanh), 1})
+    ->Args({static_cast<int>(Activation::Kind::kSilu), 2})
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace lumen

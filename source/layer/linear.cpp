@@ -16,9 +16,11 @@ constexpr int kFeatureBlock = 64;
 constexpr size_t kParallelProducts = 1 << 15;
 // Slices of fewer rows than this are multiplied several at a time (see Linear::ForwardStacked).
 constexpr int kStackBelowRows = 128;
-// Rows a stacked GEMM aims for: enough row panels for the GEMM to run near its peak, little
-// scratch.
-constexpr int kStackedRows = 512;
+// Scratch a stacked GEMM may use for its gathered input and its output (1 MB, in floats): as many
+// slices as fit, so that most layers need one GEMM (one pass of each parallel loop), and at least
+// kStackedRowsAtLeast rows, which keep the GEMM near its peak.
+constexpr std::ptrdiff_t kStackScratchFloats = 1 << 18;
+constexpr std::ptrdiff_t kStackedRowsAtLeast = 256;
 
 // How ForwardStacked groups the slices: `groups` GEMMs of up to `slices_per_group` slices each.
 struct StackPlan {
@@ -26,12 +28,14 @@ struct StackPlan {
   int groups = 0;
 };
 
-// Whether slices of `rows` rows are multiplied together, and how many at a time.
-StackPlan PlanStacks(std::ptrdiff_t slices, int rows) {
+// Whether slices of `rows` rows (of `features` inputs and outputs together) are multiplied
+// together, and how many at a time.
+StackPlan PlanStacks(std::ptrdiff_t slices, int rows, int features) {
   StackPlan plan;
   if (slices < 2 || rows < 2 || rows >= kStackBelowRows) return plan;
   const std::ptrdiff_t total_rows = slices * rows;
-  plan.groups = static_cast<int>((total_rows + kStackedRows - 1) / kStackedRows);
+  const std::ptrdiff_t group_rows = std::max(kStackedRowsAtLeast, kStackScratchFloats / features);
+  plan.groups = static_cast<int>((total_rows + group_rows - 1) / group_rows);
   plan.slices_per_group = static_cast<int>((slices + plan.groups - 1) / plan.groups);
   plan.groups = static_cast<int>((slices + plan.slices_per_group - 1) / plan.slices_per_group);
   return plan;
@@ -88,7 +92,7 @@ std::unique_ptr<LayerState> Linear::Prepare(const std::vector<Shape>& input_shap
   const int rows = input.size() >= 2 ? static_cast<int>(input[input.size() - 2]) : 1;
   if (rows <= 1 || context.workspace == nullptr) return nullptr;
   const auto slices = static_cast<std::ptrdiff_t>(ShapeElementCount(input) / in_features_ / rows);
-  const StackPlan plan = PlanStacks(slices, rows);
+  const StackPlan plan = PlanStacks(slices, rows, in_features_ + out_features_);
   if (plan.groups == 0) {
     context.workspace->Reserve(ScratchSlot::kGemmPacking,
                                PackedGemmScratchSize(rows, in_features_));
@@ -148,7 +152,7 @@ void Linear::Forward(const std::vector<const Tensor*>& inputs, const std::vector
         Schedule::kStatic, products >= kParallelProducts);
     return;
   }
-  if (PlanStacks(slices, rows).groups > 0) {
+  if (PlanStacks(slices, rows, in_features_ + out_features_).groups > 0) {
     ForwardStacked(input, output, context.compute);
     return;
   }
@@ -189,7 +193,7 @@ void Linear::ForwardStacked(const Tensor& input, Tensor& output,
   // that column of each slice, one after another; the stacked output is split back the same way.
   const int rows = static_cast<int>(input.rows());
   const auto slices = static_cast<std::ptrdiff_t>(input.channels());
-  const StackPlan plan = PlanStacks(slices, rows);
+  const StackPlan plan = PlanStacks(slices, rows, in_features_ + out_features_);
   for (int group = 0; group < plan.groups; ++group) {
     const std::ptrdiff_t first_slice = static_cast<std::ptrdiff_t>(group) * plan.slices_per_group;
     const int count =
