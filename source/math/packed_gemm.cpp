@@ -85,13 +85,24 @@ size_t PackedRowsSize(int rows, int depth) {
 }
 
 void PackRows(const float* a, int lda, int m, int k, float* packed) {
-  for (int first = 0; first < m; first += kRows) {
-    const int valid = std::min(kRows, m - first);
-    for (int p = 0; p < k; ++p) {
-      const float* source = a + static_cast<size_t>(p) * lda + first;
-      std::copy(source, source + valid, packed);
-      std::fill(packed + valid, packed + kRows, 0.0f);
-      packed += kRows;
+  // A few columns of `a` at a time, each walked from top to bottom: reading all k columns for
+  // one panel, then all k for the next, would touch k places at once, lda apart. A 1x1
+  // convolution's columns are whole feature maps (lda = H*W), and at 160x160 they are exactly
+  // 25 * 4 KB apart, so all k of them fall into one set of the L1 cache and evict each other;
+  // kPackColumns streams at a time stay within the cache's ways and the prefetcher's reach.
+  constexpr int kPackColumns = 8;
+  const int panels = (m + kRows - 1) / kRows;
+  for (int first_column = 0; first_column < k; first_column += kPackColumns) {
+    const int end_column = std::min(k, first_column + kPackColumns);
+    for (int panel = 0; panel < panels; ++panel) {
+      const int first = panel * kRows;
+      const int valid = std::min(kRows, m - first);
+      for (int p = first_column; p < end_column; ++p) {
+        const float* source = a + static_cast<size_t>(p) * lda + first;
+        float* target = packed + PackedRowIndex(first, p, k);
+        std::copy(source, source + valid, target);
+        std::fill(target + valid, target + kRows, 0.0f);
+      }
     }
   }
 }
