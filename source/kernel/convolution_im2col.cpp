@@ -111,8 +111,16 @@ class Im2colConvolution : public ConvolutionAlgorithm {
         }
         const float* input_column = source + ix * s.input_h;  // contiguous rows
         std::fill(target, target + first_row, 0.0f);
-        for (int oy = first_row; oy < end_row; ++oy) {
-          target[oy] = input_column[oy * w.stride_h + row_offset];
+        if (w.stride_h == 2) {
+          // The usual stride, spelled as a constant: the compiler then vectorises the loop
+          // (two loads and a shuffle per vector) instead of reading one float at a time.
+          for (int oy = first_row; oy < end_row; ++oy) {
+            target[oy] = input_column[oy * 2 + row_offset];
+          }
+        } else {
+          for (int oy = first_row; oy < end_row; ++oy) {
+            target[oy] = input_column[oy * w.stride_h + row_offset];
+          }
         }
         std::fill(target + end_row, target + output_h, 0.0f);
       }

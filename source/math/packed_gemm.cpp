@@ -100,8 +100,12 @@ void PackRows(const float* a, int lda, int m, int k, float* packed) {
       for (int p = first_column; p < end_column; ++p) {
         const float* source = a + static_cast<size_t>(p) * lda + first;
         float* target = packed + PackedRowIndex(first, p, k);
-        std::copy(source, source + valid, target);
-        std::fill(target + valid, target + kRows, 0.0f);
+        if (valid == kRows) {  // a copy of constant size: two or four vector moves, no call
+          std::memcpy(target, source, sizeof(float) * kRows);
+        } else {
+          std::copy(source, source + valid, target);
+          std::fill(target + valid, target + kRows, 0.0f);
+        }
       }
     }
   }
