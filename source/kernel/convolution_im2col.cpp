@@ -41,12 +41,25 @@ class Im2colConvolution : public ConvolutionAlgorithm {
   // enough that each pass over the packed weights computes many rows, small enough to stay in the
   // L2 caches while the GEMM packs them (4 MB blocks, which spill to L3, made ResNet18's first
   // layer 1.6 times slower on 2 threads).
+  //
+  // With enough blocks for every thread, each thread takes whole blocks (private_blocks) and
+  // builds, multiplies and finishes them on its own, in its own scratch: no thread waits for
+  // another inside the layer, and a block never leaves its core's cache. Otherwise (small maps,
+  // where the weights dominate) the threads share each block, as PackedGemm splits it.
   ConvolutionPlan Plan(const ConvolutionShape& shape, const Activation& activation,
-                       int /*threads*/) const override {
+                       int threads) const override {
     ConvolutionPlan plan = BasicPlan(shape, activation);
     const int64_t column_floats = int64_t{shape.output_h} * kernel_size_;
-    plan.block = static_cast<int>(
-        std::clamp<int64_t>(262144 / column_floats, 1, std::max(shape.output_w, 1)));
+    const int output_w = std::max(shape.output_w, 1);
+    plan.block = static_cast<int>(std::clamp<int64_t>(262144 / column_floats, 1, output_w));
+    int blocks = (output_w + plan.block - 1) / plan.block;
+    threads = std::max(threads, 1);
+    plan.private_blocks = threads > 1 && blocks * groups_ >= 2 * threads;
+    if (plan.private_blocks && groups_ == 1) {
+      // A multiple of the threads, the columns spread evenly: every thread gets the same share.
+      blocks = (blocks + threads - 1) / threads * threads;
+      plan.block = (output_w + blocks - 1) / blocks;
+    }
     const int pixels = plan.block * shape.output_h;
     plan.scratch(ScratchSlot::kFirst) = CheckedMultiply(
         static_cast<size_t>(pixels), static_cast<size_t>(kernel_size_), "im2col block size");
@@ -56,29 +69,47 @@ class Im2colConvolution : public ConvolutionAlgorithm {
 
   void Run(const ConvolutionPlan& plan, const float* input, float* output,
            const ComputeContext& context) const override {
-    const ConvolutionShape& s = plan.shape;
-    const int group_out = out_channels_ / groups_;
-    const int area = s.output_h * s.output_w;
-    // One block of im2col rows at a time, shared by the threads: they fill it together (Im2Col),
-    // then multiply it together (PackedGemm). So it is the calling thread's scratch.
-    float* columns = context.Scratch(ScratchSlot::kFirst, plan.scratch(ScratchSlot::kFirst));
+    const int blocks = (plan.shape.output_w + plan.block - 1) / plan.block;
+    if (plan.private_blocks) {
+      // Each task is one block on one thread: the loops inside RunBlock run on that thread.
+      ParallelFor(
+          context.pool, static_cast<std::ptrdiff_t>(groups_) * blocks,
+          [&](std::ptrdiff_t task) {
+            RunBlock(plan, input, output, static_cast<int>(task / blocks),
+                     static_cast<int>(task % blocks) * plan.block, context);
+          },
+          Schedule::kDynamic);
+      return;
+    }
     for (int group = 0; group < groups_; ++group) {
-      for (int first_column = 0; first_column < s.output_w; first_column += plan.block) {
-        const int first_pixel = first_column * s.output_h;
-        const int pixels = std::min(plan.block, s.output_w - first_column) * s.output_h;
-        Im2Col(s, input, group, first_column, pixels, columns, context);
-        // (pixels x K) * (K x group_out) -> rows [first_pixel, +pixels) of the group's outputs
-        float* result = output + static_cast<size_t>(group) * group_out * area + first_pixel;
-        PackedGemm(pixels, columns, pixels, weights_[group], result, area, context);
-        ParallelFor(context.pool, group_out, [&](std::ptrdiff_t channel) {
-          FinishChannel(plan.activation, group * group_out + static_cast<int>(channel),
-                        result + static_cast<size_t>(channel) * area, pixels);
-        });
+      for (int block = 0; block < blocks; ++block) {
+        RunBlock(plan, input, output, group, block * plan.block, context);
       }
     }
   }
 
  private:
+  // One block of output columns of one group: im2col rows into the calling thread's scratch, the
+  // GEMM, then bias and activation. Called from a parallel loop (private blocks), the inner loops
+  // run on the calling thread; called alone, the threads share each step.
+  void RunBlock(const ConvolutionPlan& plan, const float* input, float* output, int group,
+                int first_column, const ComputeContext& context) const {
+    const ConvolutionShape& s = plan.shape;
+    const int group_out = out_channels_ / groups_;
+    const int area = s.output_h * s.output_w;
+    const int first_pixel = first_column * s.output_h;
+    const int pixels = std::min(plan.block, s.output_w - first_column) * s.output_h;
+    float* columns = context.Scratch(ScratchSlot::kFirst, plan.scratch(ScratchSlot::kFirst));
+    Im2Col(s, input, group, first_column, pixels, columns, context);
+    // (pixels x K) * (K x group_out) -> rows [first_pixel, +pixels) of the group's outputs
+    float* result = output + static_cast<size_t>(group) * group_out * area + first_pixel;
+    PackedGemm(pixels, columns, pixels, weights_[group], result, area, context);
+    ParallelFor(context.pool, group_out, [&](std::ptrdiff_t channel) {
+      FinishChannel(plan.activation, group * group_out + static_cast<int>(channel),
+                    result + static_cast<size_t>(channel) * area, pixels);
+    });
+  }
+
   // Fills `columns` with the (pixels x K) column-major im2col rows of the output columns starting
   // at first_column, for one group: column k holds input channel `channel` shifted by (ky, kx),
   // and each output column is one contiguous run of rows read from one input column.

@@ -166,6 +166,13 @@ std::vector<Geometry> Geometries() {
           .Dilation(2, 2)
           .Padding(2),
       Conv("im2col_13x17_k1x1_stride2", 5, 17, 13, 17, 1, 1).Stride(2, 2),
+      // Enough blocks of output columns (K = 576: 7 columns of 65 rows per block, 11 blocks) for
+      // each thread to take whole blocks (private blocks), and with groups (7 blocks x 2 groups).
+      Conv("im2col_private_blocks_k3x3_stride2_silu", 64, 8, 130, 150, 3, 3)
+          .Stride(2, 2)
+          .Padding(1)
+          .Activate(Kind::kSilu),
+      Conv("im2col_private_blocks_groups2_k3x2", 64, 8, 66, 80, 3, 2).Groups(2).Padding(1, 1, 0, 1),
       Conv("im2col_13x17_k3x3_dilation1x2_groups2", 4, 6, 13, 17, 3, 3)
           .Groups(2)
           .Dilation(1, 2)
