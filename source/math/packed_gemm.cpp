@@ -42,7 +42,13 @@ void StoreVector(float* target, const Vector& value) { std::memcpy(target, &valu
 // then stream in alongside the arithmetic instead of stalling it, one line per step.
 void MicroKernel(int depth, const float* a, const float* b, const float* next_b, float* c, int ldc,
                  int rows, int cols, bool accumulate) {
-  Vector sum[2][kColumns] = {};
+  // Every loop over j below is unrolled, so that `sum` lives in registers from start to end: with
+  // one loop left rolled, GCC kept the array on the stack, zeroed it with a call to memset and
+  // spilled the sums after the loop, a fixed cost that a short product (attention's depth-32
+  // Q K^T) paid on every tile.
+  Vector sum[2][kColumns];
+#pragma GCC unroll 16
+  for (int j = 0; j < kColumns; ++j) sum[0][j] = sum[1][j] = Vector{};
   for (int p = 0; p < depth; ++p) {
     const Vector a0 = LoadVector(a + p * kRows);
     const Vector a1 = LoadVector(a + p * kRows + kLanes);
@@ -55,6 +61,7 @@ void MicroKernel(int depth, const float* a, const float* b, const float* next_b,
     }
   }
   if (rows == kRows && cols == kColumns) {
+#pragma GCC unroll 16
     for (int j = 0; j < kColumns; ++j) {
       float* column = c + static_cast<size_t>(j) * ldc;
       if (accumulate) {
@@ -68,6 +75,7 @@ void MicroKernel(int depth, const float* a, const float* b, const float* next_b,
   }
   // A tile on the edge of C: write only the part inside.
   float tile[kColumns][kRows];
+#pragma GCC unroll 16
   for (int j = 0; j < kColumns; ++j) {
     StoreVector(tile[j], sum[0][j]);
     StoreVector(tile[j] + kLanes, sum[1][j]);
@@ -138,18 +146,17 @@ void PackColumns(const float* b, std::ptrdiff_t row_stride, std::ptrdiff_t col_s
   for (int first = 0; first < n; first += kColumns) {
     const int valid = std::min(kColumns, n - first);
     const float* columns = b + first * col_stride;
-    if (col_stride == 1) {  // a row of the panel is contiguous in b: copy it
+    if (col_stride == 1 && valid == kColumns) {  // a row of the panel is contiguous in b
       for (int p = 0; p < k; ++p, packed += kColumns) {
-        const float* source = columns + p * row_stride;
-        std::copy(source, source + valid, packed);
-        std::fill(packed + valid, packed + kColumns, 0.0f);
+        std::memcpy(packed, columns + p * row_stride, sizeof(float) * kColumns);  // inlined
       }
       continue;
     }
+    // One loop over the whole panel row, padding included: a std::fill of the few padding floats
+    // became a call to memset for every row.
     for (int p = 0; p < k; ++p, packed += kColumns) {
       const float* source = columns + p * row_stride;
-      for (int j = 0; j < valid; ++j) packed[j] = source[j * col_stride];
-      std::fill(packed + valid, packed + kColumns, 0.0f);
+      for (int j = 0; j < kColumns; ++j) packed[j] = j < valid ? source[j * col_stride] : 0.0f;
     }
   }
 }
