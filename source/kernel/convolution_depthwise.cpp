@@ -32,10 +32,6 @@ struct PaddedPlane {
   size_t column_floats() const { return static_cast<size_t>(phase_rows) * stride; }
   // Floats to reserve: the plane, plus what a last partial block reads past its end.
   size_t floats() const { return column_floats() * cols + kRows; }
-  // Where padded row `row` of a column lies, from the column's start.
-  size_t Offset(int row) const {
-    return static_cast<size_t>(row % stride) * phase_rows + row / stride;
-  }
 };
 
 PaddedPlane PaddedPlaneFor(const Window2d& window, const ConvolutionShape& shape) {
@@ -79,24 +75,47 @@ void PadPlane(const float* source, int input_h, int input_w, int pad_top, int pa
   }
 }
 
-// One output column of one channel: out[oy] = sum over taps of weight * padded[oy * stride +
-// ky * dilation][ox * stride + kx * dilation], kRows rows at a time.
+// Output rows first..first+Rows of one output column of one channel: out[oy] = sum over taps of
+// weight * padded[oy * stride + ky * dilation][ox * stride + kx * dilation], summed in registers.
+// Rows is kRows, or half of it for a short last block (a 6x6 map would waste 10 of 16 rows).
+template <int Rows>
+void DepthwiseBlock(const float* padded, const PaddedPlane& plane, const float* weights,
+                    const Window2d& w, int ox, int first, int count, float* output_column) {
+  float sum[Rows] = {};
+  // Tap ky's padded row ky * dilation lies in phase (ky * dilation) % stride: kept as a running
+  // (phase, row in phase) pair, because a division per tap cost more than its multiply-adds.
+  const int phase_step = w.dilation_h % plane.stride;
+  const int row_step = w.dilation_h / plane.stride;
+  for (int kx = 0; kx < w.kernel_w; ++kx) {
+    const float* column =
+        padded + static_cast<size_t>(ox * w.stride_w + kx * w.dilation_w) * plane.column_floats();
+    int phase = 0;
+    int row = first;
+    for (int ky = 0; ky < w.kernel_h; ++ky) {
+      const float weight = weights[ky * w.kernel_w + kx];
+      const float* rows = column + static_cast<size_t>(phase) * plane.phase_rows + row;
+      for (int i = 0; i < Rows; ++i) sum[i] += weight * rows[i];
+      phase += phase_step;
+      row += row_step;
+      if (phase >= plane.stride) {
+        phase -= plane.stride;
+        ++row;
+      }
+    }
+  }
+  std::copy(sum, sum + count, output_column + first);
+}
+
+// One output column of one channel, kRows rows at a time.
 void DepthwiseColumn(const float* padded, const PaddedPlane& plane, const float* weights,
                      const Window2d& w, int ox, int output_h, float* output_column) {
   for (int first = 0; first < output_h; first += kRows) {
-    float sum[kRows] = {};
-    for (int kx = 0; kx < w.kernel_w; ++kx) {
-      const float* column =
-          padded + static_cast<size_t>(ox * w.stride_w + kx * w.dilation_w) * plane.column_floats();
-      for (int ky = 0; ky < w.kernel_h; ++ky) {
-        const float weight = weights[ky * w.kernel_w + kx];
-        // Padded row first * stride + ky * dilation, and the kRows after it in the same phase.
-        const float* rows = column + plane.Offset(ky * w.dilation_h) + first;
-        for (int i = 0; i < kRows; ++i) sum[i] += weight * rows[i];
-      }
-    }
     const int count = std::min(kRows, output_h - first);
-    std::copy(sum, sum + count, output_column + first);
+    if (count <= kRows / 2) {
+      DepthwiseBlock<kRows / 2>(padded, plane, weights, w, ox, first, count, output_column);
+    } else {
+      DepthwiseBlock<kRows>(padded, plane, weights, w, ox, first, count, output_column);
+    }
   }
 }
 
