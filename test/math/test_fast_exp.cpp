@@ -1,4 +1,5 @@
-// FastExp against std::exp: the activations (sigmoid, SiLU) trust it, so it gets its own test.
+// FastExp against std::exp: the activations (sigmoid, SiLU) trust it, so it gets its own test;
+// its variant for non-positive arguments (GELU's erf) against FastExp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -50,6 +51,26 @@ TEST(FastExp, SaturatesInsteadOfWrappingTheExponent) {
 
 TEST(FastExp, KeepsNaN) {
   EXPECT_TRUE(std::isnan(FastExp(std::numeric_limits<float>::quiet_NaN())));
+}
+
+// The non-positive variant (erf's exp(-x^2)) must be FastExp itself, bit for bit, on its range,
+// so that GELU rounds as before and as PyTorch's kernel.
+TEST(FastExpOfNonPositive, GivesFastExpsBitsFromMinus87ToZero) {
+  int mismatches = 0;
+  float first_mismatch = 0;
+  for (float x = -87.3f; x <= 0.0f; x += 0.000373f) {
+    if (FastExpOfNonPositive(x) != FastExp(x) && mismatches++ == 0) first_mismatch = x;
+  }
+  EXPECT_EQ(mismatches, 0) << "first at x = " << first_mismatch;
+  EXPECT_EQ(FastExpOfNonPositive(0.0f), 1.0f);
+  EXPECT_EQ(FastExpOfNonPositive(-0.0f), 1.0f);
+}
+
+TEST(FastExpOfNonPositive, StaysTinyBelowTheRangeAndKeepsNaN) {
+  EXPECT_GE(FastExpOfNonPositive(-1000.0f), 0.0f);
+  EXPECT_LT(FastExpOfNonPositive(-1000.0f), 1e-37f);
+  EXPECT_GE(FastExpOfNonPositive(-std::numeric_limits<float>::infinity()), 0.0f);
+  EXPECT_TRUE(std::isnan(FastExpOfNonPositive(std::numeric_limits<float>::quiet_NaN())));
 }
 
 }  // namespace

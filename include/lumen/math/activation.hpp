@@ -23,7 +23,7 @@ inline float FastErf(float x) {
   r = r * t + 1.421413741f;
   r = r * t - 0.284496736f;
   r = r * t + 0.254829592f;
-  const float value = 1.0f - r * t * FastExp(-x * x);
+  const float value = 1.0f - r * t * FastExpOfNonPositive(-x * x);
   return std::copysign(value, x);
 }
 
