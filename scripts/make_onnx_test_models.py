@@ -449,6 +449,55 @@ def hostile_models():
                        [tensor("scale", np.ones(3, np.float32))], opset=17)
     (folder / "layernorm_mean_output.onnx").write_bytes(statistics.SerializeToString())
 
+    # Absurd sizes: each must be refused before anything that size is allocated.
+    huge = model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], [value("x", [2, 3])],
+                 [value("y", [2, 3])])
+    weight = huge.graph.initializer.add()
+    weight.name, weight.data_type = "w", FLOAT
+    weight.dims.extend([2**20, 2**20])  # 2^40 elements, no data
+    (folder / "huge_initializer_dims.onnx").write_bytes(huge.SerializeToString())
+    filled = model([helper.make_node("ConstantOfShape", ["shape"], ["zeros"], name="fill"),
+                    helper.make_node("Add", ["x", "zeros"], ["y"], name="add")],
+                   [value("x", [2, 3])], [value("y", [2**30])],
+                   [tensor("shape", np.array([2**30]))])
+    (folder / "constant_of_shape_huge.onnx").write_bytes(filled.SerializeToString())
+    outer = model([helper.make_node("Mul", ["column", "row"], ["table"], name="outer"),
+                   helper.make_node("Add", ["x", "table"], ["y"], name="add")],
+                  [value("x", [1, 1])], [value("y", [2**12, 2**13])],
+                  [tensor("column", np.ones((2**12, 1), np.float32)),
+                   tensor("row", np.ones((1, 2**13), np.float32))])
+    (folder / "broadcast_huge.onnx").write_bytes(outer.SerializeToString())
+    declared = model([helper.make_node("Size", ["x"], ["count"], name="size"),
+                      helper.make_node("Cast", ["count"], ["float_count"], name="cast", to=FLOAT),
+                      helper.make_node("Add", ["x", "float_count"], ["y"], name="add")],
+                     [value("x", [2**20, 2**20, 2**20])], [value("y", [2**20, 2**20, 2**20])])
+    (folder / "declared_dims_huge.onnx").write_bytes(declared.SerializeToString())
+    expanded = model([helper.make_node("Expand", ["x", "shape"], ["y"], name="expand")],
+                     [value("x", [1, 1])], [value("y", [2**20, 2**20])],
+                     [tensor("shape", np.array([2**20, 2**20]))])
+    (folder / "expand_huge.onnx").write_bytes(expanded.SerializeToString())
+
+    # A required input left out, and attributes Lumen's layers do not compute: refused by name.
+    no_weights = model([helper.make_node("LSTM", ["x"], ["y"], name="lstm", hidden_size=4)],
+                       [value("x", [3, 1, 2])], [value("y", [3, 1, 1, 4])])
+    (folder / "lstm_missing_weights.onnx").write_bytes(no_weights.SerializeToString())
+    torch.manual_seed(161)
+    gru = torch.nn.GRU(2, 3)
+    w, r, b = recurrent_onnx_weights(gru, [1, 0, 2], 1)
+    before = model([helper.make_node("GRU", ["x", "w", "r", "b"], ["y"], name="gru",
+                                     hidden_size=3, linear_before_reset=0)],
+                   [value("x", [3, 1, 2])], [value("y", [3, 1, 1, 3])],
+                   [tensor("w", w.numpy()), tensor("r", r.numpy()), tensor("b", b.numpy())])
+    (folder / "gru_linear_before_reset_0.onnx").write_bytes(before.SerializeToString())
+    reverse = model([helper.make_node("GRU", ["x", "w", "r", "b"], ["y"], name="gru",
+                                      hidden_size=3, linear_before_reset=1, direction="reverse")],
+                    [value("x", [3, 1, 2])], [value("y", [3, 1, 1, 3])],
+                    [tensor("w", w.numpy()), tensor("r", r.numpy()), tensor("b", b.numpy())])
+    (folder / "gru_reverse.onnx").write_bytes(reverse.SerializeToString())
+    wrap = model([helper.make_node("Pad", ["x", "pads"], ["y"], name="pad", mode="wrap")],
+                 [value("x", [2, 3])], [value("y", [2, 5])], [tensor("pads", np.array([0, 1, 0, 1]))])
+    (folder / "pad_wrap.onnx").write_bytes(wrap.SerializeToString())
+
 
 if __name__ == "__main__":
     op_cases()

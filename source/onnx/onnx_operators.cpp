@@ -860,15 +860,22 @@ void GraphBuilder::MapResize() {
 }
 
 void GraphBuilder::MapExpand() {
-  // Broadcasting against zeros of the target shape is Expand's (bidirectional) rule.
+  // ONNX's Expand broadcasts both ways: a target extent of 1 keeps the input's extent, which
+  // Tensor.expand writes as -1; new leading axes take the target's extents.
   const std::vector<int64_t> shape = ConstantInput(1, "shape").Integers();
-  const ConstantTensor zeros = ConstantTensor::FromDoubles(
-      kFloat, shape, std::vector<double>(ElementCountOf(shape, Where()), 0.0));
-  const std::string zeros_operand = NewOperandName(OutputName(0));
-  Node node = MakeNode("pnnx.Attribute", {}, {zeros_operand});
-  node.attributes["data"] = ToAttribute(zeros, Where());
+  const int rank = RequireInputRank(0, "for Expand");
+  const size_t output_rank = std::max(shape.size(), static_cast<size_t>(rank));
+  std::vector<int> sizes;
+  for (size_t axis = 0; axis < output_rank; ++axis) {
+    const bool in_shape = axis + shape.size() >= output_rank;
+    const bool in_input = axis + static_cast<size_t>(rank) >= output_rank;
+    const int64_t target = in_shape ? shape[axis + shape.size() - output_rank] : 1;
+    if (target < 0) Fail(Concat("shape ", DimsToString(shape), " has a negative extent"));
+    sizes.push_back(in_input && target == 1 ? -1 : ClampToInt(target));
+  }
+  Node node = MakeNode("Tensor.expand", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["sizes"] = Parameter::FromIntArray(sizes);
   Emit(std::move(node));
-  EmitExpressionOf("add(@0,@1)", {RuntimeInput(0), zeros_operand}, OutputName(0));
   SetRuntimeOutput(0, OutputName(0));
 }
 

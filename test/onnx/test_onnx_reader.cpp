@@ -10,6 +10,8 @@
 #include "lumen/graph/graph_reader.hpp"
 #include "lumen/layer/layer_registry.hpp"
 #include "lumen/onnx/onnx_reader.hpp"
+#include "lumen/runtime/model.hpp"
+#include "lumen/runtime/session.hpp"
 #include "support/case_runner.hpp"
 #include "support/source_directory.hpp"
 
@@ -197,12 +199,48 @@ INSTANTIATE_TEST_SUITE_P(
         HostileCase{"integer_input.onnx", "element type INT64"},
         HostileCase{"asymmetric_pads.onnx", "node 'conv' (Conv, opset 13): asymmetric pads"},
         HostileCase{"layernorm_mean_output.onnx",
-                    "node 'norm' (LayerNormalization, opset 17): the Mean and InvStdDev outputs"}),
+                    "node 'norm' (LayerNormalization, opset 17): the Mean and InvStdDev outputs"},
+        HostileCase{"huge_initializer_dims.onnx",
+                    "initializer 'w': dims (1048576,1048576) hold more than"},
+        HostileCase{"constant_of_shape_huge.onnx",
+                    "node 'fill' (ConstantOfShape, opset 13): evaluating this when loading would "
+                    "make a tensor of (1073741824)"},
+        HostileCase{"broadcast_huge.onnx",
+                    "node 'outer' (Mul, opset 13): evaluating this when loading would make a "
+                    "tensor of (4096,8192)"},
+        HostileCase{"declared_dims_huge.onnx",
+                    "node 'size' (Size, opset 13): dims (1048576,1048576,1048576) hold more"},
+        HostileCase{"lstm_missing_weights.onnx",
+                    "node 'lstm' (LSTM, opset 13): the weight W (input 1) is missing"},
+        HostileCase{"gru_linear_before_reset_0.onnx",
+                    "node 'gru' (GRU, opset 13): linear_before_reset=0 is not supported"},
+        HostileCase{"gru_reverse.onnx",
+                    "node 'gru' (GRU, opset 13): direction 'reverse' is not supported"},
+        HostileCase{"pad_wrap.onnx", "node 'pad' (Pad, opset 13): mode 'wrap' is not supported"}),
     [](const testing::TestParamInfo<HostileCase>& info) {
       std::string name = info.param.file;
       name = name.substr(0, name.find('.')) + "_" + std::to_string(info.index);
       return name;
     });
+
+TEST(OnnxReader, AnExpandToAbsurdDimsIsRefusedWhenPlanned) {
+  // Read without allocating anything that size (Tensor.expand, not a tensor of zeros); the session
+  // then refuses to plan a (2^20, 2^20) output.
+  EXPECT_EQ(ReadError(kData + "/hostile/expand_huge.onnx"), "");
+  std::string message;
+  try {
+    const std::shared_ptr<const Model> model = Model::Load(kData + "/hostile/expand_huge.onnx");
+    SessionOptions options;
+    options.threads = 1;
+    options.max_memory_bytes = size_t{256} << 20;
+    Session session(model, options);
+    session.SetInputShapes({{1, 1}});
+    session.Run();
+  } catch (const Error& error) {
+    message = error.what();
+  }
+  EXPECT_NE(message.find("more than the memory budget"), std::string::npos) << message;
+}
 
 TEST(OnnxReader, EmptyAndCutBytesAreErrors) {
   EXPECT_THROW(ReadOnnxGraphFromBytes("", "empty.onnx", ""), Error);
