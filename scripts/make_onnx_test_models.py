@@ -9,8 +9,9 @@ Two kinds:
     ONNX operator specification says the node computes;
   - hostile files (hostile/<name>.onnx): a truncated or malformed protobuf, raw_data shorter
     than its dims, external data outside the model's folder, a cycle, a missing input, an
-    unsupported op, an unsupported opset. test/onnx/test_onnx_reader.cpp expects a clear
-    lumen::Error for each.
+    unsupported op, an unsupported opset, absurd dims. test/onnx/test_onnx_reader.cpp expects a
+    clear lumen::Error for each. The fuzz_*.onnx beside them are the fuzzer's findings, not
+    written here (and kept when this runs).
 
   /usr/bin/python3 scripts/make_onnx_test_models.py      (Debian's python3-torch, python3-onnx)
 """
@@ -387,9 +388,11 @@ def layout_cases():
 
 def hostile_models():
     folder = OUTPUT / "hostile"
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    # fuzz_*.onnx are inputs the ONNX fuzzer found (scripts/fuzz.sh), kept as they were found.
+    for path in folder.iterdir():
+        if not path.name.startswith("fuzz_"):
+            path.unlink()
     relu = model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [value("x", [2, 3])],
                  [value("y", [2, 3])], [tensor("unused", np.ones((4, 4), np.float32))])
     valid = relu.SerializeToString()
