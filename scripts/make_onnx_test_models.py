@@ -500,6 +500,10 @@ def hostile_models():
     wrap = model([helper.make_node("Pad", ["x", "pads"], ["y"], name="pad", mode="wrap")],
                  [value("x", [2, 3])], [value("y", [2, 5])], [tensor("pads", np.array([0, 1, 0, 1]))])
     (folder / "pad_wrap.onnx").write_bytes(wrap.SerializeToString())
+    no_input = model([helper.make_node("Shape", [], ["shape"], name="shape"),
+                      helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
+                     [value("x", [2, 3])], [value("y", [2, 3])])
+    (folder / "shape_without_input.onnx").write_bytes(no_input.SerializeToString())
 
 
 if __name__ == "__main__":

@@ -245,6 +245,7 @@ void GraphBuilder::ConvertNode(size_t index) {
   // Shape and Size need only the input's dims, which the file may declare.
   ConstantTensor dims_only;
   if ((node_->op_type() == "Shape" || node_->op_type() == "Size") && !all_known) {
+    if (!HasInput(0)) Fail("input 0 is missing");
     const std::vector<int64_t> dims = InputDims(0);
     bool complete = InputRank(0) >= 0;
     for (int64_t extent : dims) complete = complete && extent >= 0;
@@ -415,6 +416,7 @@ int GraphBuilder::InputRank(size_t index) const {
 }
 
 int GraphBuilder::RequireInputRank(size_t index, const std::string& why) const {
+  if (!HasInput(index)) Fail(Concat("input ", index, " is missing"));
   const int rank = InputRank(index);
   if (rank < 0) {
     Fail(Concat("the rank of '", node_->input(static_cast<int>(index)), "' is needed ", why,

@@ -217,7 +217,13 @@ INSTANTIATE_TEST_SUITE_P(
                     "node 'gru' (GRU, opset 13): linear_before_reset=0 is not supported"},
         HostileCase{"gru_reverse.onnx",
                     "node 'gru' (GRU, opset 13): direction 'reverse' is not supported"},
-        HostileCase{"pad_wrap.onnx", "node 'pad' (Pad, opset 13): mode 'wrap' is not supported"}),
+        HostileCase{"pad_wrap.onnx", "node 'pad' (Pad, opset 13): mode 'wrap' is not supported"},
+        HostileCase{"shape_without_input.onnx",
+                    "node 'shape' (Shape, opset 13): input 0 is missing"},
+        // Found by the ONNX fuzzer: a Transpose without perm and without its input read past
+        // the end of the node's input list.
+        HostileCase{"fuzz_transpose_no_input.onnx",
+                    "node '/Transpose' (Transpose, opset 17): input 0 is missing"}),
     [](const testing::TestParamInfo<HostileCase>& info) {
       std::string name = info.param.file;
       name = name.substr(0, name.find('.')) + "_" + std::to_string(info.index);
