@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds Lumen's libFuzzer harnesses (test/fuzz/) and runs them for a while.
 #
-#   scripts/fuzz.sh [SECONDS]       the three fuzzers at once, each for SECONDS (default 60)
+#   scripts/fuzz.sh [SECONDS]       the four fuzzers at once, each for SECONDS (default 60)
 #
 # Built with clang in build-sanitize, the ASan+UBSan tree of scripts/sanitize.sh configured with
-# LUMEN_FUZZ (coverage hooks in the library, -fsanitize=fuzzer on the harnesses). The three run
-# side by side: on two cores each gets about two thirds of one, and the run takes SECONDS.
+# LUMEN_FUZZ (coverage hooks in the library, -fsanitize=fuzzer on the harnesses). The four run
+# side by side: on two cores each gets about half of one, and the run takes SECONDS.
 # Seeds: the param files, the small bins, and param + NUL + bin of the small models, from
-# tmp/models/, test/data/layers/ and test/data/hostile/; test/fuzz/pnnx.dict is the dictionary.
+# tmp/models/, test/data/layers/ and test/data/hostile/ (test/fuzz/pnnx.dict is their
+# dictionary); for the ONNX fuzzer, the small .onnx files of test/data/onnx/ and tmp/onnx/.
 # What each fuzzer finds beyond its seeds is kept in build-sanitize/corpus/<fuzzer>/ for the next
 # run. Prints the executions and the coverage (cov: edges, ft: features) of each fuzzer. A crash,
 # a sanitizer report, a leak or a timeout fails the script; the input is in
@@ -22,13 +23,13 @@ if ! command -v clang++ >/dev/null; then
 fi
 SANITIZERS=address,undefined scripts/sanitize.sh --configure
 build=build-sanitize
-fuzzers=(param_reader storage_zip model)
+fuzzers=(param_reader storage_zip model onnx)
 cmake --build "$build" -j"$(nproc)" --target "${fuzzers[@]/#/lumen_fuzz_}"
 
 # Seeds, rebuilt on every run from the folders of models.
 seeds=$build/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds"/{param_reader,storage_zip,model} $build/artifacts
+mkdir -p "$seeds"/{param_reader,storage_zip,model,onnx} $build/artifacts
 max_seed=$((96 * 1024))
 for folder in tmp/models/*/ test/data/layers/*/ test/data/hostile/*/; do
   name=$(basename "$folder")
@@ -45,6 +46,12 @@ for folder in tmp/models/*/ test/data/layers/*/ test/data/hostile/*/; do
   fi
 done
 
+for file in test/data/onnx/*/model.onnx test/data/onnx/hostile/*.onnx tmp/onnx/*/model.onnx; do
+  if (($(stat -c %s "$file") <= max_seed)); then
+    cp "$file" "$seeds/onnx/${file//\//_}"
+  fi
+done
+
 export GLOG_minloglevel=3  # the readers' warnings about unused weights, millions of times
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
@@ -53,8 +60,10 @@ for fuzzer in "${fuzzers[@]}"; do
   corpus=$build/corpus/$fuzzer
   mkdir -p "$corpus"
   echo "fuzz.sh: lumen_fuzz_$fuzzer for $seconds s ($(ls "$seeds/$fuzzer" | wc -l) seeds)"
+  dictionary=()
+  [[ $fuzzer == onnx ]] || dictionary=(-dict=test/fuzz/pnnx.dict)
   "$build/lumen_fuzz_$fuzzer" "$corpus" "$seeds/$fuzzer" -max_total_time="$seconds" \
-    -dict=test/fuzz/pnnx.dict -max_len=$((128 * 1024)) -timeout=20 -rss_limit_mb=2048 \
+    "${dictionary[@]}" -max_len=$((128 * 1024)) -timeout=20 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$build/artifacts/$fuzzer-" >"$build/$fuzzer.log" 2>&1 &
   pids+=($!)
 done

@@ -9,8 +9,9 @@ Two kinds:
     ONNX operator specification says the node computes;
   - hostile files (hostile/<name>.onnx): a truncated or malformed protobuf, raw_data shorter
     than its dims, external data outside the model's folder, a cycle, a missing input, an
-    unsupported op, an unsupported opset. test/onnx/test_onnx_reader.cpp expects a clear
-    lumen::Error for each.
+    unsupported op, an unsupported opset, absurd dims. test/onnx/test_onnx_reader.cpp expects a
+    clear lumen::Error for each. The fuzz_*.onnx beside them are the fuzzer's findings, not
+    written here (and kept when this runs).
 
   /usr/bin/python3 scripts/make_onnx_test_models.py      (Debian's python3-torch, python3-onnx)
 """
@@ -221,12 +222,177 @@ def op_cases():
         [value("x", [2, 3, 4, 5])], [value("y", [2, 3, 4, 5])], [tensor("scale", scale.numpy())],
         opset=17), [x], [torch.nn.functional.layer_norm(x, (4, 5), scale, None, 1e-3)])
 
+    recurrent_cases()
+    layout_cases()
+
+
+def onnx_gates(weight, order):
+    """PyTorch's stacked gate blocks (along axis 0) in ONNX's order: `order` lists, for each
+    ONNX gate, the PyTorch gate that holds it."""
+    blocks = weight.chunk(len(order), 0)
+    return torch.cat([blocks[i] for i in order], 0)
+
+
+def recurrent_onnx_weights(module, gate_order, directions):
+    """W, R, B of an ONNX LSTM/GRU/RNN node from a one-layer torch module."""
+    suffixes = ["_l0", "_l0_reverse"][:directions]
+    w = torch.stack([onnx_gates(getattr(module, "weight_ih" + s), gate_order) for s in suffixes])
+    r = torch.stack([onnx_gates(getattr(module, "weight_hh" + s), gate_order) for s in suffixes])
+    b = torch.stack([torch.cat([onnx_gates(getattr(module, "bias_ih" + s), gate_order),
+                                onnx_gates(getattr(module, "bias_hh" + s), gate_order)])
+                     for s in suffixes])
+    return w.detach(), r.detach(), b.detach()
+
+
+def onnx_y(y, directions, hidden):
+    """PyTorch's (L, N, D*H) output as ONNX's Y: (L, D, N, H)."""
+    length, batch = y.shape[0], y.shape[1]
+    return y.reshape(length, batch, directions, hidden).permute(0, 2, 1, 3)
+
+
+def recurrent_cases():
+    # LSTM, bidirectional, initial_h and initial_c given at run time, every output. ONNX's gates
+    # are i, o, f, c (PyTorch's i, f, g, o), its B is [Wb; Rb].
+    torch.manual_seed(160)
+    lstm = torch.nn.LSTM(5, 6, bidirectional=True)
+    w, r, b = recurrent_onnx_weights(lstm, [0, 3, 1, 2], 2)
+    x, h0, c0 = random(4, 3, 5), random(2, 3, 6), random(2, 3, 6)
+    with torch.no_grad():
+        y, (h, c) = lstm(x, (h0, c0))
+    write_case("lstm_bidirectional_initial_state", model(
+        [helper.make_node("LSTM", ["x", "w", "r", "b", "", "h0", "c0"], ["y", "yh", "yc"],
+                          direction="bidirectional", hidden_size=6)],
+        [value("x", [4, 3, 5]), value("h0", [2, 3, 6]), value("c0", [2, 3, 6])],
+        [value("y", [4, 2, 3, 6]), value("yh", [2, 3, 6]), value("yc", [2, 3, 6])],
+        [tensor("w", w.numpy()), tensor("r", r.numpy()), tensor("b", b.numpy())]),
+        [x, h0, c0], [onnx_y(y, 2, 6), h, c])
+
+    # GRU, forward, linear_before_reset=1 (PyTorch's formula), no initial state, only Y_h used.
+    # ONNX's gates are z, r, h (PyTorch's r, z, n).
+    gru = torch.nn.GRU(4, 5)
+    w, r, b = recurrent_onnx_weights(gru, [1, 0, 2], 1)
+    x = random(6, 2, 4)
+    with torch.no_grad():
+        _, h = gru(x)
+    write_case("gru_linear_before_reset", model(
+        [helper.make_node("GRU", ["x", "w", "r", "b"], ["", "yh"], hidden_size=5,
+                          linear_before_reset=1)],
+        [value("x", [6, 2, 4])], [value("yh", [1, 2, 5])],
+        [tensor("w", w.numpy()), tensor("r", r.numpy()), tensor("b", b.numpy())]), [x], [h])
+
+    # RNN with Relu, no bias, initial_h at run time, Y only.
+    rnn = torch.nn.RNN(3, 4, nonlinearity="relu", bias=False)
+    w = rnn.weight_ih_l0.detach().unsqueeze(0)
+    r = rnn.weight_hh_l0.detach().unsqueeze(0)
+    x, h0 = random(5, 2, 3), random(1, 2, 4)
+    with torch.no_grad():
+        y, _ = rnn(x, h0)
+    write_case("rnn_relu_initial_state", model(
+        [helper.make_node("RNN", ["x", "w", "r", "", "", "h0"], ["y"], hidden_size=4,
+                          activations=["Relu"])],
+        [value("x", [5, 2, 3]), value("h0", [1, 2, 4])], [value("y", [5, 1, 2, 4])],
+        [tensor("w", w.numpy()), tensor("r", r.numpy())]), [x, h0], [onnx_y(y, 1, 4)])
+
+
+def depth_to_space(x, block, mode):
+    """ONNX's DepthToSpace as its specification writes it (reshape, transpose, reshape)."""
+    n, c, h, w = x.shape
+    if mode == "DCR":
+        t = x.reshape(n, block, block, c // block**2, h, w).permute(0, 3, 4, 1, 5, 2)
+    else:
+        t = x.reshape(n, c // block**2, block, block, h, w).permute(0, 1, 4, 2, 5, 3)
+    return t.reshape(n, c // block**2, h * block, w * block)
+
+
+def space_to_depth(x, block):
+    """ONNX's SpaceToDepth as its specification writes it."""
+    n, c, h, w = x.shape
+    t = x.reshape(n, c, h // block, block, w // block, block).permute(0, 3, 5, 1, 2, 4)
+    return t.reshape(n, c * block * block, h // block, w // block)
+
+
+def layout_cases():
+    functional = torch.nn.functional
+    # Pad: reflect and edge (PyTorch's replicate) on the last two axes, constant with a value and
+    # a negative (cropping) pad on a rank-3 tensor.
+    x = random(2, 3, 4, 5)
+    v = random(2, 4, 6)
+    write_case("pad_modes", model(
+        [helper.make_node("Pad", ["x", "pads"], ["y0"], mode="reflect"),
+         helper.make_node("Pad", ["x", "pads"], ["y1"], mode="edge"),
+         helper.make_node("Pad", ["v", "pads3", "value"], ["y2"], mode="constant")],
+        [value("x", [2, 3, 4, 5]), value("v", [2, 4, 6])],
+        [value("y0", [2, 3, 7, 7]), value("y1", [2, 3, 7, 7]), value("y2", [2, 6, 7])],
+        [tensor("pads", np.array([0, 0, 1, 2, 0, 0, 2, 0])),
+         tensor("pads3", np.array([0, 1, -1, 0, 1, 2])), tensor("value", np.array(0.75, np.float32))]),
+        [x, v], [functional.pad(x, (2, 0, 1, 2), mode="reflect"),
+                 functional.pad(x, (2, 0, 1, 2), mode="replicate"),
+                 functional.pad(v, (-1, 2, 1, 1), value=0.75)])
+
+    # DepthToSpace in both modes, SpaceToDepth: references from the specification's formulas.
+    x = random(2, 8, 3, 2)
+    s = random(1, 3, 4, 6)
+    write_case("depth_space", model(
+        [helper.make_node("DepthToSpace", ["x"], ["y0"], blocksize=2, mode="DCR"),
+         helper.make_node("DepthToSpace", ["x"], ["y1"], blocksize=2, mode="CRD"),
+         helper.make_node("SpaceToDepth", ["s"], ["y2"], blocksize=2)],
+        [value("x", [2, 8, 3, 2]), value("s", [1, 3, 4, 6])],
+        [value("y0", [2, 2, 6, 4]), value("y1", [2, 2, 6, 4]), value("y2", [1, 12, 2, 3])]),
+        [x, s], [depth_to_space(x, 2, "DCR"), depth_to_space(x, 2, "CRD"), space_to_depth(s, 2)])
+
+    # Tile of a rank-3 tensor.
+    x = random(2, 1, 3)
+    write_case("tile", model(
+        [helper.make_node("Tile", ["x", "repeats"], ["y"])],
+        [value("x", [2, 1, 3])], [value("y", [2, 4, 6])], [tensor("repeats", np.array([1, 4, 2]))]),
+        [x], [x.repeat(1, 4, 2)])
+
+    # InstanceNormalization of a rank-3 and a rank-5 input with scale, bias and epsilon.
+    x, v = random(2, 3, 7), random(1, 2, 3, 2, 4)
+    scale, bias, scale2, bias2 = random(3), random(3), random(2), random(2)
+    write_case("instance_norm_ranks", model(
+        [helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y0"], epsilon=1e-3),
+         helper.make_node("InstanceNormalization", ["v", "s2", "b2"], ["y1"])],
+        [value("x", [2, 3, 7]), value("v", [1, 2, 3, 2, 4])],
+        [value("y0", [2, 3, 7]), value("y1", [1, 2, 3, 2, 4])],
+        [tensor("s", scale.numpy()), tensor("b", bias.numpy()), tensor("s2", scale2.numpy()),
+         tensor("b2", bias2.numpy())]),
+        [x, v], [functional.instance_norm(x, weight=scale, bias=bias, eps=1e-3),
+                 functional.instance_norm(v, weight=scale2, bias=bias2, eps=1e-5)])
+
+    # ReduceMax over two axes without keepdims, ReduceMin over every axis, ReduceL2 over one
+    # negative axis, ArgMax along the last axis (cast to float, as PyTorch's export does).
+    x = random(3, 4, 5)
+    write_case("reduce_extrema_l2_argmax", model(
+        [helper.make_node("ReduceMax", ["x"], ["y0"], axes=[0, 2], keepdims=0),
+         helper.make_node("ReduceMin", ["x"], ["y1"]),
+         helper.make_node("ReduceL2", ["x"], ["y2"], axes=[-2], keepdims=0),
+         helper.make_node("ArgMax", ["x"], ["index"], axis=-1, keepdims=1),
+         helper.make_node("Cast", ["index"], ["y3"], to=FLOAT)],
+        [value("x", [3, 4, 5])],
+        [value("y0", [4]), value("y1", [1, 1, 1]), value("y2", [3, 5]), value("y3", [3, 4, 1])]),
+        [x], [torch.amax(x, (0, 2)), torch.amin(x, (0, 1, 2), keepdim=True),
+              torch.linalg.vector_norm(x, dim=-2), x.argmax(-1, keepdim=True).float()])
+
+    # 1-D MaxPool with dilation and padding, 1-D AveragePool counting the padding.
+    x = random(2, 3, 11)
+    write_case("pool_1d", model(
+        [helper.make_node("MaxPool", ["x"], ["y0"], kernel_shape=[3], strides=[2], pads=[1, 1],
+                          dilations=[2]),
+         helper.make_node("AveragePool", ["x"], ["y1"], kernel_shape=[4], strides=[3], pads=[2, 2],
+                          count_include_pad=1)],
+        [value("x", [2, 3, 11])], [value("y0", [2, 3, 5]), value("y1", [2, 3, 4])]),
+        [x], [functional.max_pool1d(x, 3, 2, 1, dilation=2),
+              functional.avg_pool1d(x, 4, 3, 2, count_include_pad=True)])
+
 
 def hostile_models():
     folder = OUTPUT / "hostile"
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    # fuzz_*.onnx are inputs the ONNX fuzzer found (scripts/fuzz.sh), kept as they were found.
+    for path in folder.iterdir():
+        if not path.name.startswith("fuzz_"):
+            path.unlink()
     relu = model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [value("x", [2, 3])],
                  [value("y", [2, 3])], [tensor("unused", np.ones((4, 4), np.float32))])
     valid = relu.SerializeToString()
@@ -265,9 +431,10 @@ def hostile_models():
     missing = model([helper.make_node("Add", ["x", "nowhere"], ["y"], name="add")],
                     [value("x", [2, 3])], [value("y", [2, 3])])
     (folder / "missing_input.onnx").write_bytes(missing.SerializeToString())
-    unsupported = model([helper.make_node("Tile", ["x", "repeats"], ["y"], name="tile")],
-                        [value("x", [2, 3])], [value("y", [4, 3])],
-                        [tensor("repeats", np.array([2, 1]))])
+    unsupported = model([helper.make_node("TopK", ["x", "k"], ["y", "indices"], name="top")],
+                        [value("x", [2, 3])], [value("y", [2, 2]), value("indices", [2, 2],
+                                                                           TensorProto.INT64)],
+                        [tensor("k", np.array([2]))])
     (folder / "unsupported_op.onnx").write_bytes(unsupported.SerializeToString())
     old = model([helper.make_node("Relu", ["x"], ["y"])], [value("x", [2, 3])],
                 [value("y", [2, 3])], opset=9)
@@ -284,6 +451,59 @@ def hostile_models():
                        [value("x", [2, 3])], [value("y", [2, 3]), value("mean", [2, 1])],
                        [tensor("scale", np.ones(3, np.float32))], opset=17)
     (folder / "layernorm_mean_output.onnx").write_bytes(statistics.SerializeToString())
+
+    # Absurd sizes: each must be refused before anything that size is allocated.
+    huge = model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], [value("x", [2, 3])],
+                 [value("y", [2, 3])])
+    weight = huge.graph.initializer.add()
+    weight.name, weight.data_type = "w", FLOAT
+    weight.dims.extend([2**20, 2**20])  # 2^40 elements, no data
+    (folder / "huge_initializer_dims.onnx").write_bytes(huge.SerializeToString())
+    filled = model([helper.make_node("ConstantOfShape", ["shape"], ["zeros"], name="fill"),
+                    helper.make_node("Add", ["x", "zeros"], ["y"], name="add")],
+                   [value("x", [2, 3])], [value("y", [2**30])],
+                   [tensor("shape", np.array([2**30]))])
+    (folder / "constant_of_shape_huge.onnx").write_bytes(filled.SerializeToString())
+    outer = model([helper.make_node("Mul", ["column", "row"], ["table"], name="outer"),
+                   helper.make_node("Add", ["x", "table"], ["y"], name="add")],
+                  [value("x", [1, 1])], [value("y", [2**12, 2**13])],
+                  [tensor("column", np.ones((2**12, 1), np.float32)),
+                   tensor("row", np.ones((1, 2**13), np.float32))])
+    (folder / "broadcast_huge.onnx").write_bytes(outer.SerializeToString())
+    declared = model([helper.make_node("Size", ["x"], ["count"], name="size"),
+                      helper.make_node("Cast", ["count"], ["float_count"], name="cast", to=FLOAT),
+                      helper.make_node("Add", ["x", "float_count"], ["y"], name="add")],
+                     [value("x", [2**20, 2**20, 2**20])], [value("y", [2**20, 2**20, 2**20])])
+    (folder / "declared_dims_huge.onnx").write_bytes(declared.SerializeToString())
+    expanded = model([helper.make_node("Expand", ["x", "shape"], ["y"], name="expand")],
+                     [value("x", [1, 1])], [value("y", [2**20, 2**20])],
+                     [tensor("shape", np.array([2**20, 2**20]))])
+    (folder / "expand_huge.onnx").write_bytes(expanded.SerializeToString())
+
+    # A required input left out, and attributes Lumen's layers do not compute: refused by name.
+    no_weights = model([helper.make_node("LSTM", ["x"], ["y"], name="lstm", hidden_size=4)],
+                       [value("x", [3, 1, 2])], [value("y", [3, 1, 1, 4])])
+    (folder / "lstm_missing_weights.onnx").write_bytes(no_weights.SerializeToString())
+    torch.manual_seed(161)
+    gru = torch.nn.GRU(2, 3)
+    w, r, b = recurrent_onnx_weights(gru, [1, 0, 2], 1)
+    before = model([helper.make_node("GRU", ["x", "w", "r", "b"], ["y"], name="gru",
+                                     hidden_size=3, linear_before_reset=0)],
+                   [value("x", [3, 1, 2])], [value("y", [3, 1, 1, 3])],
+                   [tensor("w", w.numpy()), tensor("r", r.numpy()), tensor("b", b.numpy())])
+    (folder / "gru_linear_before_reset_0.onnx").write_bytes(before.SerializeToString())
+    reverse = model([helper.make_node("GRU", ["x", "w", "r", "b"], ["y"], name="gru",
+                                      hidden_size=3, linear_before_reset=1, direction="reverse")],
+                    [value("x", [3, 1, 2])], [value("y", [3, 1, 1, 3])],
+                    [tensor("w", w.numpy()), tensor("r", r.numpy()), tensor("b", b.numpy())])
+    (folder / "gru_reverse.onnx").write_bytes(reverse.SerializeToString())
+    wrap = model([helper.make_node("Pad", ["x", "pads"], ["y"], name="pad", mode="wrap")],
+                 [value("x", [2, 3])], [value("y", [2, 5])], [tensor("pads", np.array([0, 1, 0, 1]))])
+    (folder / "pad_wrap.onnx").write_bytes(wrap.SerializeToString())
+    no_input = model([helper.make_node("Shape", [], ["shape"], name="shape"),
+                      helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
+                     [value("x", [2, 3])], [value("y", [2, 3])])
+    (folder / "shape_without_input.onnx").write_bytes(no_input.SerializeToString())
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 // nn.ReplicationPad1d/2d/3d.
 #include "lumen/kernel/padding.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,10 +69,29 @@ class Padding : public Layer {
     }
   }
 
-  // The input with each padded dimension grown (or cropped).
+  // The input with each padded dimension grown (or cropped). Only the shape: the plan's index
+  // tables grow with the output, so they are made in Prepare, once the session has checked that
+  // the output fits its memory budget (a pad of 2^30 once spent a minute building them here).
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
-    return {Plan(input_shapes[0]).output};
+    const Shape& input = input_shapes[0];
+    const std::vector<AxisPadding> padding = Paddings(input);
+    Shape output(input.size());
+    for (size_t d = 0; d < input.size(); ++d) {
+      if (const char* problem = PaddingProblem(mode_, padding[d])) {
+        Fail(Concat("input ", ShapeToString(input), ": ", PaddingModeName(mode_),
+                    " padding of dimension ", d, " (extent ", input[d], ") by (", padding[d].before,
+                    ",", padding[d].after, "): ", problem));
+      }
+      const int64_t extent = padding[d].PaddedExtent();
+      if (extent > int64_t{UINT32_MAX}) {
+        Fail(Concat("input ", ShapeToString(input), ": padding dimension ", d,
+                    " gives an extent of ", extent, ", above 2^32 - 1"));
+      }
+      output[d] = static_cast<uint32_t>(extent);
+    }
+    ShapeElementCount(output);  // throws when the padded tensor is too large
+    return {output};
   }
 
   // Plans the padding for this input shape.
@@ -91,8 +111,9 @@ class Padding : public Layer {
   }
 
  private:
-  // The plan for `input`; throws lumen::Error naming the layer when PyTorch would refuse it.
-  PaddingPlan Plan(const Shape& input) const {
+  // The (before, after) of every dimension of `input`; throws lumen::Error naming the layer when
+  // the pads do not fit its rank.
+  std::vector<AxisPadding> Paddings(const Shape& input) const {
     const size_t rank = input.size();
     const size_t padded_dims = pads_.size() / 2;
     if (padded_dims > rank) {
@@ -106,10 +127,17 @@ class Padding : public Layer {
                   ", got ", ShapeToString(input)));
     }
     std::vector<AxisPadding> padding(rank);
+    for (size_t d = 0; d < rank; ++d) padding[d].extent = input[d];
     for (size_t i = 0; i < padded_dims; ++i) {
       padding[rank - 1 - i].before = pads_[2 * i];
       padding[rank - 1 - i].after = pads_[2 * i + 1];
     }
+    return padding;
+  }
+
+  // The plan for `input`; throws lumen::Error naming the layer when PyTorch would refuse it.
+  PaddingPlan Plan(const Shape& input) const {
+    const std::vector<AxisPadding> padding = Paddings(input);
     try {
       return MakePaddingPlan(mode_, input, SignedStorageStrides(input), padding);
     } catch (const Error& error) {

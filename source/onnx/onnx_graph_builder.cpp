@@ -245,6 +245,7 @@ void GraphBuilder::ConvertNode(size_t index) {
   // Shape and Size need only the input's dims, which the file may declare.
   ConstantTensor dims_only;
   if ((node_->op_type() == "Shape" || node_->op_type() == "Size") && !all_known) {
+    if (!HasInput(0)) Fail("input 0 is missing");
     const std::vector<int64_t> dims = InputDims(0);
     bool complete = InputRank(0) >= 0;
     for (int64_t extent : dims) complete = complete && extent >= 0;
@@ -253,8 +254,15 @@ void GraphBuilder::ConvertNode(size_t index) {
                   "' is not declared in the file; run onnx.shape_inference.infer_shapes on the "
                   "model (Lumen evaluates shape arithmetic once, when loading)"));
     }
-    dims_only.dims = dims;
-    dims_only.floats.assign(ElementCountOf(dims, Where()), 0.0f);
+    if (node_->op_type() == "Size") {
+      // Counted, not allocated: the declared dims may be absurd.
+      ConstantTensor size =
+          ConstantTensor::FromIntegers({static_cast<int64_t>(ElementCountOf(dims, Where()))});
+      size.dims.clear();
+      if (node_->output_size() > 0) constants_[node_->output(0)] = std::move(size);
+      return;
+    }
+    dims_only.dims = dims;  // Shape reads only the dims: no values are made
     known = {&dims_only};
     all_known = true;
   }
@@ -408,6 +416,7 @@ int GraphBuilder::InputRank(size_t index) const {
 }
 
 int GraphBuilder::RequireInputRank(size_t index, const std::string& why) const {
+  if (!HasInput(index)) Fail(Concat("input ", index, " is missing"));
   const int rank = InputRank(index);
   if (rank < 0) {
     Fail(Concat("the rank of '", node_->input(static_cast<int>(index)), "' is needed ", why,

@@ -119,6 +119,21 @@ class GraphBuilder {
   void MapClip();
   void MapElementwise();
   void MapExpand();
+  // onnx_recurrent.cpp: LSTM, GRU and RNN.
+  void MapRecurrent();
+  // onnx_layout_operators.cpp: ops that move or copy elements.
+  void MapPad();
+  void MapTile();
+  void MapDepthToSpace();
+  void MapSpaceToDepth();
+  // onnx_operators.cpp again: normalisation and reductions.
+  void MapInstanceNormalization();
+  void MapReduceExtremum();
+  void MapReduceL2();
+  void MapArgExtremum();
+  // The axes a Reduce* node reduces (its axes attribute, or its axes input from opset 18), all of
+  // them when none are given; negative axes made non-negative when the input's rank is known.
+  std::vector<int64_t> ReduceAxes();
 
   const lumen_onnx_proto::ModelProto& model_;
   const lumen_onnx_proto::GraphProto& graph_proto_;

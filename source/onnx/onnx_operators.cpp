@@ -101,7 +101,8 @@ const std::set<std::string>& GraphBuilder::SupportedOps() {
         "MaxPool", "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "Transpose", "Squeeze",
         "Unsqueeze", "Softmax", "Slice", "Split", "Gather", "ReduceMean", "ReduceSum", "Resize",
         "Concat", "Clip", "LeakyRelu", "Elu", "HardSigmoid", "PRelu", "Einsum", "Expand", "Cast",
-        "Identity", "Dropout",
+        "Identity", "Dropout", "LSTM", "GRU", "RNN", "Pad", "Tile", "DepthToSpace", "SpaceToDepth",
+        "InstanceNormalization", "ReduceMax", "ReduceMin", "ReduceL2", "ArgMax", "ArgMin",
         // evaluated when loading (shape arithmetic)
         "Constant", "ConstantOfShape", "Shape", "Size", "Range", "Where", "Equal", "Less",
         "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Not", "Mod"};
@@ -154,6 +155,15 @@ void GraphBuilder::MapOperator() {
   if (op == "Resize") return MapResize();
   if (op == "Clip") return MapClip();
   if (op == "Expand") return MapExpand();
+  if (op == "LSTM" || op == "GRU" || op == "RNN") return MapRecurrent();
+  if (op == "Pad") return MapPad();
+  if (op == "Tile") return MapTile();
+  if (op == "DepthToSpace") return MapDepthToSpace();
+  if (op == "SpaceToDepth") return MapSpaceToDepth();
+  if (op == "InstanceNormalization") return MapInstanceNormalization();
+  if (op == "ReduceMax" || op == "ReduceMin") return MapReduceExtremum();
+  if (op == "ReduceL2") return MapReduceL2();
+  if (op == "ArgMax" || op == "ArgMin") return MapArgExtremum();
   if (op == "Concat") {
     std::vector<std::string> inputs;
     for (size_t i = 0; i < InputCount(); ++i) inputs.push_back(RuntimeInput(i));
@@ -520,7 +530,8 @@ void GraphBuilder::MapBatchNormalization() {
 void GraphBuilder::MapPooling() {
   const bool max = node().op_type() == "MaxPool";
   const std::vector<int64_t> kernel = Ints("kernel_shape", {});
-  if (kernel.size() != 2) Fail("only 2-D pooling is supported");
+  const size_t spatial = kernel.size();
+  if (spatial != 1 && spatial != 2) Fail("only 1-D and 2-D pooling is supported");
   if (max && node().output_size() > 1 && !node().output(1).empty()) {
     Fail("the Indices output of MaxPool is not supported");
   }
@@ -528,21 +539,35 @@ void GraphBuilder::MapPooling() {
   if (auto_pad != "NOTSET" && auto_pad != "VALID") {
     Fail(Concat("auto_pad ", auto_pad, " is not supported (only explicit pads)"));
   }
-  std::vector<int64_t> pads = Ints("pads", {0, 0, 0, 0});
-  if (auto_pad == "VALID") pads = {0, 0, 0, 0};
-  if (pads.size() != 4 || pads[0] != pads[2] || pads[1] != pads[3]) {
-    Fail(Concat("pads ", DimsToString(pads), " are not supported (only symmetric)"));
+  std::vector<int64_t> pads = Ints("pads", std::vector<int64_t>(2 * spatial, 0));
+  if (auto_pad == "VALID") pads.assign(2 * spatial, 0);
+  if (pads.size() != 2 * spatial) Fail(Concat("pads must have ", 2 * spatial, " values"));
+  for (size_t i = 0; i < spatial; ++i) {
+    if (pads[i] != pads[i + spatial]) {
+      Fail(Concat("pads ", DimsToString(pads), " are not supported (only symmetric)"));
+    }
   }
-  Node node = MakeNode(max ? "nn.MaxPool2d" : "nn.AvgPool2d", {RuntimeInput(0)}, {OutputName(0)});
+  const std::vector<int64_t> strides = Ints("strides", std::vector<int64_t>(spatial, 1));
+  const std::vector<int64_t> dilations = Ints("dilations", std::vector<int64_t>(spatial, 1));
+  if (strides.size() != spatial || dilations.size() != spatial) {
+    Fail(Concat("strides and dilations must have ", spatial, " values"));
+  }
+  const char* type = spatial == 1 ? (max ? "nn.MaxPool1d" : "nn.AvgPool1d")
+                                  : (max ? "nn.MaxPool2d" : "nn.AvgPool2d");
+  Node node = MakeNode(type, {RuntimeInput(0)}, {OutputName(0)});
   node.params["kernel_size"] = Parameter::FromIntArray(ToInts(kernel));
   // ONNX's strides default to 1, PyTorch's to the kernel: always written out.
-  node.params["stride"] = Parameter::FromIntArray(ToInts(Ints("strides", {1, 1})));
-  node.params["padding"] = Parameter::FromIntArray({ClampToInt(pads[0]), ClampToInt(pads[1])});
+  node.params["stride"] = Parameter::FromIntArray(ToInts(strides));
+  node.params["padding"] = Parameter::FromIntArray(
+      ToInts(std::vector<int64_t>(pads.begin(), pads.begin() + static_cast<long>(spatial))));
   node.params["ceil_mode"] = Parameter::FromBool(Int("ceil_mode", 0) != 0);
   if (max) {
-    node.params["dilation"] = Parameter::FromIntArray(ToInts(Ints("dilations", {1, 1})));
+    node.params["dilation"] = Parameter::FromIntArray(ToInts(dilations));
     node.params["return_indices"] = Parameter::FromBool(false);
   } else {
+    for (int64_t dilation : dilations) {
+      if (dilation != 1) Fail("dilations of AveragePool are not supported");
+    }
     node.params["count_include_pad"] = Parameter::FromBool(Int("count_include_pad", 0) != 0);
   }
   Emit(std::move(node));
@@ -835,15 +860,123 @@ void GraphBuilder::MapResize() {
 }
 
 void GraphBuilder::MapExpand() {
-  // Broadcasting against zeros of the target shape is Expand's (bidirectional) rule.
+  // ONNX's Expand broadcasts both ways: a target extent of 1 keeps the input's extent, which
+  // Tensor.expand writes as -1; new leading axes take the target's extents.
   const std::vector<int64_t> shape = ConstantInput(1, "shape").Integers();
-  const ConstantTensor zeros = ConstantTensor::FromDoubles(
-      kFloat, shape, std::vector<double>(ElementCountOf(shape, Where()), 0.0));
-  const std::string zeros_operand = NewOperandName(OutputName(0));
-  Node node = MakeNode("pnnx.Attribute", {}, {zeros_operand});
-  node.attributes["data"] = ToAttribute(zeros, Where());
+  const int rank = RequireInputRank(0, "for Expand");
+  const size_t output_rank = std::max(shape.size(), static_cast<size_t>(rank));
+  std::vector<int> sizes;
+  for (size_t axis = 0; axis < output_rank; ++axis) {
+    const bool in_shape = axis + shape.size() >= output_rank;
+    const bool in_input = axis + static_cast<size_t>(rank) >= output_rank;
+    const int64_t target = in_shape ? shape[axis + shape.size() - output_rank] : 1;
+    if (target < 0) Fail(Concat("shape ", DimsToString(shape), " has a negative extent"));
+    sizes.push_back(in_input && target == 1 ? -1 : ClampToInt(target));
+  }
+  Node node = MakeNode("Tensor.expand", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["sizes"] = Parameter::FromIntArray(sizes);
   Emit(std::move(node));
-  EmitExpressionOf("add(@0,@1)", {RuntimeInput(0), zeros_operand}, OutputName(0));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// InstanceNormalization: nn.InstanceNorm1d/2d/3d by the input's rank, scale and B as its affine
+// weight and bias. GroupNorm exports as Reshape (N,G,-1) -> this with ones and zeros -> Reshape
+// -> Mul -> Add, which these layers then compute as PyTorch does.
+void GraphBuilder::MapInstanceNormalization() {
+  const int rank = RequireInputRank(0, "to pick the instance norm's dimensions");
+  if (rank < 3 || rank > 5) Fail(Concat("a rank-", rank, " input is not supported (only 3 to 5)"));
+  const ConstantTensor& scale = ConstantInput(1, "scale");
+  const ConstantTensor& bias = ConstantInput(2, "bias B");
+  if (scale.dims.size() != 1 || bias.dims != scale.dims) {
+    Fail(Concat("scale ", scale.Describe(), " and B ", bias.Describe(),
+                " must be vectors of one value per channel"));
+  }
+  const std::vector<int64_t> dims = InputDims(0);
+  if (dims[1] >= 0 && dims[1] != scale.dims[0]) {
+    Fail(Concat("scale ", scale.Describe(), " has not one value per channel of the input ",
+                DimsToString(dims)));
+  }
+  Node node =
+      MakeNode(Concat("nn.InstanceNorm", rank - 2, "d"), {RuntimeInput(0)}, {OutputName(0)});
+  node.params["num_features"] = Parameter::FromInt(ClampToInt(scale.dims[0]));
+  node.params["eps"] = Parameter::FromFloat(Float("epsilon", 1e-5f));
+  node.params["affine"] = Parameter::FromBool(true);
+  node.params["track_running_stats"] = Parameter::FromBool(false);
+  node.attributes["weight"] = ToAttribute(scale, Where());
+  node.attributes["bias"] = ToAttribute(bias, Where());
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+std::vector<int64_t> GraphBuilder::ReduceAxes() {
+  std::vector<int64_t> axes = HasInput(1) ? ConstantInput(1, "axes").Integers() : Ints("axes", {});
+  const int rank = InputRank(0);
+  if (axes.empty()) {
+    const int every = RequireInputRank(0, "to reduce over every axis");
+    for (int i = 0; i < every; ++i) axes.push_back(i);
+  }
+  if (rank >= 0) {
+    for (int64_t& axis : axes) {
+      if (axis < -rank || axis >= rank) Fail(Concat("axis ", axis, " is outside rank ", rank));
+      if (axis < 0) axis += rank;
+    }
+  }
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) Fail("an axis is repeated");
+  return axes;
+}
+
+// ReduceMax / ReduceMin: torch.max / torch.min along one dim at a time (ties and NaN as PyTorch,
+// which exports amax/amin and max(dim) values so).
+void GraphBuilder::MapReduceExtremum() {
+  if (Int("noop_with_empty_axes", 0) != 0) Fail("noop_with_empty_axes=1 is not supported");
+  std::vector<int64_t> axes = ReduceAxes();
+  const bool keep = Int("keepdims", 1) != 0;
+  if (axes.size() > 1 && !keep && axes.front() < 0) {
+    RequireInputRank(0, "for several negative axes without keepdims");
+  }
+  // Without keepdims, removing the highest axis first keeps the others' indices.
+  std::reverse(axes.begin(), axes.end());
+  const std::string type = node().op_type() == "ReduceMax" ? "torch.max" : "torch.min";
+  std::string input = RuntimeInput(0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const std::string output = i + 1 == axes.size() ? OutputName(0) : NewOperandName(OutputName(0));
+    Node node = MakeNode(type, {input}, {output});
+    node.params["dim"] = Parameter::FromInt(ClampToInt(axes[i]));
+    node.params["keepdim"] = Parameter::FromBool(keep);
+    Emit(std::move(node));
+    input = output;
+  }
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// ReduceL2: sqrt(sum(x*x)) over the axes, as three layers (F.normalize exports it, followed by
+// Clip, Expand and Div, which the reader maps one by one).
+void GraphBuilder::MapReduceL2() {
+  if (Int("noop_with_empty_axes", 0) != 0) Fail("noop_with_empty_axes=1 is not supported");
+  const std::vector<int64_t> axes = ReduceAxes();
+  const std::string squares = NewOperandName(OutputName(0));
+  EmitExpressionOf("mul(@0,@0)", {RuntimeInput(0)}, squares);
+  const std::string sum = NewOperandName(OutputName(0));
+  Node node = MakeNode("torch.sum", {squares}, {sum});
+  node.params["dim"] = Parameter::FromIntArray(ToInts(axes));
+  node.params["keepdim"] = Parameter::FromBool(Int("keepdims", 1) != 0);
+  Emit(std::move(node));
+  EmitExpressionOf("sqrt(@0)", {sum}, OutputName(0));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// ArgMax / ArgMin: the index output of torch.max / torch.min along the axis, as a float (exact
+// below 2^24; a later Cast to float is then nothing). Ties go to the first index, as ONNX's
+// default select_last_index=0 says.
+void GraphBuilder::MapArgExtremum() {
+  if (Int("select_last_index", 0) != 0) Fail("select_last_index=1 is not supported");
+  const std::string type = node().op_type() == "ArgMax" ? "torch.max" : "torch.min";
+  const std::string values = NewOperandName(Concat(OutputName(0), ":values"));
+  Node node = MakeNode(type, {RuntimeInput(0)}, {values, OutputName(0)});
+  node.params["dim"] = Parameter::FromInt(ClampToInt(Int("axis", 0)));
+  node.params["keepdim"] = Parameter::FromBool(Int("keepdims", 1) != 0);
+  Emit(std::move(node));
   SetRuntimeOutput(0, OutputName(0));
 }
 

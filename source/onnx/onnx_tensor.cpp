@@ -25,6 +25,11 @@ namespace {
 // count below overflow in the arithmetic that follows.
 constexpr size_t kMaxConstantElements = size_t{1} << 31;
 
+// The most elements a value computed when loading may hold (2^24): shape arithmetic needs a few,
+// and a file must not make the reader allocate gigabytes from a few bytes (ConstantOfShape of
+// (2^31), an Expand or a broadcast of two long vectors).
+constexpr size_t kMaxComputedElements = size_t{1} << 24;
+
 float HalfToFloat(uint16_t half) {
   const uint32_t sign = (half & 0x8000u) << 16;
   const uint32_t exponent = (half >> 10) & 0x1f;
@@ -438,6 +443,18 @@ std::vector<size_t> StridesOf(const std::vector<int64_t>& dims) {
   return strides;
 }
 
+// The element count of a value computed when loading; throws naming `where` above
+// kMaxComputedElements.
+size_t ComputedElementCount(const std::vector<int64_t>& dims, const std::string& where) {
+  const size_t count = ElementCountOf(dims, where);
+  if (count > kMaxComputedElements) {
+    throw Error(Concat(where, ": evaluating this when loading would make a tensor of ",
+                       DimsToString(dims), ", more than the ", kMaxComputedElements,
+                       " elements shape arithmetic may compute"));
+  }
+  return count;
+}
+
 // The index into a tensor of `dims` (right-aligned, broadcast) of the output element whose
 // row-major coordinates are `coordinates` in `output_dims`.
 size_t BroadcastIndex(const std::vector<int64_t>& dims, const std::vector<size_t>& strides,
@@ -456,8 +473,14 @@ template <typename Function>
 ConstantTensor Elementwise(const std::vector<const ConstantTensor*>& inputs, int32_t type,
                            const std::string& where, Function function) {
   std::vector<int64_t> dims;
-  for (const ConstantTensor* input : inputs) dims = BroadcastDims(dims, input->dims, where);
-  const size_t count = ElementCountOf(dims, where);
+  size_t largest_input = 0;
+  for (const ConstantTensor* input : inputs) {
+    dims = BroadcastDims(dims, input->dims, where);
+    largest_input = std::max(largest_input, input->size());
+  }
+  // Arithmetic on weights makes as many elements as it reads; only broadcasting makes more.
+  size_t count = ElementCountOf(dims, where);
+  if (count > largest_input) count = ComputedElementCount(dims, where);
   std::vector<std::vector<size_t>> strides;
   for (const ConstantTensor* input : inputs) strides.push_back(StridesOf(input->dims));
   std::vector<double> values(count);
@@ -488,8 +511,12 @@ size_t NormalizeAxis(int64_t axis, size_t rank, const std::string& where) {
 // Elements `[begin, end)` of each row-major block along `axis`: a copy of `input` restricted to
 // the given indices along that axis.
 ConstantTensor TakeAlongAxis(const ConstantTensor& input, size_t axis,
-                             const std::vector<int64_t>& indices) {
+                             const std::vector<int64_t>& indices, const std::string& where) {
   const std::vector<int64_t>& dims = input.dims;
+  std::vector<int64_t> output_dims = dims;
+  output_dims[axis] = static_cast<int64_t>(indices.size());
+  // Repeated indices can make more elements than the input holds.
+  if (ElementCountOf(output_dims, where) > input.size()) ComputedElementCount(output_dims, where);
   size_t outer = 1;
   size_t inner = 1;
   for (size_t i = 0; i < axis; ++i) outer *= static_cast<size_t>(dims[i]);
@@ -504,8 +531,6 @@ ConstantTensor TakeAlongAxis(const ConstantTensor& input, size_t axis,
       }
     }
   }
-  std::vector<int64_t> output_dims = dims;
-  output_dims[axis] = static_cast<int64_t>(indices.size());
   return ConstantTensor::FromDoubles(input.type, output_dims, values);
 }
 
@@ -632,7 +657,7 @@ bool FoldConstantNode(const NodeProto& node, const std::vector<const ConstantTen
       }
       if (index < 0) index += extent;
     }
-    ConstantTensor taken = TakeAlongAxis(data, axis, picked);
+    ConstantTensor taken = TakeAlongAxis(data, axis, picked, where);
     std::vector<int64_t> dims(data.dims.begin(), data.dims.begin() + static_cast<long>(axis));
     dims.insert(dims.end(), indices.dims.begin(), indices.dims.end());
     dims.insert(dims.end(), data.dims.begin() + static_cast<long>(axis) + 1, data.dims.end());
@@ -774,12 +799,12 @@ bool FoldConstantNode(const NodeProto& node, const std::vector<const ConstantTen
         const int64_t end = clamp(ends[k], -1, extent - 1);
         for (int64_t i = start; i > end; i += step) picked.push_back(i);
       }
-      result = TakeAlongAxis(result, axis, picked);
+      result = TakeAlongAxis(result, axis, picked, where);
     }
     outputs->push_back(result);
   } else if (op == "ConstantOfShape") {
     const std::vector<int64_t> dims = input(0).Integers();
-    const size_t count = ElementCountOf(dims, where);
+    const size_t count = ComputedElementCount(dims, where);
     int32_t type = kFloat;
     double value = 0.0;
     if (const AttributeProto* attribute = FindAttribute(node, "value")) {
@@ -795,7 +820,7 @@ bool FoldConstantNode(const NodeProto& node, const std::vector<const ConstantTen
     const double delta = input(2).At(0);
     if (delta == 0) throw Error(Concat(where, ": delta 0"));
     const double steps = std::max(std::ceil((limit - start) / delta), 0.0);
-    if (!(steps <= static_cast<double>(kMaxConstantElements))) {
+    if (!(steps <= static_cast<double>(kMaxComputedElements))) {
       throw Error(Concat(where, ": the range holds too many elements"));
     }
     std::vector<double> values(static_cast<size_t>(steps));
@@ -810,7 +835,7 @@ bool FoldConstantNode(const NodeProto& node, const std::vector<const ConstantTen
     // Broadcasting against zeros of the target shape is Expand's bidirectional rule.
     const std::vector<int64_t> dims = input(1).Integers();
     const ConstantTensor zeros = ConstantTensor::FromDoubles(
-        a.type, dims, std::vector<double>(ElementCountOf(dims, where), 0.0));
+        a.type, dims, std::vector<double>(ComputedElementCount(dims, where), 0.0));
     outputs->push_back(
         Elementwise({&a, &zeros}, a.type, where, [](const Arguments& x) { return x[0]; }));
   } else if (op == "Transpose") {
