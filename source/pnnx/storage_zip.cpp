@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 
 #include "lumen/base/error.hpp"
 
@@ -38,6 +39,22 @@ uint32_t U32(const std::vector<char>& buffer, size_t offset) {
 }
 uint64_t U64(const std::vector<char>& buffer, size_t offset) {
   return ReadLittleEndian(buffer.data() + offset, 8);
+}
+
+// `text` with every byte outside printable ASCII written as \xNN, for messages: a damaged
+// archive's member name may hold NUL bytes, which would cut an error message short.
+std::string Printable(const std::string& text) {
+  std::string shown;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7F) {
+      shown += c;
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      shown += {'\\', 'x', kHex[byte >> 4], kHex[byte & 0xF]};
+    }
+  }
+  return shown;
 }
 
 std::array<uint32_t, 256> MakeCrcTable() {
@@ -152,6 +169,7 @@ StorageZip::StorageZip(const std::string& path) : path_(path) {
       fail(Concat("central directory entry ", entry, " runs past the directory"));
     }
     const std::string name(directory.data() + name_start, name_length);
+    const std::string shown = Printable(name);  // for messages
 
     // ZIP64 extra block: 64-bit values for exactly the fields saturated above, in this order.
     size_t extra = name_start + name_length;
@@ -159,12 +177,18 @@ StorageZip::StorageZip(const std::string& path) : path_(path) {
     while (extra + 4 <= extra_end) {
       const uint16_t block_id = U16(directory, extra);
       const uint16_t block_size = U16(directory, extra + 2);
+      // A block must end inside the extra field (found by the fuzzer: a block size past its end
+      // made the ZIP64 values below read beyond the directory).
+      if (extra + 4 + block_size > extra_end) {
+        fail(
+            Concat("member '", shown, "': an extra-field block runs past the entry's extra field"));
+      }
       size_t field = extra + 4;
       if (block_id == kZip64ExtraId) {
         for (uint64_t* value : {&size, &compressed_size, &local_offset}) {
           if (*value != 0xFFFFFFFF) continue;
           if (field + 8 > extra + 4 + block_size)
-            fail(Concat("member '", name, "': bad ZIP64 block"));
+            fail(Concat("member '", shown, "': bad ZIP64 block"));
           *value = U64(directory, field);
           field += 8;
         }
@@ -172,29 +196,29 @@ StorageZip::StorageZip(const std::string& path) : path_(path) {
       extra += 4 + block_size;
     }
 
-    if (flags & 0x1) fail(Concat("member '", name, "' is encrypted"));
+    if (flags & 0x1) fail(Concat("member '", shown, "' is encrypted"));
     if (flags & 0x8)
-      fail(Concat("member '", name, "' uses a data descriptor, which pnnx never writes"));
+      fail(Concat("member '", shown, "' uses a data descriptor, which pnnx never writes"));
     if (method != 0) {
-      fail(Concat("member '", name, "' is compressed (method ", method,
+      fail(Concat("member '", shown, "' is compressed (method ", method,
                   "); pnnx weights must be stored uncompressed"));
     }
     if (compressed_size != size) {
-      fail(Concat("member '", name, "' has compressed size ", compressed_size,
+      fail(Concat("member '", shown, "' has compressed size ", compressed_size,
                   " != uncompressed size ", size));
     }
     // The data starts after the local header, whose extra field may differ from the central one.
     const std::vector<char> local = ReadAt(local_offset, kLocalHeaderSize);
     if (U32(local, 0) != kLocalHeaderSignature) {
-      fail(Concat("member '", name, "': no local header at byte ", local_offset));
+      fail(Concat("member '", shown, "': no local header at byte ", local_offset));
     }
     const uint64_t data_offset = local_offset + kLocalHeaderSize + U16(local, 26) + U16(local, 28);
     if (data_offset > file_size_ || size > file_size_ - data_offset) {
-      fail(Concat("member '", name, "' needs bytes [", data_offset, ", ", data_offset + size,
+      fail(Concat("member '", shown, "' needs bytes [", data_offset, ", ", data_offset + size,
                   ") but the file has ", file_size_, " bytes: it is truncated"));
     }
     if (!members_.emplace(name, Member{data_offset, size, crc32}).second) {
-      fail(Concat("member '", name, "' appears twice"));
+      fail(Concat("member '", shown, "' appears twice"));
     }
     pos = extra_end + comment_length;
   }

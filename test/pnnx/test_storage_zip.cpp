@@ -173,6 +173,17 @@ TEST(StorageZip, RejectsDuplicateMembers) {
               HasSubstr("member 'w' appears twice"));
 }
 
+// Found by the storage_zip fuzzer: a ZIP64 extra block whose size runs past the entry's extra
+// field (and past the central directory) made the reader load 8 bytes beyond its buffer.
+TEST(StorageZip, RejectsAnExtraBlockPastTheExtraField) {
+  const std::string path =
+      lumen::test_support::SourceDirectory() + "/test/data/zip/fuzz_extra_block_past_field.bin";
+  // The mutated member name holds NUL bytes: the message shows them escaped, not cut short.
+  EXPECT_EQ(OpenError(path), path +
+                                 ": member '\\x00\\x00\\x00 \\x00\\x00\\x00\\x09': an extra-field "
+                                 "block runs past the entry's extra field");
+}
+
 TEST(StorageZip, ComputesTheStandardCrc32) {
   EXPECT_EQ(Crc32("123456789", 9), 0xCBF43926u);  // the check value of CRC-32/ISO-HDLC
 }
