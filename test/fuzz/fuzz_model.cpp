@@ -9,17 +9,9 @@
 #include <string>
 
 #include "fuzz_input_files.hpp"
+#include "fuzz_run_model.hpp"
 #include "lumen/base/error.hpp"
 #include "lumen/runtime/model.hpp"
-#include "lumen/runtime/session.hpp"
-
-namespace {
-
-// The most a session may plan: far above the small models of the seeds, far below the memory
-// libFuzzer allows a process (-rss_limit_mb, 2 GB by default).
-constexpr size_t kMemoryBudget = size_t{64} << 20;
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const char* bytes = reinterpret_cast<const char*>(data);
@@ -34,16 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     lumen::ModelOptions model_options;
     model_options.weights_path = bin;
-    const std::shared_ptr<const lumen::Model> model = lumen::Model::Load(param, model_options);
-    lumen::SessionOptions options;
-    options.threads = 1;
-    options.max_memory_bytes = kMemoryBudget;
-    lumen::Session session(model, options);
-    for (size_t i = 0; i < model->input_names().size(); ++i) {
-      lumen::Tensor& input = session.input(i);
-      for (size_t j = 0; j < input.size(); ++j) input.data()[j] = static_cast<float>(j % 7) - 3;
-    }
-    session.Run();
+    lumen::fuzz::RunModel(lumen::Model::Load(param, model_options));
   } catch (const lumen::Error&) {
     // Bad input, reported as it should be.
   }

@@ -11,45 +11,18 @@
 #include <string>
 
 #include "fuzz_input_files.hpp"
+#include "fuzz_run_model.hpp"
 #include "lumen/base/error.hpp"
 #include "lumen/runtime/model.hpp"
-#include "lumen/runtime/session.hpp"
-
-namespace {
-
-// The most a session may plan: far above the small models of the seeds, far below the memory
-// libFuzzer allows a process (-rss_limit_mb, 2 GB by default).
-constexpr size_t kMemoryBudget = size_t{64} << 20;
-
-// This process's folder for the model file, made once.
-const std::string& ModelFolder() {
-  static const std::string folder = [] {
-    std::string path = lumen::fuzz::FuzzFilePath("onnx");
-    mkdir(path.c_str(), 0700);
-    return path;
-  }();
-  return folder;
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string path = ModelFolder() + "/model.onnx";
-  FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) std::abort();  // the harness's own failure, not the input's
-  if (size > 0 && std::fwrite(data, 1, size, file) != size) std::abort();
-  std::fclose(file);
+  // This process's folder for the model file, made on the first input.
+  static const int folder_made = mkdir(lumen::fuzz::FuzzFilePath("onnx").c_str(), 0700);
+  (void)folder_made;
+  const std::string path =
+      lumen::fuzz::WriteFuzzFile("onnx/model.onnx", reinterpret_cast<const char*>(data), size);
   try {
-    const std::shared_ptr<const lumen::Model> model = lumen::Model::Load(path);
-    lumen::SessionOptions options;
-    options.threads = 1;
-    options.max_memory_bytes = kMemoryBudget;
-    lumen::Session session(model, options);
-    for (size_t i = 0; i < model->input_names().size(); ++i) {
-      lumen::Tensor& input = session.input(i);
-      for (size_t j = 0; j < input.size(); ++j) input.data()[j] = static_cast<float>(j % 7) - 3;
-    }
-    session.Run();
+    lumen::fuzz::RunModel(lumen::Model::Load(path));
   } catch (const lumen::Error&) {
     // Bad input, reported as it should be.
   }
