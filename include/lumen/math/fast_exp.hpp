@@ -10,15 +10,6 @@
 
 namespace lumen {
 
-// exp(x) for float, within about 1 ulp of std::exp for finite results; infinity above the largest
-// finite result, NaN for NaN, as std::exp.
-//
-// exp(x) = 2^k * exp(r) with k = round(x / ln 2) and r = x - k ln 2, so |r| <= ln(2)/2; exp(r) is
-// a degree-7 Taylor polynomial (error below 1e-8 relative on that range), and 2^k is built by
-// writing k straight into float exponent bits (in two halves, see below). ln 2 is split in two
-// parts (Cody and Waite) so that k * ln 2 is subtracted without losing r's low bits.
-inline float FastExp(float x);
-
 namespace fast_exp_detail {
 
 // The common core of the functions below: for x already clamped to [-87.3, 88.73], the integer k
@@ -54,6 +45,13 @@ inline float PowerOfTwo(int32_t k) {
 
 }  // namespace fast_exp_detail
 
+// exp(x) for float, within about 1 ulp of std::exp for finite results; infinity above the largest
+// finite result, NaN for NaN, as std::exp.
+//
+// exp(x) = 2^k * exp(r) with k = round(x / ln 2) and r = x - k ln 2, so |r| <= ln(2)/2; exp(r) is
+// a degree-7 Taylor polynomial (error below 1e-8 relative on that range), and 2^k is built by
+// writing k straight into float exponent bits (in two halves, see below). ln 2 is split in two
+// parts (Cody and Waite) so that k * ln 2 is subtracted without losing r's low bits.
 inline float FastExp(float x) {
   // Keep 2^k a normal float. NaN becomes -87.3 here (std::max returns its first argument when
   // the comparison fails), so that k below stays an integer: converting NaN to int32 is undefined
