@@ -25,31 +25,41 @@ std::vector<std::ptrdiff_t> SignedStorageStrides(const Shape& shape) {
   return std::vector<std::ptrdiff_t>(strides.begin(), strides.end());
 }
 
-PaddingPlan MakePaddingPlan(PaddingMode mode, const Shape& input,
-                            const std::vector<std::ptrdiff_t>& source_strides,
-                            std::vector<AxisPadding> padding) {
+Shape PaddedShape(PaddingMode mode, const Shape& input, std::vector<AxisPadding>* padding) {
   const size_t rank = input.size();
-  if (source_strides.size() != rank || padding.size() != rank) {
-    throw Error(Concat("padding plan: ", rank, " dimensions but ", source_strides.size(),
-                       " strides and ", padding.size(), " paddings"));
+  if (padding->size() != rank) {
+    throw Error(Concat("padding: ", rank, " dimensions but ", padding->size(), " paddings"));
   }
-  PaddingPlan plan;
-  plan.mode = mode;
-  plan.output.resize(rank);
+  Shape output(rank);
   for (size_t d = 0; d < rank; ++d) {
-    padding[d].extent = input[d];
-    if (const char* problem = PaddingProblem(mode, padding[d])) {
+    AxisPadding& axis = (*padding)[d];
+    axis.extent = input[d];
+    if (const char* problem = PaddingProblem(mode, axis)) {
       throw Error(Concat(PaddingModeName(mode), " padding of dimension ", d, " (extent ", input[d],
-                         ") by (", padding[d].before, ",", padding[d].after, "): ", problem));
+                         ") by (", axis.before, ",", axis.after, "): ", problem));
     }
-    const int64_t extent = padding[d].PaddedExtent();
+    const int64_t extent = axis.PaddedExtent();
     if (extent > std::numeric_limits<uint32_t>::max()) {
       throw Error(
           Concat("padding dimension ", d, " gives an extent of ", extent, ", above 2^32 - 1"));
     }
-    plan.output[d] = static_cast<uint32_t>(extent);
+    output[d] = static_cast<uint32_t>(extent);
   }
-  ShapeElementCount(plan.output);  // throws when the padded tensor is too large
+  ShapeElementCount(output);  // throws when the padded tensor is too large
+  return output;
+}
+
+PaddingPlan MakePaddingPlan(PaddingMode mode, const Shape& input,
+                            const std::vector<std::ptrdiff_t>& source_strides,
+                            std::vector<AxisPadding> padding) {
+  const size_t rank = input.size();
+  if (source_strides.size() != rank) {
+    throw Error(
+        Concat("padding plan: ", rank, " dimensions but ", source_strides.size(), " strides"));
+  }
+  PaddingPlan plan;
+  plan.mode = mode;
+  plan.output = PaddedShape(mode, input, &padding);
   // Memory order of the target: dimension d of the walk is logical dimension order[d].
   std::vector<size_t> order(rank);
   for (size_t axis = 0; axis < rank; ++axis) order[MemoryPosition(axis, rank)] = axis;

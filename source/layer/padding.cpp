@@ -2,7 +2,6 @@
 // nn.ReplicationPad1d/2d/3d.
 #include "lumen/kernel/padding.hpp"
 
-#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,23 +74,12 @@ class Padding : public Layer {
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& input = input_shapes[0];
-    const std::vector<AxisPadding> padding = Paddings(input);
-    Shape output(input.size());
-    for (size_t d = 0; d < input.size(); ++d) {
-      if (const char* problem = PaddingProblem(mode_, padding[d])) {
-        Fail(Concat("input ", ShapeToString(input), ": ", PaddingModeName(mode_),
-                    " padding of dimension ", d, " (extent ", input[d], ") by (", padding[d].before,
-                    ",", padding[d].after, "): ", problem));
-      }
-      const int64_t extent = padding[d].PaddedExtent();
-      if (extent > int64_t{UINT32_MAX}) {
-        Fail(Concat("input ", ShapeToString(input), ": padding dimension ", d,
-                    " gives an extent of ", extent, ", above 2^32 - 1"));
-      }
-      output[d] = static_cast<uint32_t>(extent);
+    std::vector<AxisPadding> padding = Paddings(input);
+    try {
+      return {PaddedShape(mode_, input, &padding)};
+    } catch (const Error& error) {
+      Fail(Concat("input ", ShapeToString(input), ": ", error.what()));
     }
-    ShapeElementCount(output);  // throws when the padded tensor is too large
-    return {output};
   }
 
   // Plans the padding for this input shape.
@@ -127,7 +115,6 @@ class Padding : public Layer {
                   ", got ", ShapeToString(input)));
     }
     std::vector<AxisPadding> padding(rank);
-    for (size_t d = 0; d < rank; ++d) padding[d].extent = input[d];
     for (size_t i = 0; i < padded_dims; ++i) {
       padding[rank - 1 - i].before = pads_[2 * i];
       padding[rank - 1 - i].after = pads_[2 * i + 1];

@@ -42,6 +42,11 @@ struct PaddingPlan {
   }
 };
 
+// The shape of `input` padded by `padding[d]` on each dimension d (same length as `input`), whose
+// extents it sets from `input`; throws lumen::Error saying which dimension PyTorch would refuse
+// and why, or when the result is too large to index. Shape inference alone: no tables.
+Shape PaddedShape(PaddingMode mode, const Shape& input, std::vector<AxisPadding>* padding);
+
 // Plans padding the source of logical shape `input`, read with `source_strides` (one per
 // dimension, in elements), by `padding[d]` on each dimension d (same length as `input`; extent is
 // taken from `input`). Throws lumen::Error saying which dimension PyTorch would refuse and why.
