@@ -2,24 +2,13 @@
 // F.pad, Tile onto Tensor.repeat, DepthToSpace and SpaceToDepth onto nn.PixelShuffle /
 // nn.PixelUnshuffle (with nn.ChannelShuffle for ONNX's channel orders that PyTorch lacks).
 #include <algorithm>
-#include <climits>
 
+#include "lumen/base/checked_math.hpp"
 #include "lumen/base/error.hpp"
 #include "onnx_graph_builder.hpp"
 
 namespace lumen {
 namespace onnx {
-
-namespace {
-
-int ToInt(int64_t value, const std::string& what, const std::string& where) {
-  if (value < INT_MIN || value > INT_MAX) {
-    throw Error(Concat(where, ": ", what, " ", value, " is out of range"));
-  }
-  return static_cast<int>(value);
-}
-
-}  // namespace
 
 // Pad (opset 11+: pads and constant_value are inputs): F.pad, whose list holds (before, after)
 // pairs from the last axis backwards. ONNX's edge is PyTorch's replicate. Negative pads crop, as
@@ -72,8 +61,8 @@ void GraphBuilder::MapPad() {
   std::vector<int> torch_pads;
   for (size_t i = 0; i < padded; ++i) {
     const size_t axis = rank - 1 - i;
-    torch_pads.push_back(ToInt(pads[axis], "pad", Where()));
-    torch_pads.push_back(ToInt(pads[axis + rank], "pad", Where()));
+    torch_pads.push_back(CheckedInt(pads[axis], Concat(Where(), ": pad").c_str()));
+    torch_pads.push_back(CheckedInt(pads[axis + rank], Concat(Where(), ": pad").c_str()));
   }
   Node node = MakeNode("F.pad", {RuntimeInput(0)}, {OutputName(0)});
   node.params["pad"] = Parameter::FromIntArray(torch_pads);
@@ -101,7 +90,7 @@ void GraphBuilder::MapTile() {
   std::vector<int> sizes;
   for (int64_t repeat : repeats) {
     if (repeat < 0) Fail(Concat("repeats ", DimsToString(repeats), " must not be negative"));
-    sizes.push_back(ToInt(repeat, "repeat", Where()));
+    sizes.push_back(CheckedInt(repeat, Concat(Where(), ": repeat").c_str()));
   }
   Node node = MakeNode("Tensor.repeat", {RuntimeInput(0)}, {OutputName(0)});
   node.params["sizes"] = Parameter::FromIntArray(sizes);
@@ -149,7 +138,8 @@ void GraphBuilder::MapSpaceToDepth() {
   Emit(std::move(node));
   if (block > 1 && dims[1] > 1) {
     Node shuffle = MakeNode("nn.ChannelShuffle", {unshuffled}, {OutputName(0)});
-    shuffle.params["groups"] = Parameter::FromInt(ToInt(dims[1], "channel count", Where()));
+    shuffle.params["groups"] =
+        Parameter::FromInt(CheckedInt(dims[1], Concat(Where(), ": channel count").c_str()));
     Emit(std::move(shuffle));
   } else if (block > 1) {
     SetRuntimeOutput(0, unshuffled);
