@@ -1,7 +1,13 @@
 // Every convolution algorithm at the convolution shapes of ResNet18 (224x224) and YOLOv5s
-// (640x640), batch 1, on 1 and 2 threads, with a GFLOP/s counter (2 * multiply-adds / time).
+// (640x640), batch 1, on 1 and 2 threads, with a GFLOP/s counter (2 * multiply-adds / time); and
+// the depthwise kernel at MobileNetV3's and ConvNeXt's depthwise shapes, with GFLOP/s and GB/s.
 //
 //   build/lumen_bench --benchmark_filter=Convolution
+//
+// The machine's limits: one AVX2 core does 2 FMA x 8 lanes = 32 FLOP per cycle (78 GFLOP/s at
+// 2.45 GHz; AVX-512 doubles it), and a depthwise layer, with about as many multiply-adds per pixel
+// as its kernel has taps, reads and writes each pixel once, so it is bounded by the FMA units for
+// maps that fit the caches and by memory bandwidth (10-20 GB/s per core) for the ones that do not.
 //
 // ChooseConvolutionAlgorithm's thresholds come from these numbers.
 #include <benchmark/benchmark.h>
@@ -39,6 +45,21 @@ constexpr LayerShape kLayers[] = {
 };
 
 enum Algorithm { kChosen, kIm2col, kPointwise, kWinograd, kWinograd2x2, kReference };
+
+// A depthwise layer: channels (groups == in == out), input size, kernel, stride; padding k / 2.
+struct DepthwiseShape {
+  const char* model;
+  int channels, size, kernel, stride;
+};
+
+constexpr DepthwiseShape kDepthwiseLayers[] = {
+    {"mobilenet_v3", 16, 80, 3, 1},  {"mobilenet_v3", 48, 80, 3, 2},
+    {"mobilenet_v3", 56, 40, 3, 1},  {"mobilenet_v3", 56, 40, 5, 2},
+    {"mobilenet_v3", 88, 20, 5, 1},  {"mobilenet_v3", 184, 20, 3, 2},
+    {"mobilenet_v3", 136, 10, 3, 1}, {"mobilenet_v3", 504, 10, 5, 2},
+    {"mobilenet_v3", 720, 5, 5, 1},  {"convnext", 32, 24, 7, 1},
+    {"convnext", 128, 6, 7, 1},      {"mobilenet_v2", 144, 56, 3, 1},
+};
 
 ConvolutionSpec MakeSpec(const LayerShape& layer) {
   ConvolutionSpec spec;
@@ -115,6 +136,59 @@ BENCHMARK(BM_Convolution)
     ->Apply(ConvolutionArguments)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
+
+// Arguments: depthwise layer index, reference (1) or the depthwise kernel (0), threads.
+void BM_DepthwiseConvolution(benchmark::State& state) {
+  const DepthwiseShape& layer = kDepthwiseLayers[state.range(0)];
+  const bool reference = state.range(1) == 1;
+  const int threads = static_cast<int>(state.range(2));
+  ConvolutionSpec spec = MakeSpec({layer.model, layer.channels, layer.channels, layer.size,
+                                   layer.kernel, layer.stride, layer.kernel / 2});
+  spec.groups = layer.channels;
+  spec.weights.resize(static_cast<size_t>(layer.channels) * layer.kernel * layer.kernel);
+  const ConvolutionShape shape = MakeConvolutionShape(spec.window, layer.size, layer.size);
+  const std::unique_ptr<ConvolutionAlgorithm> convolution = MakeConvolutionAlgorithm(
+      reference ? ConvolutionAlgorithmKind::kReference : ConvolutionAlgorithmKind::kDepthwise,
+      spec);
+  ThreadPool pool(threads);
+  Workspace workspace(threads);
+  const ComputeContext context{&pool, &workspace};
+  const ConvolutionPlan plan =
+      convolution->Plan(shape, Activation{Activation::Kind::kRelu}, threads);
+  plan.ReserveScratch(&workspace);
+  const size_t input_floats = static_cast<size_t>(layer.channels) * layer.size * layer.size;
+  const size_t output_floats =
+      static_cast<size_t>(layer.channels) * shape.output_h * shape.output_w;
+  std::vector<float> input(input_floats, 0.5f);
+  std::vector<float> output(output_floats);
+  for (auto _ : state) {
+    convolution->Run(plan, input.data(), output.data(), context);
+    benchmark::DoNotOptimize(output.data());
+  }
+  const double flops = 2.0 * output_floats * layer.kernel * layer.kernel;
+  state.counters["GFLOP"] =
+      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GB"] = benchmark::Counter((input_floats + output_floats) * sizeof(float) * 1e-9,
+                                            benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(Concat(layer.model, " ", layer.channels, " k", layer.kernel, "s", layer.stride,
+                        " @", layer.size, " ", convolution->name()));
+}
+
+void DepthwiseArguments(benchmark::internal::Benchmark* benchmark) {
+  for (int threads : {1, 2}) {
+    for (size_t layer = 0; layer < std::size(kDepthwiseLayers); ++layer) {
+      for (int reference : {0, 1}) {
+        benchmark->Args({static_cast<int64_t>(layer), reference, threads});
+      }
+    }
+  }
+  benchmark->ArgNames({"layer", "reference", "threads"});
+}
+
+BENCHMARK(BM_DepthwiseConvolution)
+    ->Apply(DepthwiseArguments)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace lumen

@@ -91,8 +91,7 @@ ConvolutionPlan ConvolutionAlgorithm::BasicPlan(const ConvolutionShape& shape,
 
 void ConvolutionAlgorithm::FinishChannel(const Activation& activation, int channel, float* values,
                                          size_t count) const {
-  const float bias = bias_.empty() ? 0.0f : bias_[channel];
-  AddBiasAndActivate(activation, bias, values, count);
+  AddBiasAndActivate(activation, bias(channel), values, count);
 }
 
 bool PointwiseApplies(const ConvolutionSpec& spec) {

@@ -142,6 +142,8 @@ class ConvolutionAlgorithm {
  protected:
   // The plan every algorithm starts from: shape, activation, no blocks, no scratch.
   static ConvolutionPlan BasicPlan(const ConvolutionShape& shape, const Activation& activation);
+  // The bias of output `channel` (0 without a bias).
+  float bias(int channel) const { return bias_.empty() ? 0.0f : bias_[channel]; }
   // Adds the bias of `channel` to `count` values and applies the activation, in place.
   void FinishChannel(const Activation& activation, int channel, float* values, size_t count) const;
 
