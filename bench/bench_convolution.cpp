@@ -142,10 +142,10 @@ void BM_DepthwiseConvolution(benchmark::State& state) {
   const DepthwiseShape& layer = kDepthwiseLayers[state.range(0)];
   const bool reference = state.range(1) == 1;
   const int threads = static_cast<int>(state.range(2));
-  ConvolutionSpec spec = MakeSpec({layer.model, layer.channels, layer.channels, layer.size,
-                                   layer.kernel, layer.stride, layer.kernel / 2});
-  spec.groups = layer.channels;
-  spec.weights.resize(static_cast<size_t>(layer.channels) * layer.kernel * layer.kernel);
+  // MakeSpec's shape with one input channel gives the weights depthwise needs: (C, 1, k, k).
+  ConvolutionSpec spec = MakeSpec(
+      {layer.model, 1, layer.channels, layer.size, layer.kernel, layer.stride, layer.kernel / 2});
+  spec.in_channels = spec.groups = layer.channels;
   const ConvolutionShape shape = MakeConvolutionShape(spec.window, layer.size, layer.size);
   const std::unique_ptr<ConvolutionAlgorithm> convolution = MakeConvolutionAlgorithm(
       reference ? ConvolutionAlgorithmKind::kReference : ConvolutionAlgorithmKind::kDepthwise,

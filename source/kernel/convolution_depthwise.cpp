@@ -230,24 +230,183 @@ ChannelFunction ChannelFunctionFor(const Window2d& w) {
   return DepthwiseChannel<0, 0>;
 }
 
+// Small maps: eight channels side by side. On a 5x5 map a column holds 5 rows, so a tile of rows
+// would leave most of its lanes idle and its few sums in long chains; here each lane is a channel
+// instead, and a tile is up to kPixelTile output pixels of one column, for eight channels at once.
+// The input is copied interleaved: padded pixel (row, col) of the group's channel c at float
+// ((col * rows + row) * kLanes + c), zero where no input lands.
+constexpr int kPixelTile = 8;
+
+// The interleaved padded copy of a group of kLanes channels: the rows and columns the windows read.
+struct InterleavedPlane {
+  int rows = 0;
+  int cols = 0;
+  // Floats to reserve: the plane, plus kLanes to align its start for whole-vector loads.
+  size_t floats() const { return static_cast<size_t>(rows) * cols * kLanes + kLanes; }
+};
+
+// Output maps up to this many rows take the interleaved path. Measured with
+// BM_DepthwiseConvolution: it is 1.2-2x faster on 5, 6 and 10 rows, even on 20, and 1.2-1.5x
+// slower from 24 rows up, where a tile of 16 rows is full.
+constexpr int kInterleavedMaxRows = 16;
+
+// Copies the input channels of output channels first..first+count into `plane`'s lanes (output
+// channel o reads input channel o / multiplier). Writes only where input lands: the caller zeroes
+// the plane once, and lanes past `count` are never stored, so what they hold does not matter.
+void InterleaveChannels(const float* input, const ConvolutionShape& s, const Window2d& w,
+                        int multiplier, int first, int count, const InterleavedPlane& plane,
+                        float* target) {
+  const size_t input_area = static_cast<size_t>(s.input_h) * s.input_w;
+  const int end_row = std::min(s.input_h, plane.rows - w.pad_top);
+  const int end_col = std::min(s.input_w, plane.cols - w.pad_left);
+  for (int lane = 0; lane < count; ++lane) {
+    const float* channel = input + static_cast<size_t>((first + lane) / multiplier) * input_area;
+    for (int col = 0; col < end_col; ++col) {
+      const float* from = channel + static_cast<size_t>(col) * s.input_h;
+      float* to =
+          target + (static_cast<size_t>(col + w.pad_left) * plane.rows + w.pad_top) * kLanes;
+      for (int row = 0; row < end_row; ++row)
+        to[static_cast<size_t>(row) * kLanes + lane] = from[row];
+    }
+  }
+}
+
+// Output pixels first..first+Pixels (column-major, so a tile may run on into the next column)
+// for the group's eight channels: out[p] = bias + sum over taps of weight[tap] * padded[pixel of p
+// and tap], lane by lane. `origin` holds each pixel's top-left tap in the plane.
+template <int Pixels, int KernelH, int KernelW>
+void InterleavedTile(const float* const* origin, const InterleavedPlane& plane,
+                     const float* weights, const Vector& bias, const Window2d& w, Vector* result) {
+  const int kernel_h = KernelH > 0 ? KernelH : w.kernel_h;
+  const int kernel_w = KernelW > 0 ? KernelW : w.kernel_w;
+  Vector sum[Pixels];
+#pragma GCC unroll 8
+  for (int p = 0; p < Pixels; ++p) sum[p] = bias;
+#pragma GCC unroll 7
+  for (int kx = 0; kx < kernel_w; ++kx) {
+#pragma GCC unroll 7
+    for (int ky = 0; ky < kernel_h; ++ky) {
+      const Vector weight = LoadVector(weights + static_cast<size_t>(ky * kernel_w + kx) * kLanes);
+      const size_t tap = (static_cast<size_t>(kx) * w.dilation_w * plane.rows +
+                          static_cast<size_t>(ky) * w.dilation_h) *
+                         kLanes;
+#pragma GCC unroll 8
+      for (int p = 0; p < Pixels; ++p) sum[p] += weight * LoadVector(origin[p] + tap);
+    }
+  }
+#pragma GCC unroll 8
+  for (int p = 0; p < Pixels; ++p) result[p] = sum[p];
+}
+
+// One group of up to kLanes output channels on the interleaved path: the output pixels
+// kPixelTile at a time in column-major order (a 5x5 map is three tiles of 8 and one of 1, each
+// tile's sums independent chains), then each channel's lane scattered back into its plane.
+template <int KernelH, int KernelW>
+void InterleavedGroup(const float* padded, const InterleavedPlane& plane, const float* weights,
+                      const Vector& bias, const Window2d& w, const ConvolutionShape& s, int count,
+                      float* output) {
+  const int output_area = s.output_h * s.output_w;
+  const float* origin[kPixelTile];
+  Vector result[kPixelTile];
+  int ox = 0;  // the output pixel the next tile starts at
+  int oy = 0;
+  for (int first = 0; first < output_area; first += kPixelTile) {
+    const int pixels = std::min(kPixelTile, output_area - first);
+    for (int p = 0; p < pixels; ++p) {
+      origin[p] = padded + (static_cast<size_t>(ox) * w.stride_w * plane.rows +
+                            static_cast<size_t>(oy) * w.stride_h) *
+                               kLanes;
+      if (++oy == s.output_h) {
+        oy = 0;
+        ++ox;
+      }
+    }
+    switch (pixels) {
+#define LUMEN_INTERLEAVED_CASE(n)                                                  \
+  case n:                                                                          \
+    InterleavedTile<n, KernelH, KernelW>(origin, plane, weights, bias, w, result); \
+    break;
+      LUMEN_INTERLEAVED_CASE(1)
+      LUMEN_INTERLEAVED_CASE(2)
+      LUMEN_INTERLEAVED_CASE(3)
+      LUMEN_INTERLEAVED_CASE(4)
+      LUMEN_INTERLEAVED_CASE(5)
+      LUMEN_INTERLEAVED_CASE(6)
+      LUMEN_INTERLEAVED_CASE(7)
+      LUMEN_INTERLEAVED_CASE(8)
+#undef LUMEN_INTERLEAVED_CASE
+    }
+    for (int lane = 0; lane < count; ++lane) {
+      float* target = output + static_cast<size_t>(lane) * output_area + first;
+      for (int p = 0; p < pixels; ++p) target[p] = result[p][lane];
+    }
+  }
+}
+
+using GroupFunction = void (*)(const float*, const InterleavedPlane&, const float*, const Vector&,
+                               const Window2d&, const ConvolutionShape&, int, float*);
+GroupFunction GroupFunctionFor(const Window2d& w) {
+  if (w.kernel_h == 3 && w.kernel_w == 3) return InterleavedGroup<3, 3>;
+  if (w.kernel_h == 5 && w.kernel_w == 5) return InterleavedGroup<5, 5>;
+  if (w.kernel_h == 7 && w.kernel_w == 7) return InterleavedGroup<7, 7>;
+  return InterleavedGroup<0, 0>;
+}
+
+InterleavedPlane InterleavedPlaneFor(const Window2d& window, const ConvolutionShape& shape) {
+  const PaddedPlane plane = PaddedPlaneFor(window, shape);
+  return InterleavedPlane{plane.rows, plane.cols};
+}
+
 class DepthwiseConvolution : public ConvolutionAlgorithm {
  public:
-  // Keeps the weights as they are: one kH x kW kernel per output channel, row-major.
+  // Keeps the weights as they are (one kH x kW kernel per output channel, row-major) for tiles of
+  // rows, and interleaved by groups of kLanes channels for small maps.
   explicit DepthwiseConvolution(const ConvolutionSpec& spec)
-      : ConvolutionAlgorithm(spec), weights_(spec.weights) {}
+      : ConvolutionAlgorithm(spec), weights_(spec.weights) {
+    const int taps = window_.kernel_h * window_.kernel_w;
+    const int groups = (out_channels_ + kLanes - 1) / kLanes;
+    interleaved_weights_.assign(static_cast<size_t>(groups) * taps * kLanes, 0.0f);
+    interleaved_bias_.assign(static_cast<size_t>(groups) * kLanes, 0.0f);
+    for (int channel = 0; channel < out_channels_; ++channel) {
+      const int group = channel / kLanes;
+      const int lane = channel % kLanes;
+      for (int tap = 0; tap < taps; ++tap) {
+        interleaved_weights_[(static_cast<size_t>(group) * taps + tap) * kLanes + lane] =
+            weights_[static_cast<size_t>(channel) * taps + tap];
+      }
+      interleaved_bias_[static_cast<size_t>(group) * kLanes + lane] = bias(channel);
+    }
+  }
   ConvolutionAlgorithmKind kind() const override { return ConvolutionAlgorithmKind::kDepthwise; }
 
-  // One task per thread, each a run of output channels; a task pads one input plane at a time in
-  // its scratch.
+  // One task per thread, each a run of output channels (of channel groups on the interleaved
+  // path, which plan.block = kLanes marks); a task pads one input plane or group at a time in its
+  // scratch.
   ConvolutionPlan Plan(const ConvolutionShape& shape, const Activation& activation,
                        int /*threads*/) const override {
     ConvolutionPlan plan = BasicPlan(shape, activation);
-    plan.scratch(ScratchSlot::kFirst) = PaddedPlaneFor(window_, shape).floats();
+    if (shape.output_h <= kInterleavedMaxRows) {
+      plan.block = kLanes;
+      plan.scratch(ScratchSlot::kFirst) = InterleavedPlaneFor(window_, shape).floats();
+    } else {
+      plan.scratch(ScratchSlot::kFirst) = PaddedPlaneFor(window_, shape).floats();
+    }
     return plan;
   }
 
   void Run(const ConvolutionPlan& plan, const float* input, float* output,
            const ComputeContext& context) const override {
+    if (plan.block == kLanes) {
+      RunInterleaved(plan, input, output, context);
+    } else {
+      RunRows(plan, input, output, context);
+    }
+  }
+
+ private:
+  // Tiles of rows, one channel at a time.
+  void RunRows(const ConvolutionPlan& plan, const float* input, float* output,
+               const ComputeContext& context) const {
     const ConvolutionShape& s = plan.shape;
     const Window2d& w = window_;
     const int multiplier = out_channels_ / in_channels_;
@@ -256,8 +415,7 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
     const size_t output_area = static_cast<size_t>(s.output_h) * s.output_w;
     const PaddedPlane plane = PaddedPlaneFor(w, s);
     const ChannelFunction compute_channel = ChannelFunctionFor(w);
-    const int tasks =
-        context.pool == nullptr ? 1 : std::min(context.pool->threads(), out_channels_);
+    const int tasks = Tasks(context, out_channels_);
     ParallelFor(context.pool, tasks, [&](std::ptrdiff_t task) {
       float* padded = context.Scratch(ScratchSlot::kFirst, plane.floats());
       std::fill(padded, padded + plane.floats(), 0.0f);  // the padding, and the read-past tail
@@ -269,15 +427,64 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
         const float* weights = weights_.data() + static_cast<size_t>(channel) * taps;
         float* target = output + channel * output_area;
         compute_channel(padded, plane, weights, bias(channel), w, s.output_h, s.output_w, target);
-        if (plan.activation.kind != Activation::Kind::kIdentity) {
-          AddBiasAndActivate(plan.activation, 0.0f, target, output_area);  // the bias is in already
+        Activate(plan.activation, target, output_area);
+      }
+    });
+  }
+
+  // Groups of kLanes channels side by side (small maps).
+  void RunInterleaved(const ConvolutionPlan& plan, const float* input, float* output,
+                      const ComputeContext& context) const {
+    const ConvolutionShape& s = plan.shape;
+    const Window2d& w = window_;
+    const int multiplier = out_channels_ / in_channels_;
+    const int taps = w.kernel_h * w.kernel_w;
+    const size_t output_area = static_cast<size_t>(s.output_h) * s.output_w;
+    const InterleavedPlane plane = InterleavedPlaneFor(w, s);
+    const GroupFunction compute_group = GroupFunctionFor(w);
+    const int groups = (out_channels_ + kLanes - 1) / kLanes;
+    const int tasks = Tasks(context, groups);
+    ParallelFor(context.pool, tasks, [&](std::ptrdiff_t task) {
+      float* scratch = context.Scratch(ScratchSlot::kFirst, plane.floats());
+      // Whole vectors are loaded from the plane: start it on a vector boundary.
+      float* padded = reinterpret_cast<float*>(
+          (reinterpret_cast<uintptr_t>(scratch) + sizeof(Vector) - 1) & ~(sizeof(Vector) - 1));
+      std::fill(padded, padded + plane.floats() - kLanes, 0.0f);
+      const int first_group = static_cast<int>(task * groups / tasks);
+      const int end_group = static_cast<int>((task + 1) * groups / tasks);
+      for (int group = first_group; group < end_group; ++group) {
+        const int first = group * kLanes;
+        const int count = std::min(kLanes, out_channels_ - first);
+        InterleaveChannels(input, s, w, multiplier, first, count, plane, padded);
+        const float* weights =
+            interleaved_weights_.data() + static_cast<size_t>(group) * taps * kLanes;
+        const Vector bias =
+            LoadVector(interleaved_bias_.data() + static_cast<size_t>(group) * kLanes);
+        float* target = output + first * output_area;
+        compute_group(padded, plane, weights, bias, w, s, count, target);
+        for (int lane = 0; lane < count; ++lane) {
+          Activate(plan.activation, target + lane * output_area, output_area);
         }
       }
     });
   }
 
- private:
-  std::vector<float> weights_;  // (out, 1, kH, kW), row-major
+  // One task per thread (at most one per unit of work): a task zeroes its scratch once for all
+  // its channels.
+  static int Tasks(const ComputeContext& context, int units) {
+    return context.pool == nullptr ? 1 : std::min(context.pool->threads(), units);
+  }
+
+  // The activation alone: the sums started from the bias.
+  static void Activate(const Activation& activation, float* values, size_t count) {
+    if (activation.kind != Activation::Kind::kIdentity) {
+      AddBiasAndActivate(activation, 0.0f, values, count);
+    }
+  }
+
+  std::vector<float> weights_;              // (out, 1, kH, kW), row-major
+  std::vector<float> interleaved_weights_;  // [group][tap][lane], zero past the last channel
+  std::vector<float> interleaved_bias_;     // [group][lane]
 };
 
 }  // namespace
