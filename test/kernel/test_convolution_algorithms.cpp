@@ -232,6 +232,32 @@ std::vector<Geometry> Geometries() {
       Conv("depthwise_input_1x1_k3x3", 3, 3, 1, 1, 3, 3).Groups(3).Padding(1),
       Conv("depthwise_13x17_k7x7_stride2", 17, 17, 13, 17, 7, 7).Groups(17).Stride(2, 2).Padding(3),
       Conv("depthwise_13x17_k1x1_multiplier2", 5, 10, 13, 17, 1, 1).Groups(5),
+      // Row tiles (more than 16 output rows): 13 columns are two tiles of 6 and one of 1; 20 rows
+      // a full band of 16 and a short one.
+      Conv("depthwise_40x13_k3x3_stride2x1_silu", 13, 13, 40, 13, 3, 3)
+          .Groups(13)
+          .Stride(2, 1)
+          .Padding(1)
+          .Activate(Kind::kSilu),
+      // A kernel size without unrolled taps, on row tiles; 33 rows end in a band of 1.
+      Conv("depthwise_33x29_k9x9_pad4", 6, 6, 33, 29, 9, 9).Groups(6).Padding(4),
+      // 17 rows: just past the eight-channel path, a band of 16 and one of 1.
+      Conv("depthwise_17x7_k5x5_relu6", 3, 3, 17, 7, 5, 5)
+          .Groups(3)
+          .Padding(2)
+          .Activate(Kind::kRelu6),
+      // Eight channels side by side (at most 16 output rows): 26 output channels are three full
+      // groups and one of 2 lanes, each reading input channel o / 2.
+      Conv("depthwise_16x11_k5x5_multiplier2_13to26_hardswish", 13, 26, 16, 11, 5, 5)
+          .Groups(13)
+          .Padding(2)
+          .Activate(Kind::kHardswish),
+      Conv("depthwise_9x10_k4x4_stride2_dilation2_asymmetric_pad", 9, 9, 9, 10, 4, 4)
+          .Groups(9)
+          .Stride(2, 2)
+          .Dilation(2, 2)
+          .Padding(3, 2, 1, 3),
+      Conv("depthwise_6x6_k7x7_batch2", 11, 11, 6, 6, 7, 7).Groups(11).Padding(3).Batch(2),
 
       // Winograd, shared path (few tiles). Output sizes that are not multiples of 4 leave partial
       // tiles on the bottom and right edges.
