@@ -65,6 +65,30 @@ PaddedPlane PaddedPlaneFor(const Window2d& window, const ConvolutionShape& shape
   return plane;
 }
 
+// Stride 2: input rows 0..rows of one column into the padded column `to`, split by phase in one
+// pass. Padded row r + pad_top lands in phase (r + pad_top) % 2 at (r + pad_top) / 2, so the even
+// input rows go together to one phase from pad_top / 2 on, the odd ones to the other from
+// (pad_top + 1) / 2 on. Sixteen input rows at a time become eight of each by two shuffles.
+void SplitColumnInTwo(const float* from, int rows, int pad_top, const PaddedPlane& plane,
+                      float* to) {
+  float* even = to + static_cast<size_t>(pad_top % 2) * plane.phase_rows + pad_top / 2;
+  float* odd = to + static_cast<size_t>(1 - pad_top % 2) * plane.phase_rows + (pad_top + 1) / 2;
+  using Indices = int __attribute__((vector_size(kLanes * sizeof(int))));
+  int k = 0;  // even[k] = from[2k], odd[k] = from[2k + 1]
+  for (; 2 * k + 2 * kLanes <= rows; k += kLanes) {
+    const Vector low = LoadVector(from + 2 * k);
+    const Vector high = LoadVector(from + 2 * k + kLanes);
+    const Vector evens = __builtin_shuffle(low, high, Indices{0, 2, 4, 6, 8, 10, 12, 14});
+    const Vector odds = __builtin_shuffle(low, high, Indices{1, 3, 5, 7, 9, 11, 13, 15});
+    std::memcpy(even + k, &evens, sizeof(evens));
+    std::memcpy(odd + k, &odds, sizeof(odds));
+  }
+  for (; 2 * k < rows; ++k) {
+    even[k] = from[2 * k];
+    if (2 * k + 1 < rows) odd[k] = from[2 * k + 1];
+  }
+}
+
 // Copies the column-major input_h x input_w `source` into `plane` with its top-left input pixel
 // at padded (pad_top, pad_left). Writes only where input lands: the caller zeroes the plane once
 // for all the channels it pads into it, since their zeros lie in the same places.
@@ -75,6 +99,13 @@ void CopyIntoPlane(const float* source, int input_h, int input_w, int pad_top, i
   const int end_row = std::min(input_h, plane.rows - pad_top);
   const int end_col = std::min(input_w, plane.cols - pad_left);
   const int stride = plane.stride;
+  if (stride == 2) {
+    for (int col = 0; col < end_col; ++col) {
+      SplitColumnInTwo(source + static_cast<size_t>(col) * input_h, end_row, pad_top, plane,
+                       target + static_cast<size_t>(col + pad_left) * plane.column_floats());
+    }
+    return;
+  }
   // One phase at a time: a phase's range of rows is the same in every column (two divisions per
   // phase, not per column, which cost more than the copy on small maps).
   for (int phase = 0; phase < stride; ++phase) {
@@ -88,11 +119,8 @@ void CopyIntoPlane(const float* source, int input_h, int input_w, int pad_top, i
       float* to = target + static_cast<size_t>(col + pad_left) * plane.column_floats() +
                   static_cast<size_t>(phase) * plane.phase_rows;
       const float* input_row = source + static_cast<size_t>(col) * input_h + phase - pad_top;
-      // The compiler vectorises the copy, and the stride-2 gather when the 2 is a constant.
-      if (stride == 1) {
+      if (stride == 1) {  // a plain copy, which the compiler vectorises
         std::copy(input_row + first_j, input_row + end_j, to + first_j);
-      } else if (stride == 2) {
-        for (int j = first_j; j < end_j; ++j) to[j] = input_row[2 * static_cast<ptrdiff_t>(j)];
       } else {
         for (int j = first_j; j < end_j; ++j) to[j] = input_row[static_cast<ptrdiff_t>(j) * stride];
       }

@@ -239,6 +239,16 @@ std::vector<Geometry> Geometries() {
           .Stride(2, 1)
           .Padding(1)
           .Activate(Kind::kSilu),
+      // Stride 2 on row tiles with an even and with no top padding: the even input rows then go
+      // to the first phase (an odd padding sends them to the second).
+      Conv("depthwise_45x7_k5x5_stride2_pad_top2", 4, 4, 45, 7, 5, 5)
+          .Groups(4)
+          .Stride(2, 2)
+          .Padding(2, 0, 2, 1),
+      Conv("depthwise_38x5_k3x3_stride2x1_no_top_pad", 3, 3, 38, 5, 3, 3)
+          .Groups(3)
+          .Stride(2, 1)
+          .Padding(0, 1, 1, 1),
       // A kernel size without unrolled taps, on row tiles; 33 rows end in a band of 1.
       Conv("depthwise_33x29_k9x9_pad4", 6, 6, 33, 29, 9, 9).Groups(6).Padding(4),
       // 17 rows: just past the eight-channel path, a band of 16 and one of 1.
