@@ -214,16 +214,20 @@ void Linear::ForwardStacked(const Tensor& input, Tensor& output,
         Schedule::kStatic, parallel);
     PackedGemm(stacked_rows, stacked_input, stacked_rows, packed_weights_, stacked_output,
                stacked_rows, compute);
+    // Bias and activation over each stacked column in one run of `size` floats, which the
+    // compiler vectorises (per slice, runs of 6 rows left GELU's erf mostly scalar), then the
+    // column goes back to its slices while it is still in the cache.
     WithActivation(activation_, [&](auto function) {
       ParallelFor(
           compute.pool, out_features_,
           [&](std::ptrdiff_t feature) {
             const float bias = bias_.empty() ? 0.0f : bias_[feature];
-            const float* column = stacked_output + feature * size;
+            float* column = stacked_output + feature * size;
+            for (size_t i = 0; i < size; ++i) column[i] = function(column[i] + bias);
             for (int slice = 0; slice < count; ++slice) {
               const float* source = column + slice * rows;
-              float* target = output.channel_data(first_slice + slice) + feature * rows;
-              for (int row = 0; row < rows; ++row) target[row] = function(source[row] + bias);
+              std::copy(source, source + rows,
+                        output.channel_data(first_slice + slice) + feature * rows);
             }
           },
           Schedule::kStatic, parallel);
