@@ -1,21 +1,29 @@
 // 1x1, stride 1, no padding: each output pixel mixes the input channels of the same pixel, and an
 // input sample already is the column-major (H*W) x C_in matrix im2col would build. Blocks of
 // pixels are packed and multiplied by the packed weights, block by block across the threads.
+// A 1x1 map (squeeze-and-excitation's two layers, a head after global pooling) is one pixel:
+// there a GEMM's row panels would be 1/16 used, so it is a matrix-vector product instead.
 #include <algorithm>
 
 #include "convolution_factories.hpp"
 #include "lumen/base/error.hpp"
 #include "lumen/base/thread_pool.hpp"
 #include "lumen/kernel/convolution_algorithm.hpp"
+#include "lumen/math/matrix_vector.hpp"
 #include "lumen/math/packed_gemm.hpp"
 
 namespace lumen {
 namespace {
 
+// Output channels per task of the one-pixel path.
+constexpr int kChannelBlock = 64;
+
 class PointwiseConvolution : public ConvolutionAlgorithm {
  public:
   // Packs each group's weights, a column-major C_in/groups x C_out/groups matrix.
-  explicit PointwiseConvolution(const ConvolutionSpec& spec) : ConvolutionAlgorithm(spec) {
+  // Also keeps them as they are, (C_out, C_in/groups) row-major, for one-pixel maps.
+  explicit PointwiseConvolution(const ConvolutionSpec& spec)
+      : ConvolutionAlgorithm(spec), weight_rows_(spec.weights) {
     const int group_in = spec.in_channels / spec.groups;
     const int group_out = spec.out_channels / spec.groups;
     for (int group = 0; group < spec.groups; ++group) {
@@ -28,11 +36,13 @@ class PointwiseConvolution : public ConvolutionAlgorithm {
   }
   ConvolutionAlgorithmKind kind() const override { return ConvolutionAlgorithmKind::kPointwise; }
 
-  // Tasks of block_pixels_ pixels times a group of weight panels (see PlanTasks).
+  // Tasks of block_pixels_ pixels times a group of weight panels (see PlanTasks); on a one-pixel
+  // map (plan.block = 0) tasks of kChannelBlock output channels.
   ConvolutionPlan Plan(const ConvolutionShape& shape, const Activation& activation,
                        int threads) const override {
     ConvolutionPlan plan = BasicPlan(shape, activation);
     const int area = shape.output_h * shape.output_w;
+    if (area == 1) return plan;
     plan.block = block_pixels_;
     plan.grid =
         PlanTasks((area + block_pixels_ - 1) / block_pixels_, weights_[0].panels(), threads);
@@ -43,6 +53,7 @@ class PointwiseConvolution : public ConvolutionAlgorithm {
 
   void Run(const ConvolutionPlan& plan, const float* input, float* output,
            const ComputeContext& context) const override {
+    if (plan.block == 0) return RunOnePixel(plan, input, output, context);
     // LESSON 11 BEGIN: a 1x1 convolution is a GEMM: no im2col needed
     const int group_in = in_channels_ / groups_;
     const int group_out = out_channels_ / groups_;
@@ -76,6 +87,35 @@ class PointwiseConvolution : public ConvolutionAlgorithm {
   }
 
  private:
+  // One pixel: out[c] = activation(W[c] . in[c's group] + bias[c]), kChannelBlock channels a task.
+  void RunOnePixel(const ConvolutionPlan& plan, const float* input, float* output,
+                   const ComputeContext& context) const {
+    const int group_in = in_channels_ / groups_;
+    const int group_out = out_channels_ / groups_;
+    const int blocks = (out_channels_ + kChannelBlock - 1) / kChannelBlock;
+    const size_t products = static_cast<size_t>(out_channels_) * group_in;
+    ParallelFor(
+        context.pool, blocks,
+        [&](std::ptrdiff_t block) {
+          const int first = static_cast<int>(block) * kChannelBlock;
+          const int end = std::min(out_channels_, first + kChannelBlock);
+          // A block may cross groups: each run of channels of one group reads that group's input.
+          for (int channel = first; channel < end;) {
+            const int group = channel / group_out;
+            const int run_end = std::min(end, (group + 1) * group_out);
+            MatrixVector(weight_rows_.data() + static_cast<size_t>(channel) * group_in, group_in,
+                         run_end - channel, input + static_cast<size_t>(group) * group_in, group_in,
+                         output + channel);
+            channel = run_end;
+          }
+          for (int channel = first; channel < end; ++channel) {
+            FinishChannel(plan.activation, channel, output + channel, 1);
+          }
+        },
+        Schedule::kStatic, products >= (1 << 15));
+  }
+
+  std::vector<float> weight_rows_;     // (C_out, C_in/groups), row-major
   int block_pixels_ = 0;               // output pixels per task, a multiple of kPanelRows
   std::vector<PackedMatrix> weights_;  // one per group: C_in/groups x C_out/groups
 };

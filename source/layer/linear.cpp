@@ -6,6 +6,7 @@
 #include "lumen/base/error.hpp"
 #include "lumen/base/thread_pool.hpp"
 #include "lumen/layer/layer_registry.hpp"
+#include "lumen/math/matrix_vector.hpp"
 
 namespace lumen {
 namespace {
@@ -39,21 +40,6 @@ StackPlan PlanStacks(std::ptrdiff_t slices, int rows, int features) {
   plan.slices_per_group = static_cast<int>((slices + plan.groups - 1) / plan.groups);
   plan.groups = static_cast<int>((slices + plan.slices_per_group - 1) / plan.slices_per_group);
   return plan;
-}
-
-// The dot product of two n-float vectors, in eight running sums so that the loop vectorises (a
-// single running sum is a dependency chain the compiler must keep in order).
-float Dot(const float* a, const float* b, int n) {
-  constexpr int kLanes = 8;
-  float partial[kLanes] = {};
-  int i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int lane = 0; lane < kLanes; ++lane) partial[lane] += a[i + lane] * b[i + lane];
-  }
-  float sum = 0.0f;
-  for (; i < n; ++i) sum += a[i] * b[i];
-  for (float value : partial) sum += value;
-  return sum;
 }
 
 }  // namespace
@@ -143,10 +129,8 @@ void Linear::Forward(const std::vector<const Tensor*>& inputs, const std::vector
           float* result = output.channel_data(task / blocks);
           const int first = static_cast<int>(task % blocks) * kFeatureBlock;
           const int end = std::min(out_features_, first + kFeatureBlock);
-          for (int feature = first; feature < end; ++feature) {
-            const float* w = weights_.data() + static_cast<size_t>(feature) * in_features_;
-            result[feature] = Dot(w, x, in_features_);
-          }
+          MatrixVector(weights_.data() + static_cast<size_t>(first) * in_features_, in_features_,
+                       end - first, x, in_features_, result + first);
           FinishFeatures(result, 1, first, end);
         },
         Schedule::kStatic, products >= kParallelProducts);

@@ -194,6 +194,10 @@ std::vector<Geometry> Geometries() {
       // Pointwise (1x1, stride 1, no padding).
       Conv("pointwise_5x7_3to5_nobias", 3, 5, 5, 7, 1, 1).NoBias(),
       Conv("pointwise_input_1x1_17to33", 17, 33, 1, 1, 1, 1),
+      // One pixel, three groups of 65 output channels: the 64-channel tasks cross groups.
+      Conv("pointwise_input_1x1_groups3_129to195_hardsigmoid", 129, 195, 1, 1, 1, 1)
+          .Groups(3)
+          .Activate(Kind::kHardsigmoid),
       // One block of pixels and 33 channels: the tasks split the weight panels.
       Conv("pointwise_13x17_17to33_silu", 17, 33, 13, 17, 1, 1).Activate(Kind::kSilu),
       // 1147 pixels: several blocks of pixels, the last one partial.
