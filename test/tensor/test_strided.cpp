@@ -82,6 +82,40 @@ TEST(Strided, GatherWithPermutedStridesIsAPermute) {
   });
 }
 
+TEST(Strided, GatherTransposesInTilesWithPartialTiles) {
+  // ConvNeXt's permutes, NCHW -> NHWC and back, at sizes where the input's contiguous dimension
+  // (8 floats a tile) ends in a partial tile: 20 rows and 13 columns, 11 and 17 channels, on one
+  // and two threads (large enough for the two to share it).
+  for (const Shape& input_shape : {Shape{1, 11, 20, 13}, Shape{2, 17, 41, 29}}) {
+    const Tensor input = CountingTensor(input_shape);
+    const std::vector<size_t> strides = StorageStrides(input_shape);
+    const auto stride = [&](size_t axis) { return static_cast<std::ptrdiff_t>(strides[axis]); };
+    for (int threads : {1, 2}) {
+      ThreadPool pool(threads);
+      // (n, c, h, w) -> (n, h, w, c)
+      Tensor channels_last({input_shape[0], input_shape[2], input_shape[3], input_shape[1]});
+      GatherStrided(input, 0, {stride(0), stride(2), stride(3), stride(1)}, &channels_last, &pool);
+      // and back: (n, h, w, c) -> (n, c, h, w)
+      const std::vector<size_t> last_strides = StorageStrides(channels_last.shape());
+      const auto last_stride = [&](size_t axis) {
+        return static_cast<std::ptrdiff_t>(last_strides[axis]);
+      };
+      Tensor back(input_shape);
+      GatherStrided(channels_last, 0,
+                    {last_stride(0), last_stride(3), last_stride(1), last_stride(2)}, &back, &pool);
+      ForEachLogicalIndex(channels_last.shape(), [&](const std::vector<uint32_t>& index) {
+        if (::testing::Test::HasFailure()) return;
+        ASSERT_EQ(channels_last.at(index), input.at({index[0], index[3], index[1], index[2]}))
+            << "input " << ShapeToString(input_shape) << " index " << ShapeToString(index);
+      });
+      ForEachLogicalIndex(input_shape, [&](const std::vector<uint32_t>& index) {
+        if (::testing::Test::HasFailure()) return;
+        ASSERT_EQ(back.at(index), input.at(index)) << "index " << ShapeToString(index);
+      });
+    }
+  }
+}
+
 TEST(Strided, GatherWithOffsetAndStepIsASlice) {
   // input[:, 1:7:2, :] of a (3, 8, 5) tensor.
   const Shape input_shape = {3, 8, 5};
