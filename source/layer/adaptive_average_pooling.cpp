@@ -13,6 +13,21 @@ namespace {
 // Below this many input elements the planes are pooled on one thread.
 constexpr size_t kParallelElements = 1 << 12;
 
+// The sum of `count` consecutive floats, in eight running sums that the compiler vectorises: one
+// running sum is a chain of dependent adds, which made a squeeze-and-excitation block's global
+// pool cost about 1 ns per float.
+float SumRun(const float* run, int64_t count) {
+  float partial[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    for (int lane = 0; lane < 8; ++lane) partial[lane] += run[i + lane];
+  }
+  float sum = 0.0f;
+  for (; i < count; ++i) sum += run[i];
+  for (const float value : partial) sum += value;
+  return sum;
+}
+
 }  // namespace
 
 AdaptiveAveragePooling::AdaptiveAveragePooling(const LayerConfig& config) : Layer(config) {
@@ -51,8 +66,12 @@ void AdaptiveAveragePooling::Forward(const std::vector<const Tensor*>& inputs,
             const int64_t y_begin = oy * input_h / output_h;
             const int64_t y_end = ((oy + 1) * input_h + output_h - 1) / output_h;
             float sum = 0.0f;
-            for (int64_t ix = x_begin; ix < x_end; ++ix) {
-              for (int64_t iy = y_begin; iy < y_end; ++iy) sum += source[ix * input_h + iy];
+            if (y_begin == 0 && y_end == input_h) {  // whole columns: one run (a global pool)
+              sum = SumRun(source + x_begin * input_h, (x_end - x_begin) * input_h);
+            } else {
+              for (int64_t ix = x_begin; ix < x_end; ++ix) {
+                sum += SumRun(source + ix * input_h + y_begin, y_end - y_begin);
+              }
             }
             target[ox * output_h + oy] =
                 sum / static_cast<float>((y_end - y_begin) * (x_end - x_begin));
