@@ -1,8 +1,10 @@
 #include "lumen/runtime/model.hpp"
 
 #include <new>
+#include <utility>
 
 #include "lumen/base/error.hpp"
+#include "lumen/graph/channels_first_blocks.hpp"
 #include "lumen/graph/graph_reader.hpp"
 #include "lumen/runtime/runtime_graph.hpp"
 
@@ -12,8 +14,11 @@ std::shared_ptr<const Model> Model::Load(const std::string& path, const ModelOpt
   try {
     RuntimeGraphOptions graph_options;
     graph_options.fuse = options.fuse;
+    Graph graph = ReadGraph(path, options.weights_path);
+    // Like fusing activations, this changes which intermediate operands exist: off with fuse.
+    if (options.fuse) RewriteChannelsLastBlocks(&graph);
     return std::make_shared<const Model>(
-        std::make_unique<RuntimeGraph>(ReadGraph(path, options.weights_path), graph_options));
+        std::make_unique<RuntimeGraph>(std::move(graph), graph_options));
   } catch (const std::bad_alloc&) {
     throw Error(Concat(path, ": out of memory while loading the model"));
   }
