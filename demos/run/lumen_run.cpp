@@ -380,7 +380,9 @@ int main(int argc, char** argv) {
                  "refuse to plan more than this many MB (2^20 bytes; default: 3/4 of physical "
                  "memory or of ulimit -v)")
       ->check(CLI::PositiveNumber);
-  app.add_flag("--no-fuse", options.no_fuse, "do not fuse activations into the layers before them");
+  app.add_flag("--no-fuse", options.no_fuse,
+               "do not fuse activations into the layers before them, nor run channels-last blocks "
+               "channels-first");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
