@@ -10,6 +10,10 @@
 // Why tiles of several columns: one tap of one column is a chain of multiply-adds into the same
 // sums, and each must wait for the one before (4-5 cycles). A tile of kTileColumns columns gives
 // the core that many independent chains per weight, enough to keep both FMA units busy.
+//
+// Maps of at most kInterleavedMaxRows rows take a second path (further down): eight channels side
+// by side in the vector lanes, because a column of 5 or 10 rows leaves a tile of rows mostly empty.
+// The reference kernel (convolution_reference.cpp) is what the tests compare both paths with.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -229,8 +233,8 @@ void DepthwiseRowBand(const float* padded, const PaddedPlane& plane, const float
   }
 }
 
-// One output channel: bands of kTileRows rows, a short last band in half as many (a 5x5 map
-// would waste 11 of 16 rows).
+// One output channel: bands of kTileRows rows, a short last band in half as many (a 20-row map's
+// second band holds 4 rows).
 template <int KernelH, int KernelW>
 void DepthwiseChannel(const float* padded, const PaddedPlane& plane, const float* weights,
                       float bias, const Window2d& w, int output_h, int output_w, float* output) {
@@ -260,7 +264,7 @@ ChannelFunction ChannelFunctionFor(const Window2d& w) {
 
 // Small maps: eight channels side by side. On a 5x5 map a column holds 5 rows, so a tile of rows
 // would leave most of its lanes idle and its few sums in long chains; here each lane is a channel
-// instead, and a tile is up to kPixelTile output pixels of one column, for eight channels at once.
+// instead, and a tile is up to kPixelTile output pixels, for eight channels at once.
 // The input is copied interleaved: padded pixel (row, col) of the group's channel c at float
 // ((col * rows + row) * kLanes + c), zero where no input lands.
 constexpr int kPixelTile = 8;
@@ -333,13 +337,13 @@ template <int KernelH, int KernelW>
 void InterleavedGroup(const float* padded, const InterleavedPlane& plane, const float* weights,
                       const Vector& bias, const Window2d& w, const ConvolutionShape& s, int count,
                       float* output) {
-  const int output_area = s.output_h * s.output_w;
+  const int64_t output_area = int64_t{s.output_h} * s.output_w;
   const float* origin[kPixelTile];
   Vector result[kPixelTile];
   int ox = 0;  // the output pixel the next tile starts at
   int oy = 0;
-  for (int first = 0; first < output_area; first += kPixelTile) {
-    const int pixels = std::min(kPixelTile, output_area - first);
+  for (int64_t first = 0; first < output_area; first += kPixelTile) {
+    const int pixels = static_cast<int>(std::min<int64_t>(kPixelTile, output_area - first));
     for (int p = 0; p < pixels; ++p) {
       origin[p] = padded + (static_cast<size_t>(ox) * w.stride_w * plane.rows +
                             static_cast<size_t>(oy) * w.stride_h) *
