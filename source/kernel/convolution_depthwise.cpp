@@ -77,13 +77,13 @@ void SplitColumnInTwo(const float* from, int rows, int pad_top, const PaddedPlan
                       float* to) {
   float* even = to + static_cast<size_t>(pad_top % 2) * plane.phase_rows + pad_top / 2;
   float* odd = to + static_cast<size_t>(1 - pad_top % 2) * plane.phase_rows + (pad_top + 1) / 2;
-  using Indices = int __attribute__((vector_size(kLanes * sizeof(int))));
   int k = 0;  // even[k] = from[2k], odd[k] = from[2k + 1]
   for (; 2 * k + 2 * kLanes <= rows; k += kLanes) {
     const Vector low = LoadVector(from + 2 * k);
     const Vector high = LoadVector(from + 2 * k + kLanes);
-    const Vector evens = __builtin_shuffle(low, high, Indices{0, 2, 4, 6, 8, 10, 12, 14});
-    const Vector odds = __builtin_shuffle(low, high, Indices{1, 3, 5, 7, 9, 11, 13, 15});
+    // Lanes of (low, high) by index, 0-7 low and 8-15 high (GCC 12 and clang both have this).
+    const Vector evens = __builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14);
+    const Vector odds = __builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15);
     std::memcpy(even + k, &evens, sizeof(evens));
     std::memcpy(odd + k, &odds, sizeof(odds));
   }
