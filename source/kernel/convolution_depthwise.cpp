@@ -204,6 +204,23 @@ inline __attribute__((always_inline)) void DepthwiseTile(
   }
 }
 
+// A tile of `columns` columns, for any 0 < columns <= Columns: DepthwiseTile needs the count at
+// compile time, so this tries Columns, then Columns - 1, and so on.
+template <int Vectors, int Columns, int KernelH, int KernelW>
+void NarrowTile(int columns, const float* padded, const PaddedPlane& plane, const float* weights,
+                float bias, const Window2d& w, int ox, int first_row, int row_count, float* output,
+                int output_h) {
+  if constexpr (Columns > 0) {
+    if (columns == Columns) {
+      DepthwiseTile<Vectors, Columns, KernelH, KernelW>(padded, plane, weights, bias, w, ox,
+                                                        first_row, row_count, output, output_h);
+    } else {
+      NarrowTile<Vectors, Columns - 1, KernelH, KernelW>(
+          columns, padded, plane, weights, bias, w, ox, first_row, row_count, output, output_h);
+    }
+  }
+}
+
 // Rows first_row.. (row_count of them) of every output column of one channel: kTileColumns
 // columns at a time.
 template <int Vectors, int KernelH, int KernelW>
@@ -216,28 +233,8 @@ void DepthwiseRowBand(const float* padded, const PaddedPlane& plane, const float
                                                            first_row, row_count, output, output_h);
   }
   // The last 1-5 columns in one narrower tile.
-  switch (output_w - ox) {
-    case 5:
-      DepthwiseTile<Vectors, 5, KernelH, KernelW>(padded, plane, weights, bias, w, ox, first_row,
-                                                  row_count, output, output_h);
-      break;
-    case 4:
-      DepthwiseTile<Vectors, 4, KernelH, KernelW>(padded, plane, weights, bias, w, ox, first_row,
-                                                  row_count, output, output_h);
-      break;
-    case 3:
-      DepthwiseTile<Vectors, 3, KernelH, KernelW>(padded, plane, weights, bias, w, ox, first_row,
-                                                  row_count, output, output_h);
-      break;
-    case 2:
-      DepthwiseTile<Vectors, 2, KernelH, KernelW>(padded, plane, weights, bias, w, ox, first_row,
-                                                  row_count, output, output_h);
-      break;
-    case 1:
-      DepthwiseTile<Vectors, 1, KernelH, KernelW>(padded, plane, weights, bias, w, ox, first_row,
-                                                  row_count, output, output_h);
-      break;
-  }
+  NarrowTile<Vectors, kTileColumns - 1, KernelH, KernelW>(
+      output_w - ox, padded, plane, weights, bias, w, ox, first_row, row_count, output, output_h);
 }
 
 // One output channel: bands of kTileRows rows, a short last band in half as many (a 20-row map's
@@ -337,6 +334,21 @@ void InterleavedTile(const float* const* origin, const InterleavedPlane& plane,
   for (int p = 0; p < Pixels; ++p) result[p] = sum[p];
 }
 
+// InterleavedTile for any 0 < pixels <= Pixels, found the way NarrowTile finds its width.
+template <int Pixels, int KernelH, int KernelW>
+void InterleavedTileOf(int pixels, const float* const* origin, const InterleavedPlane& plane,
+                       const float* weights, const Vector& bias, const Window2d& w,
+                       Vector* result) {
+  if constexpr (Pixels > 0) {
+    if (pixels == Pixels) {
+      InterleavedTile<Pixels, KernelH, KernelW>(origin, plane, weights, bias, w, result);
+    } else {
+      InterleavedTileOf<Pixels - 1, KernelH, KernelW>(pixels, origin, plane, weights, bias, w,
+                                                      result);
+    }
+  }
+}
+
 // One group of up to kLanes output channels on the interleaved path: the output pixels
 // kPixelTile at a time in column-major order (a 5x5 map is three tiles of 8 and one of 1, each
 // tile's sums independent chains), then each channel's lane scattered back into its plane.
@@ -360,21 +372,8 @@ void InterleavedGroup(const float* padded, const InterleavedPlane& plane, const 
         ++ox;
       }
     }
-    switch (pixels) {
-#define LUMEN_INTERLEAVED_CASE(n)                                                  \
-  case n:                                                                          \
-    InterleavedTile<n, KernelH, KernelW>(origin, plane, weights, bias, w, result); \
-    break;
-      LUMEN_INTERLEAVED_CASE(1)
-      LUMEN_INTERLEAVED_CASE(2)
-      LUMEN_INTERLEAVED_CASE(3)
-      LUMEN_INTERLEAVED_CASE(4)
-      LUMEN_INTERLEAVED_CASE(5)
-      LUMEN_INTERLEAVED_CASE(6)
-      LUMEN_INTERLEAVED_CASE(7)
-      LUMEN_INTERLEAVED_CASE(8)
-#undef LUMEN_INTERLEAVED_CASE
-    }
+    InterleavedTileOf<kPixelTile, KernelH, KernelW>(pixels, origin, plane, weights, bias, w,
+                                                    result);
     for (int lane = 0; lane < count; ++lane) {
       float* target = output + static_cast<size_t>(lane) * output_area + first;
       for (int p = 0; p < pixels; ++p) target[p] = result[p][lane];
