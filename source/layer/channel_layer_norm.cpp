@@ -29,12 +29,7 @@ class ChannelLayerNorm : public Layer {
                   ShapeToString(normalized_shape)));
     }
     channels_ = normalized_shape[0];
-    if (config.BoolParam("elementwise_affine", true)) {
-      affine_.weight = AffineParameter::FromAttribute(config, "weight", normalized_shape);
-      if (config.HasAttribute("bias")) {
-        affine_.bias = AffineParameter::FromAttribute(config, "bias", normalized_shape);
-      }
-    }
+    affine_ = LayerNormAffine(config, normalized_shape);
   }
 
   // One input, (N, C, H, W) with C = normalized_shape.

@@ -160,4 +160,17 @@ void TrailingNormalization::Forward(const std::vector<const Tensor*>& inputs,
                   spec_, affine, context.compute);
 }
 
+// nn.LayerNorm's weight and bias are stored with the model when elementwise_affine is True (newer
+// PyTorch may drop the bias alone, bias=False); F.layer_norm's are operands or None.
+AffineParameters LayerNormAffine(const LayerConfig& config, const Shape& normalized_shape) {
+  if (config.type() == "F.layer_norm") return FunctionAffineArguments(config);
+  AffineParameters affine;
+  if (!config.BoolParam("elementwise_affine", true)) return affine;
+  affine.weight = AffineParameter::FromAttribute(config, "weight", normalized_shape);
+  if (config.HasAttribute("bias")) {
+    affine.bias = AffineParameter::FromAttribute(config, "bias", normalized_shape);
+  }
+  return affine;
+}
+
 }  // namespace lumen

@@ -53,6 +53,10 @@ struct AffineParameters {
 // the data.
 AffineParameters FunctionAffineArguments(const LayerConfig& config);
 
+// nn.LayerNorm's weight and bias (stored with the model when elementwise_affine is True, the bias
+// possibly alone missing), or F.layer_norm's operands; used by LayerNorm and ChannelLayerNorm.
+AffineParameters LayerNormAffine(const LayerConfig& config, const Shape& normalized_shape);
+
 // normalized_shape as pnnx writes it, `(64)` or `(9,11)` (or a bare int); throws lumen::Error
 // naming the operator when it is missing, empty or not positive.
 Shape NormalizedShapeParam(const LayerConfig& config);
