@@ -38,8 +38,14 @@ def text(value):
     return str(value)
 
 
-def shape_text(tensor):
-    return "(" + ",".join(str(d) for d in tensor.shape) + ")f32"
+def shape_text(tensor, kind=None):
+    kind = kind or ("i64" if tensor.dtype == torch.int64 else "f32")
+    return "(" + ",".join(str(d) for d in tensor.shape) + ")" + kind
+
+
+def case_shape(tensor):
+    """A shape as case.txt writes it: "1,3,224,224", or "()" for a rank-0 tensor."""
+    return ",".join(str(d) for d in tensor.shape) or "()"
 
 
 class Case:
@@ -49,10 +55,15 @@ class Case:
         self.name, self.tolerance, self.note = name, tolerance, note
         self.lines, self.inputs, self.outputs, self.weights = [], [], [], {}
         self.shapes = {}
+        self.types = {}  # operand -> the element type the param file declares, when not f32
 
-    def input(self, tensor):
+    def input(self, tensor, declared_type=None):
+        """A graph input; its data file is float32, `declared_type` (e.g. "i64" for indices) is
+        what pnnx would declare for it."""
         operand = str(len(self.shapes))
         self.shapes[operand] = tensor
+        if declared_type:
+            self.types[operand] = declared_type
         self.inputs.append((operand, tensor))
         self.lines.append(("pnnx.Input", f"pnnx_input_{len(self.inputs) - 1}", [], [operand], {}, {}, ""))
         return operand
@@ -85,23 +96,26 @@ class Case:
             items += [f"@{key}={shape_text(weights[key])}" for key in sorted(weights)]
             if keys:
                 items.append(keys)
-            items += [f"#{o}={shape_text(self.shapes[o])}" for o in inputs + outputs]
+            # pnnx writes no #shape for a rank-0 operand (its shape would print as "()").
+            items += [f"#{o}={shape_text(self.shapes[o], self.types.get(o))}" for o in inputs + outputs
+                      if self.shapes[o].dim() > 0]
             lines.append(" ".join([f"{kind:<24}", f"{name:<24}", str(len(inputs)), str(len(outputs))]
                                   + inputs + outputs + items))
         (folder / "model.pnnx.param").write_text("\n".join(lines) + "\n")
         with zipfile.ZipFile(folder / "model.pnnx.bin", "w", zipfile.ZIP_STORED) as archive:
             for member in sorted(self.weights):
-                data = self.weights[member].detach().numpy().astype("<f4").tobytes()
+                weight = self.weights[member].detach().numpy()
+                data = weight.astype("<i8" if weight.dtype == np.int64 else "<f4").tobytes()
                 info = zipfile.ZipInfo(member, date_time=(1980, 1, 1, 0, 0, 0))
                 archive.writestr(info, data)
         case = []
         for index, (operand, tensor) in enumerate(self.inputs):
             tensor.detach().numpy().astype("<f4").tofile(folder / f"in{index}.f32")
-            case.append(f"input in{index}.f32 " + ",".join(str(d) for d in tensor.shape))
+            case.append(f"input in{index}.f32 " + case_shape(tensor))
         for index, operand in enumerate(self.outputs):
             tensor = self.shapes[operand]
             tensor.detach().numpy().astype("<f4").tofile(folder / f"out{index}.f32")
-            case.append(f"output out{index}.f32 " + ",".join(str(d) for d in tensor.shape))
+            case.append(f"output out{index}.f32 " + case_shape(tensor))
         case.append(f"tolerance {self.tolerance[0]} {self.tolerance[1]}")
         case.append(f"note {self.note}")
         (folder / "case.txt").write_text("\n".join(case) + "\n")
@@ -109,7 +123,7 @@ class Case:
 
 def seeded(seed, *shape, scale=1.0):
     generator = torch.Generator().manual_seed(seed)
-    return torch.randn(*shape, generator=generator) * scale
+    return torch.randn(shape, generator=generator) * scale  # shape () gives a rank-0 tensor
 
 
 def unary(name, kind, shape, fn, params=None, weights=None, tolerance=ARITHMETIC, seed=0,
@@ -1159,6 +1173,150 @@ def shape_op_cases():
     nearest("upsample_nearest_fn_scale3", (1, 2, 3, 4), scale=(3.0, 3.0))
 
 
+def rank_zero_cases():
+    """Rank-0 (0-d) tensors: what PyTorch returns for a dot product, a reduction over every
+    dimension, one element picked by select, and the layers that take such a tensor as input."""
+    def chain(name, inputs, steps, tolerance=ARITHMETIC, outputs=None):
+        """inputs: tensors; steps: (kind, operand indices, fn, params, keys) applied in order, each
+        appending its result(s) to the operand list; outputs: operand indices (default: last)."""
+        case = Case(name, tolerance, "; ".join(f"{kind} {params}" for kind, _, _, params, _ in steps))
+        operands = [case.input(x) for x in inputs]
+        values = list(inputs)
+        for kind, sources, fn, params, keys in steps:
+            results = fn(*[values[i] for i in sources])
+            results = list(results) if isinstance(results, (tuple, list)) else [results]
+            names = [operands[i] for i in sources]
+            key_text = " ".join(f"${key}={names[i]}" for key, i in keys)
+            made = case.op(kind, names, results, params, keys=key_text, name=f"op{len(values)}")
+            operands += made
+            values += results
+        for index in outputs or [len(operands) - 1]:
+            case.output(operands[index])
+        case.write()
+
+    v, w = seeded(300, 13), seeded(301, 13)
+    x = seeded(302, 3, 4, 5)
+    chain("rank0_matmul_dot", [v, w],
+          [("torch.matmul", [0, 1], torch.matmul, {}, [("input", 0), ("other", 1)])])
+    # The dot product then scales a vector: a rank-0 operand broadcast in an expression.
+    chain("rank0_dot_scales_vector", [v, w],
+          [("torch.matmul", [0, 1], torch.matmul, {}, [("input", 0), ("other", 1)]),
+           ("pnnx.Expression", [2, 0], lambda d, a: d * a, dict(expr="mul(@0,@1)"), [])])
+    chain("rank0_einsum_dot", [v, w],
+          [("torch.einsum", [0, 1], lambda a, b: torch.einsum("i,i->", a, b),
+            dict(equation="i,i->"), [])])
+    chain("rank0_sum_all", [x], [("torch.sum", [0], torch.sum, {}, [("input", 0)])])
+    chain("rank0_mean_all", [x], [("torch.mean", [0], torch.mean, {}, [("input", 0)])])
+    chain("rank0_sum_vector_dim0", [v],
+          [("torch.sum", [0], lambda a: torch.sum(a, (0,)), dict(dim=(0,), keepdim=False),
+            [("input", 0)])])
+    chain("rank0_amax_all", [x],
+          [("torch.amax", [0], lambda a: torch.amax(a), dict(dim=(), keepdim=False),
+            [("input", 0)])], tolerance=EXACT)
+    chain("rank0_amin_all_dims_listed", [x],
+          [("torch.amin", [0], lambda a: torch.amin(a, (0, 1, 2)), dict(dim=(0, 1, 2), keepdim=False),
+            [("input", 0)])], tolerance=EXACT)
+    chain("rank0_max_all", [x], [("torch.max", [0], torch.max, {}, [("input", 0)])], tolerance=EXACT)
+    # torch.max over the one dimension of a vector: a rank-0 value and a rank-0 index.
+    chain("rank0_max_vector_dim0", [v],
+          [("torch.max", [0], lambda a: [r.float() for r in torch.max(a, 0)],
+            dict(dim=0, keepdim=False), [("input", 0)])], tolerance=EXACT, outputs=[1, 2])
+    chain("rank0_select_vector", [v],
+          [("Tensor.select", [0], lambda a: a.select(0, 4), dict(dim=0, index=4), [("input", 0)])],
+          tolerance=EXACT)
+    # x[1, 2, -1]: item-style indexing is one select per index.
+    chain("rank0_item_indexing", [x],
+          [("Tensor.select", [0], lambda a: a.select(0, 1), dict(dim=0, index=1), [("input", 0)]),
+           ("Tensor.select", [1], lambda a: a.select(0, 2), dict(dim=0, index=2), [("input", 0)]),
+           ("Tensor.select", [2], lambda a: a.select(0, -1), dict(dim=0, index=-1),
+            [("input", 0)])], tolerance=EXACT)
+    total = ("torch.sum", [0], torch.sum, {}, [("input", 0)])
+    chain("rank0_unsqueeze", [x],
+          [total, ("torch.unsqueeze", [1], lambda a: a.unsqueeze(0), dict(dim=0), [("input", 0)])])
+    chain("rank0_reshape", [x],
+          [total, ("Tensor.reshape", [1], lambda a: a.reshape(1, 1), dict(shape=(1, 1)),
+                   [("input", 0)])])
+    chain("rank0_view_minus_one", [x],
+          [total, ("Tensor.view", [1], lambda a: a.view(-1), dict(shape=(-1,)), [("input", 0)])])
+    chain("rank0_flatten", [x],
+          [total, ("torch.flatten", [1], torch.flatten, dict(end_dim=-1, start_dim=0),
+                   [("input", 0)])])
+    chain("rank0_stack", [x],
+          [total, ("torch.amax", [0], lambda a: torch.amax(a), dict(dim=(), keepdim=False),
+                   [("input", 0)]),
+           ("torch.stack", [1, 2], lambda a, b: torch.stack((a, b)), dict(dim=0), [])])
+    chain("rank0_expand", [x],
+          [total, ("Tensor.expand", [1], lambda a: a.expand(2, 3), dict(sizes=(2, 3)),
+                   [("input", 0)])])
+    chain("rank0_activation", [x],
+          [("torch.mean", [0], torch.mean, {}, [("input", 0)]),
+           ("nn.Sigmoid", [1], torch.sigmoid, {}, [])], tolerance=TRANSCENDENTAL)
+    chain("rank0_softmax", [x],
+          [total, ("F.softmax", [1], lambda a: F.softmax(a, 0), dict(dim=0), [("input", 0)])],
+          tolerance=TRANSCENDENTAL)
+    chain("rank0_clamp", [x],
+          [total, ("torch.clamp", [1], lambda a: torch.clamp(a, -0.5, 0.5),
+                   dict(max=0.5, min=-0.5), [("input", 0)])], tolerance=EXACT)
+    chain("rank0_squeeze", [seeded(303, 1, 1)],
+          [("torch.squeeze", [0], torch.squeeze, {}, [("input", 0)])], tolerance=EXACT)
+    chain("rank0_to", [x],
+          [total, ("Tensor.to", [1], lambda a: a.to(torch.float), dict(copy=False, dtype="torch.float"),
+                   [("input", 0)])])
+    # A rank-0 graph input (pnnx writes no shape for it) scaling a matrix.
+    chain("rank0_input", [seeded(304), seeded(305, 3, 4)],
+          [("pnnx.Expression", [0, 1], lambda s, m: s * m + s, dict(expr="add(mul(@0,@1),@0)"), [])])
+
+
+def index_cases():
+    """torch.index_select and nn.Embedding / F.embedding: positions read from an operand."""
+    def index_select(name, shape, dim, index, constant):
+        x = seeded(310, *shape)
+        index = torch.tensor(index, dtype=torch.int64)
+        case = Case(name, EXACT, f"torch.index_select dim={dim} index={index.tolist()} "
+                                 f"({'constant' if constant else 'an input'})")
+        a = case.input(x)
+        if constant:
+            (i,) = case.op("pnnx.Attribute", [], [index], weights={"data": index}, name="indices")
+        else:
+            i = case.input(index.float(), "i64")
+        (y,) = case.op("torch.index_select", [a, i], [torch.index_select(x, dim, index)],
+                       dict(dim=dim), keys=f"$input={a} $index={i}")
+        case.output(y)
+        case.write()
+
+    index_select("index_select_rows_repeated", (5, 4), 0, [4, 0, 0, 2], True)
+    index_select("index_select_last_dim", (2, 3, 4, 5), -1, [3, 1], True)
+    index_select("index_select_channels_input", (2, 6, 3, 4), 1, [5, 0, 2], False)
+    index_select("index_select_rows_of_matrix", (2, 6, 3, 4), 2, [2, 2, 0, 1, 1], False)
+    index_select("index_select_rank0_index", (3, 4), 1, 2, True)
+
+    def embedding(name, rows, width, indices, functional):
+        torch.manual_seed(311)
+        module = torch.nn.Embedding(rows, width)
+        indices = torch.tensor(indices, dtype=torch.int64)
+        case = Case(name, EXACT, f"{'F.embedding' if functional else 'nn.Embedding'} "
+                                 f"{rows}x{width} of indices {tuple(indices.shape)}")
+        a = case.input(indices.float(), "i64")
+        with torch.no_grad():
+            result = module(indices)
+        if functional:
+            w = case.input(module.weight.detach())
+            (y,) = case.op("F.embedding", [a, w], [result], dict(padding_idx=None,
+                           scale_grad_by_freq=False, sparse=False), keys=f"$input={a} $weight={w}")
+        else:
+            (y,) = case.op("nn.Embedding", [a], [result], dict(embedding_dim=width,
+                           num_embeddings=rows, sparse=False), {"weight": module.weight.detach()})
+        case.output(y)
+        case.write()
+
+    embedding("embedding_tokens", 10, 6, [[1, 0, 9, 3], [3, 3, 7, 2]], False)
+    embedding("embedding_rank3_indices", 7, 5, [[[1, 2], [6, 0], [5, 5]], [[0, 1], [2, 3], [4, 6]]],
+              False)
+    embedding("embedding_vector", 8, 3, [7, 0, 4], False)
+    embedding("embedding_scalar_index", 8, 3, 5, False)
+    embedding("embedding_functional", 9, 4, [[8, 1, 1], [0, 2, 7]], True)
+
+
 def main():
     if ROOT.exists():
         shutil.rmtree(ROOT)
@@ -1174,6 +1332,8 @@ def main():
     norm_layer_cases()
     parameterised_activation_cases()
     shape_op_cases()
+    rank_zero_cases()
+    index_cases()
     print(f"wrote {len(list(ROOT.iterdir()))} cases under {ROOT}")
 
 

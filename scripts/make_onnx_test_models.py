@@ -452,6 +452,15 @@ def hostile_models():
                        [tensor("scale", np.ones(3, np.float32))], opset=17)
     (folder / "layernorm_mean_output.onnx").write_bytes(statistics.SerializeToString())
 
+    # Gather past the end of its axis (extent 4): PyTorch raises IndexError and ONNX Runtime
+    # fails; Lumen once returned an empty (1,0,8,8) tensor.
+    for name, indices, shape in (("gather_index_out_of_range", np.array(100), [1, 8, 8]),
+                                 ("gather_indices_out_of_range", np.array([0, 4]), [1, 2, 8, 8])):
+        gather = model([helper.make_node("Gather", ["x", "indices"], ["y"], name="/Gather", axis=1)],
+                       [value("x", [1, 4, 8, 8])], [value("y", shape)],
+                       [tensor("indices", indices)])
+        (folder / f"{name}.onnx").write_bytes(gather.SerializeToString())
+
     # Absurd sizes: each must be refused before anything that size is allocated.
     huge = model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], [value("x", [2, 3])],
                  [value("y", [2, 3])])
@@ -506,7 +515,19 @@ def hostile_models():
     (folder / "shape_without_input.onnx").write_bytes(no_input.SerializeToString())
 
 
+def gather_cases():
+    """Written last: the shared generator then leaves the earlier cases' data as it was."""
+    # Gather of a list of indices (repeated, reordered, one negative) keeps the axis, sized by the
+    # list.
+    x = random(3, 4, 5)
+    write_case("gather_indices", model(
+        [helper.make_node("Gather", ["x", "indices"], ["y"], axis=1)],
+        [value("x", [3, 4, 5])], [value("y", [3, 4, 5])],
+        [tensor("indices", np.array([2, -1, 0, 2]))]), [x], [x[:, [2, 3, 0, 2]]])
+
+
 if __name__ == "__main__":
     op_cases()
     hostile_models()
+    gather_cases()
     print(f"wrote {OUTPUT}")

@@ -25,7 +25,6 @@
 
 #include "lumen/base/checked_math.hpp"
 #include "lumen/base/error.hpp"
-#include "lumen/base/parse_number.hpp"
 #include "lumen/base/threads.hpp"
 #include "lumen/io/golden_case.hpp"
 #include "lumen/io/raw_file.hpp"
@@ -56,24 +55,13 @@ struct Options {
   bool no_fuse = false;
 };
 
-// "file.f32:1,3,224,224" -> path and shape.
+// "file.f32:1,3,224,224" -> path and shape ("file.f32:()" for a rank-0 input).
 lumen::GoldenCase::DataFile ParseInputSpec(const std::string& spec) {
   const size_t colon = spec.rfind(':');
   if (colon == std::string::npos) throw Error(Concat("--input needs FILE:SHAPE, got '", spec, "'"));
   lumen::GoldenCase::DataFile file;
   file.path = spec.substr(0, colon);
-  const std::string shape = spec.substr(colon + 1);
-  size_t start = 0;
-  while (start <= shape.size()) {
-    const size_t comma = std::min(shape.find(',', start), shape.size());
-    int64_t extent = 0;
-    const std::string text = shape.substr(start, comma - start);
-    if (!lumen::ParseInteger(text, &extent) || extent < 1 || extent > (int64_t{1} << 31)) {
-      throw Error(Concat("--input ", spec, ": '", text, "' is not a positive extent"));
-    }
-    file.shape.push_back(static_cast<uint32_t>(extent));
-    start = comma + 1;
-  }
+  file.shape = lumen::ParseShapeText(spec.substr(colon + 1), Concat("--input ", spec));
   return file;
 }
 

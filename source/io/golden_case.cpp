@@ -1,5 +1,6 @@
 #include "lumen/io/golden_case.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -8,24 +9,30 @@
 #include "lumen/base/parse_number.hpp"
 
 namespace lumen {
-namespace {
-
-Shape ParseShapeList(const std::string& text, const std::string& where) {
+Shape ParseShapeText(const std::string& text, const std::string& where) {
+  std::string list = text;
+  if (list.size() >= 2 && list.front() == '(' && list.back() == ')') {
+    list = list.substr(1, list.size() - 2);
+    if (list.empty()) return Shape{};  // "()": rank 0
+  }
   Shape shape;
-  std::istringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const std::string item = list.substr(start, comma - start);
     int64_t extent = 0;
     if (!ParseInteger(item, &extent) || extent <= 0 || extent > 0x7FFFFFFF) {
-      throw Error(Concat(where, ": bad shape '", text, "'"));
+      throw Error(Concat(where, ": bad shape '", text, "' (expected positive extents such as ",
+                         "1,3,224,224, or () for a rank-0 tensor)"));
     }
     shape.push_back(static_cast<uint32_t>(extent));
+    if (shape.size() > kMaxRank) {
+      throw Error(Concat(where, ": shape '", text, "' has more than ", kMaxRank, " dimensions"));
+    }
+    start = comma + 1;
   }
-  if (shape.empty()) throw Error(Concat(where, ": empty shape"));
   return shape;
 }
-
-}  // namespace
 
 GoldenCase ReadGoldenCase(const std::string& directory) {
   const std::string case_path = directory + "/case.txt";
@@ -57,7 +64,7 @@ GoldenCase ReadGoldenCase(const std::string& directory) {
       std::string shape;
       if (!(stream >> name >> shape))
         throw Error(Concat(where, ": expected '", keyword, " FILE SHAPE'"));
-      GoldenCase::DataFile data{directory + "/" + name, ParseShapeList(shape, where)};
+      GoldenCase::DataFile data{directory + "/" + name, ParseShapeText(shape, where)};
       (keyword == "input" ? result.inputs : result.outputs).push_back(data);
     } else if (keyword == "tolerance") {
       std::string absolute;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "lumen/base/error.hpp"
 #include "lumen/base/thread_pool.hpp"
@@ -53,7 +54,10 @@ inline void Advance(const std::vector<WalkDim>& dims, size_t* counters, size_t* 
 }  // namespace
 
 Reduction::Reduction(const LayerConfig& config) : Layer(config) {
-  mean_ = config.type() == "torch.mean" || config.type() == "Tensor.mean";
+  const std::string& type = config.type();
+  if (type == "torch.mean" || type == "Tensor.mean") kind_ = Kind::kMean;
+  if (type == "torch.amax") kind_ = Kind::kMax;
+  if (type == "torch.amin") kind_ = Kind::kMin;
   keepdim_ = config.BoolParam("keepdim", false);
   if (!config.HasParam("dim") || config.Param("dim").IsNone()) {
     all_dims_ = true;
@@ -62,6 +66,9 @@ Reduction::Reduction(const LayerConfig& config) : Layer(config) {
   const Parameter& dim = config.Param("dim");
   dims_ = dim.type() == Parameter::Type::kInt ? std::vector<int>{dim.AsInt()}
                                               : config.IntArrayParam("dim");
+  // An empty list reduces everything: torch.amax(x, dim=()) is amax's default, and
+  // torch.sum(x, dim=[]) means the same in the PyTorch these models come from.
+  all_dims_ = dims_.empty();
 }
 
 std::vector<bool> Reduction::ReducedAxes(const Shape& input) const {
@@ -85,6 +92,10 @@ std::vector<Shape> Reduction::OutputShapes(const std::vector<Shape>& input_shape
   const std::vector<bool> reduced = ReducedAxes(input);
   Shape output;
   for (size_t axis = 0; axis < input.size(); ++axis) {
+    if (reduced[axis] && input[axis] == 0 && (kind_ == Kind::kMax || kind_ == Kind::kMin)) {
+      Fail(Concat("dim ", axis, " of the input ", ShapeToString(input),
+                  " is empty: it has no largest or smallest value"));
+    }
     if (!reduced[axis]) {
       output.push_back(input[axis]);
     } else if (keepdim_) {
@@ -135,18 +146,76 @@ std::unique_ptr<LayerState> Reduction::Prepare(const std::vector<Shape>& input_s
   return state;
 }
 
+namespace {
+
+// How values combine into one output element. An accumulator has a Value type (what a running
+// result is kept in), Start() (the result of no values), Add(result, value) and Finish(result),
+// the float written out. Reduce below is written once for all of them.
+
+// Sum in double precision (so that long sums lose nothing), times `scale` (1/count for a mean).
+struct SumAccumulator {
+  using Value = double;
+  double scale = 1.0;
+  static double Start() { return 0.0; }
+  static void Add(double& sum, float value) { sum += value; }
+  float Finish(double sum) const { return static_cast<float>(sum * scale); }
+};
+
+// The largest value; a NaN anywhere wins, as in PyTorch (once `result` is NaN no comparison is
+// true, so it stays NaN).
+struct MaxAccumulator {
+  using Value = float;
+  static float Start() { return -std::numeric_limits<float>::infinity(); }
+  static void Add(float& result, float value) {
+    if (value > result || std::isnan(value)) result = value;
+  }
+  static float Finish(float result) { return result; }
+};
+
+// The smallest value; NaN wins as for the largest.
+struct MinAccumulator {
+  using Value = float;
+  static float Start() { return std::numeric_limits<float>::infinity(); }
+  static void Add(float& result, float value) {
+    if (value < result || std::isnan(value)) result = value;
+  }
+  static float Finish(float result) { return result; }
+};
+
+}  // namespace
+
 void Reduction::Forward(const std::vector<const Tensor*>& inputs,
                         const std::vector<Tensor*>& outputs, const ForwardContext& context) const {
   const ReductionState& state = context.state_as<ReductionState>();
-  const float* source = inputs[0]->data();
   Tensor& output = *outputs[0];
   if (output.empty()) return;
-  if (state.reduced_count == 0) {  // an empty sum: 0, and a mean of nothing: NaN, as in PyTorch
-    output.Fill(mean_ ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
-    return;
+  switch (kind_) {
+    case Kind::kSum:
+    case Kind::kMean:
+      if (state.reduced_count == 0) {  // an empty sum is 0, a mean of nothing NaN, as in PyTorch
+        output.Fill(kind_ == Kind::kMean ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
+        return;
+      }
+      Reduce(SumAccumulator{kind_ == Kind::kMean ? 1.0 / static_cast<double>(state.reduced_count)
+                                                 : 1.0},
+             *inputs[0], &output, context);
+      return;
+    case Kind::kMax:
+      Reduce(MaxAccumulator{}, *inputs[0], &output, context);
+      return;
+    case Kind::kMin:
+      Reduce(MinAccumulator{}, *inputs[0], &output, context);
+      return;
   }
-  const double scale = mean_ ? 1.0 / static_cast<double>(state.reduced_count) : 1.0;
-  float* target = output.data();
+}
+
+template <typename Accumulator>
+void Reduction::Reduce(const Accumulator& accumulator, const Tensor& input, Tensor* output,
+                       const ForwardContext& context) const {
+  using Value = typename Accumulator::Value;
+  const ReductionState& state = context.state_as<ReductionState>();
+  const float* source = input.data();
+  float* target = output->data();
   // Where output position `outer` (an index over state.kept) starts in the input and the output.
   const auto locate = [&state](size_t outer, size_t* input_base, size_t* output_base) {
     *input_base = 0;
@@ -158,7 +227,7 @@ void Reduction::Forward(const std::vector<const Tensor*>& inputs,
       *output_base += index * state.kept[d].output_stride;
     }
   };
-  const bool parallel = inputs[0]->size() >= kParallelElements;
+  const bool parallel = input.size() >= kParallelElements;
   if (state.fastest_kept) {
     const size_t lanes_total = state.fastest.extent;
     const size_t lane_groups = (lanes_total + kLanes - 1) / kLanes;
@@ -169,17 +238,19 @@ void Reduction::Forward(const std::vector<const Tensor*>& inputs,
           locate(static_cast<size_t>(task) / lane_groups, &input_base, &output_base);
           const size_t first = static_cast<size_t>(task) % lane_groups * kLanes;
           const size_t lanes = std::min(kLanes, lanes_total - first);
-          double sums[kLanes] = {};
+          Value results[kLanes];
+          std::fill(results, results + lanes, Accumulator::Start());
           size_t counters[kMaxRank] = {};
           size_t offset = input_base + first;
           for (size_t run = 0; run < state.reduced_runs; ++run) {
             const float* values = source + offset;
-            for (size_t lane = 0; lane < lanes; ++lane) sums[lane] += values[lane];
+            for (size_t lane = 0; lane < lanes; ++lane)
+              Accumulator::Add(results[lane], values[lane]);
             Advance(state.reduced, counters, &offset);
           }
           const size_t step = state.fastest.output_stride;
           for (size_t lane = 0; lane < lanes; ++lane) {
-            target[output_base + (first + lane) * step] = static_cast<float>(sums[lane] * scale);
+            target[output_base + (first + lane) * step] = accumulator.Finish(results[lane]);
           }
         },
         Schedule::kStatic, parallel);
@@ -191,19 +262,20 @@ void Reduction::Forward(const std::vector<const Tensor*>& inputs,
       [&](std::ptrdiff_t outer) {
         size_t input_base = 0, output_base = 0;
         locate(static_cast<size_t>(outer), &input_base, &output_base);
-        double sum = 0.0;
+        Value result = Accumulator::Start();
         size_t counters[kMaxRank] = {};
         size_t offset = input_base;
         for (size_t run = 0; run < state.reduced_runs; ++run) {
           const float* values = source + offset;
-          for (size_t i = 0; i < run_length; ++i) sum += values[i];
+          for (size_t i = 0; i < run_length; ++i) Accumulator::Add(result, values[i]);
           Advance(state.reduced, counters, &offset);
         }
-        target[output_base] = static_cast<float>(sum * scale);
+        target[output_base] = accumulator.Finish(result);
       },
       Schedule::kStatic, parallel);
 }
 
-LUMEN_REGISTER_LAYER(Reduction, "torch.mean", "Tensor.mean", "torch.sum", "Tensor.sum");
+LUMEN_REGISTER_LAYER(Reduction, "torch.mean", "Tensor.mean", "torch.sum", "Tensor.sum",
+                     "torch.amax", "torch.amin");
 
 }  // namespace lumen

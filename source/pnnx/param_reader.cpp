@@ -124,8 +124,9 @@ void ParseItem(const std::string& token, const Location& where, Node* op,
 
   if (prefix == '@') {
     const ShapeAndType declared = ParseShapeAndType(value, token, false, where);
-    if (declared.shape.empty() || declared.type == DataType::kUnknown) {
-      Fail(where, Concat("weight '", token, "' needs a non-empty shape and a known dtype"));
+    // An empty shape "()" is a rank-0 weight (one value, such as a registered torch.tensor(2.0)).
+    if (declared.type == DataType::kUnknown) {
+      Fail(where, Concat("weight '", token, "' needs a known dtype"));
     }
     for (int extent : declared.shape) {
       if (extent <= 0) Fail(where, Concat("weight '", token, "' has a zero extent"));

@@ -38,10 +38,28 @@ TEST(GoldenCase, RejectsAMalformedCaseFile) {
     ReadGoldenCase(directory);
     FAIL();
   } catch (const Error& error) {
-    EXPECT_STREQ(error.what(), (directory + "/case.txt:1: bad shape '1,3,x'").c_str());
+    EXPECT_THAT(error.what(), HasSubstr(directory + "/case.txt:1: bad shape '1,3,x'"));
   }
   std::ofstream(directory + "/case.txt") << "input in0.f32 1,3\nshape 1\n";
   EXPECT_THROW(ReadGoldenCase(directory), Error);
+}
+
+// "()" is a rank-0 tensor (one value, as x.sum() returns); lists may be parenthesised; an empty
+// list, a zero or a trailing comma is not a shape.
+TEST(GoldenCase, ParsesShapesIncludingRankZero) {
+  EXPECT_EQ(ParseShapeText("()", "here"), Shape{});
+  EXPECT_EQ(ParseShapeText("13", "here"), Shape{13});
+  EXPECT_EQ(ParseShapeText("1,3,224,224", "here"), (Shape{1, 3, 224, 224}));
+  EXPECT_EQ(ParseShapeText("(2,5)", "here"), (Shape{2, 5}));
+  for (const char* bad : {"", "0", "1,", ",1", "(1,2", "1,-2", "((1))", "1,2,3,4,5,6,7,8,9"}) {
+    EXPECT_THROW(ParseShapeText(bad, "here"), Error) << bad;
+  }
+  try {
+    ParseShapeText("1,0", "case.txt:3");
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("case.txt:3: bad shape '1,0'"));
+  }
 }
 
 TEST(GoldenCase, ComparesLikeAllclose) {

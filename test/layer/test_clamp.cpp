@@ -22,6 +22,8 @@ using ::testing::HasSubstr;
 LUMEN_LAYER_CASE_TEST(Clamp, clamp_max_only)
 LUMEN_LAYER_CASE_TEST(Clamp, clamp_tensor_method)
 LUMEN_LAYER_CASE_TEST(Clamp, clamp_nan)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(Clamp, rank0_clamp)
 
 TEST(Clamp, IsRegisteredUnderEverySpelling) {
   for (const char* type : {"torch.clamp", "Tensor.clamp", "torch.clip", "Tensor.clip"}) {

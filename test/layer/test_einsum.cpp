@@ -31,6 +31,8 @@ LUMEN_SEQUENCE_CASE_TEST(Einsum, einsum_broadcast_batch)
 LUMEN_SEQUENCE_CASE_TEST(Einsum, einsum_row_letter_batch)
 LUMEN_SEQUENCE_CASE_TEST(Einsum, einsum_implicit_output)
 LUMEN_SEQUENCE_CASE_TEST(Einsum, einsum_result_transposed_both)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(Einsum, rank0_einsum_dot)
 
 Node Einsum(const std::string& equation) {
   return MakeOperator("torch.einsum", {"equation=" + equation}, {}, 2);

@@ -20,6 +20,8 @@ using ::testing::HasSubstr;
 LUMEN_LAYER_CASE_TEST(Expand, expand_new_leading_dims)
 LUMEN_LAYER_CASE_TEST(Expand, expand_last_dim)
 LUMEN_LAYER_CASE_TEST(Expand, expand_as)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(Expand, rank0_expand)
 
 TEST(Expand, RegistersBothSpellings) {
   EXPECT_TRUE(LayerRegistry::Has("Tensor.expand"));

@@ -139,6 +139,8 @@ LUMEN_LAYER_CASE_TEST(Expression, expr_tanh)
 LUMEN_LAYER_CASE_TEST(Expression, expr_trunc)
 LUMEN_LAYER_CASE_TEST(Expression, expr_yolo_wh)
 LUMEN_LAYER_CASE_TEST(Expression, expr_yolo_xy)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(Expression, rank0_input)
 
 TEST(Expression, BroadcastsLikePyTorch) {
   // Batch 2 against a per-channel constant without a batch dimension.

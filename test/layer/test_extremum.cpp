@@ -26,6 +26,9 @@ LUMEN_LAYER_CASE_TEST(Extremum, min_rank2_dim1)
 LUMEN_LAYER_CASE_TEST(Extremum, max_ties_first_index)
 LUMEN_LAYER_CASE_TEST(Extremum, min_ties_first_index)
 LUMEN_LAYER_CASE_TEST(Extremum, max_nan_wins)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(Extremum, rank0_max_all)
+LUMEN_LAYER_CASE_TEST(Extremum, rank0_max_vector_dim0)
 
 TEST(Extremum, RegistersBothSpellings) {
   EXPECT_TRUE(LayerRegistry::Has("torch.max"));

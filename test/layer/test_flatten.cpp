@@ -22,6 +22,8 @@ using ::testing::HasSubstr;
 LUMEN_LAYER_CASE_TEST(Flatten, flatten_middle)
 LUMEN_LAYER_CASE_TEST(Flatten, flatten_negative)
 LUMEN_LAYER_CASE_TEST(Flatten, flatten_start2)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(Flatten, rank0_flatten)
 
 TEST(Flatten, FlattensTheBatchLikeAnyDimension) {
   std::vector<float> values(24);

@@ -32,6 +32,9 @@ LUMEN_SEQUENCE_CASE_TEST(MatMul, matmul_three_small)
 LUMEN_SEQUENCE_CASE_TEST(MatMul, matmul_three_large)
 LUMEN_SEQUENCE_CASE_TEST(MatMul, mm)
 LUMEN_SEQUENCE_CASE_TEST(MatMul, bmm_b3)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(MatMul, rank0_matmul_dot)
+LUMEN_LAYER_CASE_TEST(MatMul, rank0_dot_scales_vector)
 
 Node MatMul(const char* type = "torch.matmul") { return MakeOperator(type, {}, {}, 2); }
 

@@ -34,6 +34,12 @@ LUMEN_LAYER_CASE_TEST(Reduction, sum_batch_dim0)
 LUMEN_LAYER_CASE_TEST(Reduction, sum_channels)
 LUMEN_LAYER_CASE_TEST(Reduction, sum_last)
 LUMEN_LAYER_CASE_TEST(Reduction, sum_rows_rank3)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(Reduction, rank0_sum_all)
+LUMEN_LAYER_CASE_TEST(Reduction, rank0_mean_all)
+LUMEN_LAYER_CASE_TEST(Reduction, rank0_sum_vector_dim0)
+LUMEN_LAYER_CASE_TEST(Reduction, rank0_amax_all)
+LUMEN_LAYER_CASE_TEST(Reduction, rank0_amin_all_dims_listed)
 
 // The sum (or mean) of row-major `values` of `shape` over the axes flagged in `reduced`, in
 // row-major order of the kept axes, in double.

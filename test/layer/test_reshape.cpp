@@ -25,6 +25,9 @@ using ::testing::HasSubstr;
 LUMEN_LAYER_CASE_TEST(Reshape, reshape_batch2)
 LUMEN_LAYER_CASE_TEST(Reshape, reshape_minus_one)
 LUMEN_LAYER_CASE_TEST(Reshape, view_rank5)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(Reshape, rank0_reshape)
+LUMEN_LAYER_CASE_TEST(Reshape, rank0_view_minus_one)
 
 // A tensor holding its own row-major index.
 Tensor Iota(const Shape& shape) {

@@ -20,6 +20,9 @@ using ::testing::HasSubstr;
 LUMEN_LAYER_CASE_TEST(Select, select_negative_dim_index)
 LUMEN_LAYER_CASE_TEST(Select, select_batch_dim)
 LUMEN_LAYER_CASE_TEST(Select, select_last_dim)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(Select, rank0_select_vector)
+LUMEN_LAYER_CASE_TEST(Select, rank0_item_indexing)
 
 TEST(Select, IsRegistered) { EXPECT_TRUE(LayerRegistry::Has("Tensor.select")); }
 

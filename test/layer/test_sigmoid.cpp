@@ -11,6 +11,8 @@ namespace {
 
 LUMEN_LAYER_CASE_TEST(Sigmoid, sigmoid_functional)
 LUMEN_LAYER_CASE_TEST(Sigmoid, sigmoid_large)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(Sigmoid, rank0_activation)
 
 }  // namespace
 }  // namespace lumen

@@ -32,6 +32,8 @@ LUMEN_LAYER_CASE_TEST(Softmax, softmax_dim1)
 LUMEN_LAYER_CASE_TEST(Softmax, softmax_dim2)
 LUMEN_LAYER_CASE_TEST(Softmax, softmax_last)
 LUMEN_LAYER_CASE_TEST(Softmax, softmax_rank3)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(Softmax, rank0_softmax)
 
 // Softmax along `axis` of row-major `values` of `shape`, in double.
 std::vector<float> ReferenceSoftmax(const std::vector<float>& values, const Shape& shape,

@@ -20,6 +20,8 @@ using ::testing::HasSubstr;
 
 LUMEN_LAYER_CASE_TEST(Squeeze, squeeze_all)
 LUMEN_LAYER_CASE_TEST(Squeeze, squeeze_dim)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(Squeeze, rank0_squeeze)
 
 TEST(Squeeze, SqueezesEveryExtentOneDimensionTheBatchIncluded) {
   const Node op = MakeOperator("torch.squeeze", {});

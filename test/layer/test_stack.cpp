@@ -20,6 +20,8 @@ LUMEN_LAYER_CASE_TEST(Stack, stack3_last)
 LUMEN_LAYER_CASE_TEST(Stack, stack2_dim0)
 LUMEN_LAYER_CASE_TEST(Stack, stack4_rows)
 LUMEN_LAYER_CASE_TEST(Stack, stack_vectors)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(Stack, rank0_stack)
 
 TEST(Stack, IsRegistered) { EXPECT_TRUE(LayerRegistry::Has("torch.stack")); }
 

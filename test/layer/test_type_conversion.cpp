@@ -23,6 +23,8 @@ LUMEN_LAYER_CASE_TEST(TypeConversion, to_long_truncates)
 LUMEN_LAYER_CASE_TEST(TypeConversion, to_int_truncates)
 LUMEN_LAYER_CASE_TEST(TypeConversion, to_bool)
 LUMEN_LAYER_CASE_TEST(TypeConversion, to_float)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(TypeConversion, rank0_to)
 
 TEST(TypeConversion, IsRegistered) { EXPECT_TRUE(LayerRegistry::Has("Tensor.to")); }
 

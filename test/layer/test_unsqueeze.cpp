@@ -21,6 +21,8 @@ using ::testing::HasSubstr;
 
 LUMEN_LAYER_CASE_TEST(Unsqueeze, unsqueeze_last)
 LUMEN_LAYER_CASE_TEST(Unsqueeze, unsqueeze_middle)
+// Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
+LUMEN_LAYER_CASE_TEST(Unsqueeze, rank0_unsqueeze)
 
 TEST(Unsqueeze, InsertsAnywhereInTheOutput) {
   EXPECT_EQ(InferShapes(MakeOperator("torch.unsqueeze", {"dim=0"}), {{3, 4}}),

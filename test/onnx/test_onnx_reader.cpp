@@ -1,5 +1,6 @@
 // The ONNX reader: op cases against PyTorch, what the exporter's constructs become, and a clear
 // lumen::Error for every hostile file. The models are made by scripts/make_onnx_test_models.py.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +19,8 @@
 
 namespace lumen {
 namespace {
+
+using ::testing::HasSubstr;
 
 const std::string kData = lumen::test_support::SourceDirectory() + "/test/data/onnx";
 
@@ -75,6 +78,8 @@ TEST(OnnxReader, MapsOntoRegisteredLayers) {
                            "torch.unsqueeze",
                            "nn.Softmax",
                            "Tensor.slice",
+                           "Tensor.select",
+                           "torch.index_select",
                            "torch.split",
                            "torch.chunk",
                            "torch.mean",
@@ -253,6 +258,16 @@ TEST(OnnxReader, AnExpandToAbsurdDimsIsRefusedWhenPlanned) {
   EXPECT_EQ(ReadError(kData + "/hostile/expand_huge.onnx"), "");
   const std::string message = RunError("expand_huge.onnx");
   EXPECT_NE(message.find("more than the memory budget"), std::string::npos) << message;
+}
+
+TEST(OnnxReader, AGatherPastTheEndIsAnErrorNamingNodeIndexAndExtent) {
+  // Both used to run and return an empty (1,0,8,8) or a clamped result.
+  std::string message = RunError("gather_index_out_of_range.onnx");
+  EXPECT_THAT(message, HasSubstr("'/Gather'")) << message;
+  EXPECT_THAT(message, HasSubstr("index 100 is out of range for dim 1 of extent 4")) << message;
+  message = RunError("gather_indices_out_of_range.onnx");
+  EXPECT_THAT(message, HasSubstr("torch.index_select '/Gather'")) << message;
+  EXPECT_THAT(message, HasSubstr("index 4 is out of range for dim 1 of extent 4")) << message;
 }
 
 TEST(OnnxReader, AHugePadIsRefusedBeforeItsPlanIsMade) {

@@ -155,8 +155,10 @@ TEST(ParamReader, RejectsBadShapesAndDtypes) {
             "model.pnnx.param:3: unknown dtype 'f33' in '#0=(1,3)f33'");
   EXPECT_EQ(ParseError(ParamText(1, 1, {"pnnx.Attribute a 0 1 0 @data=(1,0)f32"})),
             "model.pnnx.param:3: weight '@data=(1,0)f32' has a zero extent");
-  EXPECT_EQ(ParseError(ParamText(1, 1, {"pnnx.Attribute a 0 1 0 @data=()f32"})),
-            "model.pnnx.param:3: weight '@data=()f32' needs a non-empty shape and a known dtype");
+  EXPECT_EQ(ParseError(ParamText(1, 1, {"pnnx.Attribute a 0 1 0 @data=(2)"})),
+            "model.pnnx.param:3: unknown dtype '' in '@data=(2)'");
+  // "()" is a rank-0 weight, as pnnx writes a 0-d tensor.
+  EXPECT_EQ(ParseError(ParamText(1, 1, {"pnnx.Attribute a 0 1 0 @data=()f32"})), "");
   EXPECT_EQ(ParseError(ParamText(1, 1, {"pnnx.Input in 0 1 0 #0=(1,x)f32"})),
             "model.pnnx.param:3: bad extent 'x' in '#0=(1,x)f32'");
   EXPECT_EQ(ParseError(ParamText(1, 1, {"pnnx.Input in 0 1 0 #0=1,3f32"})),

@@ -5,6 +5,7 @@
 //
 //   input in0.f32 1,3,224,224          one line per input, in graph input order
 //   output out0.f32 1,1000             one line per output, in graph output order
+//   output out1.f32 ()                 a rank-0 tensor (one value), such as x.sum()
 //   tolerance 1e-4 1e-4                atol rtol: pass when |got - ref| <= atol + rtol * |ref|
 //   bin ../resnet18/model.pnnx.bin     optional: weights shared with another case
 //   note free text
@@ -35,6 +36,11 @@ struct GoldenCase {
   float relative_tolerance = 0.0f;
   std::string note;
 };
+
+// Parses a shape as case.txt and lumen_run's --input write it: "1,3,224,224" (or in parentheses,
+// "(1,3,224,224)"), and "()" for a rank-0 tensor. Extents are positive. Throws lumen::Error that
+// starts with `where` on anything else.
+Shape ParseShapeText(const std::string& text, const std::string& where);
 
 // Reads `directory`/case.txt; throws lumen::Error naming the line on a malformed file.
 GoldenCase ReadGoldenCase(const std::string& directory);

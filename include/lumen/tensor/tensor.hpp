@@ -42,8 +42,10 @@ size_t ShapeElementCount(const Shape& shape);
 // An operand's data: a logical shape of any rank over an fcube (see the top of this file).
 class Tensor {
  public:
-  // An empty tensor with no elements.
-  Tensor() = default;
+  // An empty tensor: shape (0), no elements. Its shape is not the empty Shape{}, which is a rank-0
+  // tensor (a scalar, one element, what PyTorch's x.sum() returns); keeping the two apart lets
+  // code compare shapes without mistaking a placeholder for a scalar.
+  Tensor() : shape_{0} {}
 
   // A zero-filled tensor of the given logical shape, owning its memory.
   explicit Tensor(const Shape& shape);
