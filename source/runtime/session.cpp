@@ -373,9 +373,9 @@ std::vector<size_t> Session::State::StepsFor(int operand) const {
 
 Session::Session(std::shared_ptr<const Model> model, const SessionOptions& options) {
   if (!model) throw Error("Session: no model given");
-  if (options.threads < 0 || options.threads > 1024) {
-    throw Error(Concat("thread count must be between 1 and 1024 (or 0 for every core), got ",
-                       options.threads));
+  if (options.threads < 0 || options.threads > SessionOptions::kMaxThreads) {
+    throw Error(Concat("thread count must be between 1 and ", SessionOptions::kMaxThreads,
+                       " (or 0 for every core), got ", options.threads));
   }
   state_ = std::make_unique<State>(std::move(model), options);
 }
