@@ -11,6 +11,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,16 +24,150 @@ namespace {
 
 using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 
-// A row-major numpy array as a Tensor of the same shape (copied: a Tensor stores column-major).
-lumen::Tensor TensorFromArray(const FloatArray& array) {
+// The name of a value's type for messages: "dict", "NoneType", "numpy.float32".
+std::string TypeName(py::handle value) { return Py_TYPE(value.ptr())->tp_name; }
+
+// A method's `self`, taken as it comes and unwrapped by Self() inside the method: pybind11 2.10
+// would hand a method the uninitialised memory of an object made by T.__new__(T) without
+// __init__ (pybind/pybind11#6153). Signatures still name T (see the caster below).
+template <typename T>
+struct SelfOf {
+  py::handle handle;
+};
+
+// An integer argument taken as it comes and checked by IntegerArgument, which raises the errors
+// pybind11's int conversion would all report as TypeError.
+struct AnyInteger {
+  py::handle handle;
+};
+
+// A loaded model shared by its sessions (Python keeps it alive while a session lives).
+struct PyModel {
+  std::shared_ptr<const lumen::Model> model;
+};
+
+}  // namespace
+
+namespace pybind11::detail {
+// Takes any object as a SelfOf<T>, shown as T in signatures and help().
+template <typename T>
+struct type_caster<SelfOf<T>> {
+  PYBIND11_TYPE_CASTER(SelfOf<T>, make_caster<T>::name);
+  bool load(handle source, bool) {
+    value.handle = source;
+    return true;
+  }
+};
+// Takes any object as an AnyInteger, shown as int in signatures and help().
+template <>
+struct type_caster<AnyInteger> {
+  PYBIND11_TYPE_CASTER(AnyInteger, const_name("int"));
+  bool load(handle source, bool) {
+    value.handle = source;
+    return true;
+  }
+};
+}  // namespace pybind11::detail
+
+namespace {
+
+// The T behind `self`, or TypeError when it is another type's object or was never initialised.
+template <typename T>
+T& Self(SelfOf<T> self, const char* method, const char* how_to_make) {
+  if (!py::isinstance<T>(self.handle)) {
+    throw py::type_error(lumen::Concat(method, ": called on a ", TypeName(self.handle)));
+  }
+  auto* instance = reinterpret_cast<py::detail::instance*>(self.handle.ptr());
+  if (!instance->get_value_and_holder(py::detail::get_type_info(typeid(T))).holder_constructed()) {
+    throw py::type_error(
+        lumen::Concat(method, ": this object was made without __init__; ", how_to_make));
+  }
+  return py::cast<T&>(self.handle);
+}
+
+PyModel& ModelSelf(SelfOf<PyModel> self, const char* method) {
+  return Self(self, method, "load one with lumen.Model(path)");
+}
+
+lumen::Session& SessionSelf(SelfOf<lumen::Session> self, const char* method) {
+  return Self(self, method, "make sessions with Model.session()");
+}
+
+// An integer argument in [low, high]: an int or anything with __index__ (numpy integers), else
+// TypeError; outside the range (however large) lumen.Error, as Lumen's own range checks raise.
+long long IntegerArgument(AnyInteger argument, const char* name, long long low, long long high) {
+  const py::handle value = argument.handle;
+  const auto index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
+  if (!index) {
+    PyErr_Clear();
+    throw py::type_error(lumen::Concat(name, " must be an integer, got ", TypeName(value)));
+  }
+  int overflow = 0;
+  const long long result = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (result == -1 && PyErr_Occurred()) throw py::error_already_set();
+  if (overflow != 0 || result < low || result > high) {
+    throw lumen::Error(lumen::Concat(name, " must be between ", low, " and ", high, ", got ",
+                                     std::string(py::str(index))));
+  }
+  return result;
+}
+
+// A path for Lumen's C++ side, which would stop at a NUL (as Python's open() refuses it).
+std::string PathArgument(const std::string& path, const char* name) {
+  if (path.find('\0') != std::string::npos) {
+    throw py::value_error(lumen::Concat("Model: ", name, " contains a NUL character"));
+  }
+  return path;
+}
+
+// Input `index` of Session.run as a Tensor of the same row-major shape (copied: a Tensor stores
+// column-major). Kind and shape are checked before numpy converts: its cast would turn a string
+// into a number and a datetime into a count, fails on others, and would copy a broadcast array
+// of 2^33 elements before Lumen refused the extent.
+lumen::Tensor TensorFromInput(py::handle value, size_t index) {
+  if (!py::isinstance<py::array>(value)) {
+    throw py::type_error(lumen::Concat("Session.run: input ", index, " must be a numpy array, got ",
+                                       TypeName(value)));
+  }
+  const auto array = py::reinterpret_borrow<py::array>(value);
+  // Booleans, integers, floats and complex numbers are converted to float32 (issue 27 will
+  // revisit which); strings, objects, records and dates are not numbers.
+  if (std::string("biufc").find(array.dtype().kind()) == std::string::npos) {
+    throw py::type_error(lumen::Concat("Session.run: input ", index,
+                                       " must hold numbers, got a numpy array of dtype ",
+                                       std::string(py::str(array.dtype()))));
+  }
+  if (array.ndim() > static_cast<py::ssize_t>(lumen::kMaxRank)) {
+    throw lumen::Error(lumen::Concat("Session.run: input ", index, " has rank ", array.ndim(),
+                                     "; Lumen supports tensors of rank up to ", lumen::kMaxRank));
+  }
   lumen::Shape shape;
   for (py::ssize_t d = 0; d < array.ndim(); ++d) {
-    if (array.shape(d) < 0 || array.shape(d) > (py::ssize_t{1} << 32) - 1) {
-      throw lumen::Error("array extent out of range");
+    if (array.shape(d) > py::ssize_t{std::numeric_limits<uint32_t>::max()}) {
+      throw lumen::Error(lumen::Concat("Session.run: input ", index, " has extent ", array.shape(d),
+                                       " in dimension ", d,
+                                       "; Lumen's extents are at most 2^32 - 1"));
     }
     shape.push_back(static_cast<uint32_t>(array.shape(d)));
   }
-  return lumen::Tensor::FromRowMajor(array.data(), shape);
+  // Raises numpy's own exception (MemoryError, a warning made an error) when the cast fails.
+  const FloatArray floats(array);
+  return lumen::Tensor::FromRowMajor(floats.data(), shape);
+}
+
+// Session.run's inputs: one numpy array, or a list or tuple of them (one per model input).
+std::vector<lumen::Tensor> InputsFrom(const py::object& inputs) {
+  std::vector<lumen::Tensor> tensors;
+  if (py::isinstance<py::list>(inputs) || py::isinstance<py::tuple>(inputs)) {
+    size_t index = 0;
+    for (const py::handle& item : inputs) tensors.push_back(TensorFromInput(item, index++));
+  } else if (py::isinstance<py::array>(inputs)) {
+    tensors.push_back(TensorFromInput(inputs, 0));
+  } else {
+    throw py::type_error(lumen::Concat(
+        "Session.run: input 0 must be a numpy array or a list of them, got ", TypeName(inputs)));
+  }
+  return tensors;
 }
 
 // A Tensor as a new row-major numpy array.
@@ -43,38 +178,19 @@ FloatArray ArrayFromTensor(const lumen::Tensor& tensor) {
   return array;
 }
 
-// Inputs as one array or a list/tuple of arrays.
-std::vector<lumen::Tensor> InputsFrom(const py::object& inputs) {
-  std::vector<lumen::Tensor> tensors;
-  if (py::isinstance<py::list>(inputs) || py::isinstance<py::tuple>(inputs)) {
-    for (const py::handle& item : inputs) {
-      tensors.push_back(TensorFromArray(FloatArray::ensure(item)));
-    }
-  } else {
-    tensors.push_back(TensorFromArray(FloatArray::ensure(inputs)));
-  }
-  for (const lumen::Tensor& tensor : tensors) {
-    if (tensor.empty() && tensor.rank() == 0) throw lumen::Error("an input is not a float array");
-  }
-  return tensors;
-}
-
-// A loaded model shared by its sessions (Python keeps it alive while a session lives).
-struct PyModel {
-  std::shared_ptr<const lumen::Model> model;
-};
-
 }  // namespace
 
 PYBIND11_MODULE(_lumen, module) {
   module.doc() = "Lumen: a CPU inference engine for PyTorch models exported with PNNX";
   py::register_exception<lumen::Error>(module, "Error", PyExc_RuntimeError);
 
+  // Methods take `self` as a SelfOf and unwrap it with SessionSelf/ModelSelf (see SelfOf).
   py::class_<lumen::Session>(module, "Session",
                              "One inference context over a shared Model (use one per thread).")
       .def(
           "run",
-          [](lumen::Session& session, const py::object& inputs) {
+          [](SelfOf<lumen::Session> self, const py::object& inputs) {
+            lumen::Session& session = SessionSelf(self, "Session.run");
             std::vector<lumen::Tensor> tensors = InputsFrom(inputs);
             std::vector<lumen::Tensor> outputs;
             {
@@ -87,38 +203,46 @@ PYBIND11_MODULE(_lumen, module) {
           },
           py::arg("inputs"),
           "Runs the model on a float32 array (or a list of them, one per input) and returns the "
-          "list of outputs as numpy arrays; any input shape the layers can compute is accepted.")
+          "list of outputs as numpy arrays; any input shape the layers can compute is accepted. "
+          "TypeError for anything but numpy arrays of numbers, lumen.Error for shapes Lumen or "
+          "the model's layers refuse.")
       .def(
           "extract",
-          [](lumen::Session& session, const std::string& name) {
-            return ArrayFromTensor(session.Extract(name));
+          [](SelfOf<lumen::Session> self, const std::string& name) {
+            return ArrayFromTensor(SessionSelf(self, "Session.extract").Extract(name));
           },
           py::arg("name"),
           "Computes what operand `name` needs (after run, on the same inputs) and returns it.")
       .def(
           "operands",
-          [](const lumen::Session& session) {
+          [](SelfOf<lumen::Session> self) {
             py::list result;
-            for (const lumen::OperandReport& report : session.Operands()) {
+            for (const lumen::OperandReport& report :
+                 SessionSelf(self, "Session.operands").Operands()) {
               result.append(py::make_tuple(report.name, std::vector<uint32_t>(report.shape),
                                            report.producer));
             }
             return result;
           },
           "(name, shape, producer) of every operand of the current plan, in execution order.")
-      .def("keep_all_operands", &lumen::Session::KeepAllOperands,
-           "Keeps every operand readable after run (call before run).")
+      .def(
+          "keep_all_operands",
+          [](SelfOf<lumen::Session> self) {
+            SessionSelf(self, "Session.keep_all_operands").KeepAllOperands();
+          },
+          "Keeps every operand readable after run (call before run).")
       .def(
           "operand",
-          [](const lumen::Session& session, const std::string& name) {
-            return ArrayFromTensor(session.operand(name));
+          [](SelfOf<lumen::Session> self, const std::string& name) {
+            return ArrayFromTensor(SessionSelf(self, "Session.operand").operand(name));
           },
           py::arg("name"), "An operand kept after run, as a numpy array.")
       .def(
           "profile",
-          [](lumen::Session& session) {
+          [](SelfOf<lumen::Session> self) {
             py::list result;
-            for (const lumen::OperatorProfile& entry : session.Profile()) {
+            for (const lumen::OperatorProfile& entry :
+                 SessionSelf(self, "Session.profile").Profile()) {
               py::dict row;
               row["type"] = entry.type;
               row["operator"] = entry.description;
@@ -129,14 +253,19 @@ PYBIND11_MODULE(_lumen, module) {
             return result;
           },
           "Per-operator times of the last run (sessions made with profile=True).")
-      .def_property_readonly("threads", &lumen::Session::threads);
+      .def_property_readonly(
+          "threads",
+          [](SelfOf<lumen::Session> self) {
+            return SessionSelf(self, "Session.threads").threads();
+          },
+          "The threads this session runs on.");
 
   py::class_<PyModel>(module, "Model", "A model loaded once, read-only, shared by its sessions.")
       .def(py::init([](const std::string& path, const std::string& weights, bool fuse) {
              lumen::ModelOptions options;
-             options.weights_path = weights;
+             options.weights_path = PathArgument(weights, "weights");
              options.fuse = fuse;
-             return PyModel{lumen::Model::Load(path, options)};
+             return PyModel{lumen::Model::Load(PathArgument(path, "path"), options)};
            }),
            py::arg("path"), py::arg("weights") = "", py::arg("fuse") = true,
            "Loads `path`: a .pnnx.param (weights: its .bin, by default the one beside it) or an "
@@ -144,21 +273,37 @@ PYBIND11_MODULE(_lumen, module) {
            "fuse=False keeps every operand readable (for extract and comparisons).")
       .def(
           "session",
-          [](const PyModel& model, int threads, bool profile, size_t max_memory_bytes) {
+          [](SelfOf<PyModel> self, AnyInteger threads, bool profile, AnyInteger max_memory_bytes) {
+            const PyModel& model = ModelSelf(self, "Model.session");
             lumen::SessionOptions options;
-            options.threads = threads;
+            options.threads = static_cast<int>(IntegerArgument(threads, "Model.session: threads", 0,
+                                                               lumen::SessionOptions::kMaxThreads));
             options.profiling = profile;
-            options.max_memory_bytes = max_memory_bytes;
+            options.max_memory_bytes = static_cast<size_t>(
+                IntegerArgument(max_memory_bytes, "Model.session: max_memory_bytes", 0,
+                                std::numeric_limits<long long>::max()));
             return std::make_unique<lumen::Session>(model.model, options);
           },
           py::arg("threads") = 0, py::arg("profile") = false, py::arg("max_memory_bytes") = 0,
-          py::keep_alive<0, 1>(), "A new inference session (threads=0: one per core).")
-      .def_property_readonly("input_names",
-                             [](const PyModel& model) { return model.model->input_names(); })
-      .def_property_readonly("output_names",
-                             [](const PyModel& model) { return model.model->output_names(); })
+          py::keep_alive<0, 1>(),
+          "A new inference session (threads=0: one per core; max_memory_bytes=0: Lumen's "
+          "default budget).")
+      .def_property_readonly(
+          "input_names",
+          [](SelfOf<PyModel> self) {
+            return ModelSelf(self, "Model.input_names").model->input_names();
+          },
+          "The model's input names, in the order run takes them.")
+      .def_property_readonly(
+          "output_names",
+          [](SelfOf<PyModel> self) {
+            return ModelSelf(self, "Model.output_names").model->output_names();
+          },
+          "The model's output names, in the order run returns them.")
       .def_property_readonly(
           "export_input_shapes",
-          [](const PyModel& model) { return model.model->export_input_shapes(); },
+          [](SelfOf<PyModel> self) {
+            return ModelSelf(self, "Model.export_input_shapes").model->export_input_shapes();
+          },
           "The input shapes the model was exported at (-1: left open).");
 }

@@ -373,9 +373,9 @@ std::vector<size_t> Session::State::StepsFor(int operand) const {
 
 Session::Session(std::shared_ptr<const Model> model, const SessionOptions& options) {
   if (!model) throw Error("Session: no model given");
-  if (options.threads < 0 || options.threads > 1024) {
-    throw Error(Concat("thread count must be between 1 and 1024 (or 0 for every core), got ",
-                       options.threads));
+  if (options.threads < 0 || options.threads > SessionOptions::kMaxThreads) {
+    throw Error(Concat("thread count must be between 1 and ", SessionOptions::kMaxThreads,
+                       " (or 0 for every core), got ", options.threads));
   }
   state_ = std::make_unique<State>(std::move(model), options);
 }
@@ -435,7 +435,10 @@ void Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* output
   for (size_t i = 0; i < outputs->size(); ++i) {
     const Tensor& result = output(i);
     Tensor& target = (*outputs)[i];
-    if (target.shape() != result.shape()) target = Tensor(result.shape());
+    // Sizes too: an empty Tensor() has the shape () of a scalar but no element to copy into.
+    if (target.shape() != result.shape() || target.size() != result.size()) {
+      target = Tensor(result.shape());
+    }
     std::copy(result.data(), result.data() + result.size(), target.data());
   }
 }

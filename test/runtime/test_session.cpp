@@ -69,6 +69,20 @@ TEST(Session, RunsTheWholeBatchAsOneOperand) {
   EXPECT_EQ(outputs[0].ToRowMajor(), Relu(input.ToRowMajor()));
 }
 
+TEST(Session, RunsAScalarToAScalar) {
+  // A rank-0 output was copied into an empty Tensor(), whose shape () matches a scalar's.
+  Session session(ModelFromText(kReluGraph));
+  for (float value : {-2.0f, 3.0f}) {
+    const std::vector<Tensor> outputs = session.Run({Tensor::FromRowMajor({value}, {})});
+    ASSERT_EQ(outputs.size(), 1u);
+    EXPECT_EQ(outputs[0].shape(), Shape{});
+    EXPECT_EQ(outputs[0].ToRowMajor(), Relu({value}));
+  }
+  std::vector<Tensor> reused(1);
+  session.Run({Tensor::FromRowMajor({5.0f}, {})}, &reused);
+  EXPECT_EQ(reused[0].ToRowMajor(), std::vector<float>{5.0f});
+}
+
 TEST(Session, AcceptsInputShapesOtherThanTheExportsAndReplans) {
   Session session(ModelFromText(kReluGraph));
   for (const Shape& shape : {Shape{4, 2, 3}, Shape{1, 7, 5}, Shape{3, 2, 3, 2}, Shape{4, 2, 3}}) {

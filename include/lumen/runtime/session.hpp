@@ -31,6 +31,8 @@ namespace lumen {
 
 // How a session runs (ONNX Runtime calls these session options).
 struct SessionOptions {
+  // The most threads a session may have (more is refused with lumen::Error).
+  static constexpr int kMaxThreads = 1024;
   // Threads for every parallel loop of this session; 0: one per core this process may use.
   int threads = 0;
   // The most memory the session may plan for its operands, scratch and layer state, in bytes;
