@@ -7,6 +7,7 @@
 #
 #   scripts/bench.sh                          # every model, batch 1, 1 and 2 threads, 5 rounds
 #   ROUNDS=3 MODELS="resnet18 vit" THREADS=1 scripts/bench.sh
+#   ORT_VERSION=1.22.0 scripts/bench.sh       # ONNX Runtime pinned (default: its newest release)
 #
 # Models (bench name -> golden case): resnet18 -> resnet18, yolov5s -> yolov5s_detect,
 # mobilenet_v3 -> mobilenet_v3_large_075_160, vit -> vit_d96_p8, transformer ->
@@ -14,8 +15,9 @@
 # tmp/models/, then in $LUMEN_SHARED_MODELS (default /work/shared/models). All three engines run
 # the case's weights: the PyTorch peer builds the module from the case, scripts/make_onnx_models.py
 # exports that module to ONNX (checked against the case's outputs) into $LUMEN_ONNX_DIR (default
-# ~/.cache/lumen-bench/onnx), and onnxruntime-node $ORT_VERSION is installed with npm into
-# $LUMEN_ORT_NODE_DIR (default ~/.cache/lumen-bench/node), never into the repository.
+# ~/.cache/lumen-bench/onnx), and scripts/install_ort_peer.sh installs onnxruntime-node with npm
+# into $LUMEN_ORT_NODE_DIR (default ~/.cache/lumen-bench/node), never into the repository: the
+# newest release, resolved at every run, unless ORT_VERSION pins one. The table names the version.
 #
 # Machines are shared and noisy: alternating the engines round by round exposes them to the same
 # conditions, and each round's figure is already a median over REPEAT runs after a warm-up.
@@ -27,7 +29,6 @@ rounds=${ROUNDS:-5}
 models=${MODELS:-"resnet18 yolov5s mobilenet_v3 vit transformer lstm convnext"}
 threads_list=${THREADS:-"1 2"}
 repeat=${REPEAT:-20}
-ort_version=${ORT_VERSION:-1.22.0}
 node_dir=${LUMEN_ORT_NODE_DIR:-$HOME/.cache/lumen-bench/node}
 onnx_dir=${LUMEN_ONNX_DIR:-$HOME/.cache/lumen-bench/onnx}
 shared_models=${LUMEN_SHARED_MODELS:-/work/shared/models}
@@ -44,17 +45,12 @@ if ! /usr/bin/python3 -c "import torch, onnx" 2>/dev/null || ! command -v npm > 
   "${sudo_if_needed[@]}" apt-get install -y --no-install-recommends python3-torch python3-onnx \
     nodejs npm time
 fi
-installed_ort=$(node -p "require('$node_dir/node_modules/onnxruntime-node/package.json').version" \
-  2> /dev/null || true)
-if [ "$installed_ort" != "$ort_version" ]; then
-  echo "Installing onnxruntime-node $ort_version into $node_dir"
-  mkdir -p "$node_dir"
-  [ -f "$node_dir/package.json" ] || echo '{"private": true}' > "$node_dir/package.json"
-  # --ignore-scripts: the CPU binary ships in the package; its install script only fetches GPU
-  # libraries.
-  npm install --prefix "$node_dir" --ignore-scripts --no-audit --no-fund --loglevel=error \
-    "onnxruntime-node@$ort_version" > /dev/null
-fi
+installed_ort=$(scripts/install_ort_peer.sh "$node_dir")
+# The version the peer really loads (NODE_PATH could hold another onnxruntime-node).
+ort_version=$(node scripts/ort_peer.js --version)
+[ "$ort_version" = "$installed_ort" ] ||
+  echo "Note: scripts/ort_peer.js loads onnxruntime-node $ort_version (NODE_PATH), not the" \
+    "$installed_ort installed in $node_dir"
 scripts/release_build.sh lumen_run > /dev/null
 
 # ONNX exports of the selected models (kept from earlier runs; a bad export is refused, and that
@@ -121,7 +117,8 @@ echo "BLAS: $(build/lumen_run --case tmp/models/relu --repeat 1 | sed -n 's/.*BL
   "ONNX Runtime: onnxruntime-node $ort_version (node $(node --version));" \
   "PyTorch: $(/usr/bin/python3 -c 'import torch; print(torch.__version__)')"
 echo
-echo "| model | threads | Lumen median | Lumen on the .onnx | ORT median | PyTorch median |" \
+echo "| model | threads | Lumen median | Lumen on the .onnx | ORT $ort_version median |" \
+  "PyTorch median |" \
   "Lumen / ORT | Lumen on the .onnx / ORT | Lumen / PyTorch | Lumen peak RSS | ORT peak RSS |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 notes=()

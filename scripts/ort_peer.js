@@ -3,6 +3,7 @@
 //
 //   node scripts/ort_peer.js --model ~/.cache/lumen-bench/onnx/vit.onnx --threads 1 --repeat 20
 //   node scripts/ort_peer.js --model FILE.onnx --check tmp/models/resnet18   # against the case
+//   node scripts/ort_peer.js --version       # the onnxruntime-node release it loads (bench.sh's)
 //
 // Timing prints `median X ms, min Y ms (R runs, N threads)` (scripts/pytorch_peer.py's format)
 // over --repeat runs after --warmup runs, inputs random float32 of the model's input shapes, then
@@ -44,16 +45,20 @@ function fail(message) {
 
 // --name value pairs of the command line, with defaults.
 function parseArguments(argv) {
-  const options = {model: null, threads: 1, repeat: 20, warmup: 3, check: null};
+  const options = {model: null, threads: 1, repeat: 20, warmup: 3, check: null, version: false};
   for (let i = 0; i < argv.length; ++i) {
     const name = argv[i];
     if (name === '--help' || name === '-h') {
       console.log('usage: node scripts/ort_peer.js --model FILE.onnx [--threads N] [--repeat R] ' +
-                  '[--warmup W] [--check CASE_DIR]');
+                  '[--warmup W] [--check CASE_DIR]\n       node scripts/ort_peer.js --version');
       process.exit(0);
     }
+    if (name === '--version') {
+      options.version = true;
+      continue;
+    }
     const key = name.replace(/^--/, '');
-    if (!name.startsWith('--') || !(key in options) || i + 1 >= argv.length) {
+    if (!name.startsWith('--') || !(key in options) || key === 'version' || i + 1 >= argv.length) {
       fail(`bad argument ${name} (see --help)`);
     }
     const value = argv[++i];
@@ -63,6 +68,7 @@ function parseArguments(argv) {
       fail(`--${key} wants a whole number, got ${value}`);
     }
   }
+  if (options.version) return options;
   if (!options.model) fail('--model FILE.onnx is required');
   if (options.threads < 1 || options.repeat < 1) fail('--threads and --repeat must be at least 1');
   return options;
@@ -167,8 +173,19 @@ async function time(ort, session, options) {
   console.log(`peak RSS ${process.resourceUsage().maxRSS} kB`);
 }
 
+// The release of the loaded onnxruntime-node, as the package reports it about itself.
+function versionOf(ort) {
+  const version = ort.env && ort.env.versions && ort.env.versions.node;
+  if (!version) fail('this onnxruntime-node does not report its version (ort.env.versions.node)');
+  return version;
+}
+
 async function main() {
   const options = parseArguments(process.argv.slice(2));
+  if (options.version) {
+    console.log(versionOf(loadOnnxRuntime()));
+    return;
+  }
   if (!fs.existsSync(options.model)) fail(`no model file ${options.model}`);
   const ort = loadOnnxRuntime();
   const session = await ort.InferenceSession.create(options.model, {

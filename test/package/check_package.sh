@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Lumen as a user's dependency, three ways, each building test/package/consumer and running
-# resnet18 against PyTorch's output: (1) `cmake --install` then find_package(Lumen), (2) the same
-# install through pkg-config, (3) add_subdirectory of the source tree.
+# resnet18 against PyTorch's output: (1) `cmake --install` into ~/lumen (a scratch HOME) then
+# find_package(Lumen), (2) the same install through pkg-config, by running the README's own lines
+# (the sh block that calls `pkg-config --cflags --libs lumen`) as they are written, (3)
+# add_subdirectory of the source tree.
 #
 #   test/package/check_package.sh LUMEN_SOURCE_DIR LUMEN_BUILD_DIR      (ctest runs it)
 set -euo pipefail
@@ -13,10 +15,13 @@ case_dir=$source_dir/tmp/models/resnet18
 launcher=()
 if command -v ccache > /dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 
-echo "== install into $work/prefix"
-cmake --install "$build_dir" --prefix "$work/prefix" > "$work/install.log"
+# The README installs into ~/lumen: here ~ is a scratch folder, so its lines run unchanged.
+home=$work/home
+prefix=$home/lumen
+echo "== install into $prefix"
+cmake --install "$build_dir" --prefix "$prefix" > "$work/install.log"
 # Only the public headers are installed.
-installed_headers=$(cd "$work/prefix/include" && find lumen -name '*.hpp' | sort | tr '\n' ' ')
+installed_headers=$(cd "$prefix/include" && find lumen -name '*.hpp' | sort | tr '\n' ' ')
 expected_headers="lumen/base/error.hpp lumen/lumen.hpp lumen/runtime/model.hpp lumen/runtime/session.hpp lumen/tensor/tensor.hpp "
 if [ "$installed_headers" != "$expected_headers" ]; then
   echo "installed headers: $installed_headers; expected: $expected_headers" >&2
@@ -24,17 +29,28 @@ if [ "$installed_headers" != "$expected_headers" ]; then
 fi
 
 echo "== find_package(Lumen)"
-cmake -S "$source_dir/test/package/consumer" -B "$work/find" -DCMAKE_PREFIX_PATH="$work/prefix" \
+cmake -S "$source_dir/test/package/consumer" -B "$work/find" -DCMAKE_PREFIX_PATH="$prefix" \
   "${launcher[@]}" > "$work/find.log"
 cmake --build "$work/find" -j2 > "$work/find-build.log"
 "$work/find/consumer" "$case_dir"
 
-echo "== pkg-config lumen"
-export PKG_CONFIG_PATH=$work/prefix/lib/pkgconfig:$work/prefix/lib/$(gcc -print-multiarch)/pkgconfig
-# shellcheck disable=SC2046
-g++ -O2 "$source_dir/test/package/consumer/main.cpp" -o "$work/pkg-consumer" \
-  $(pkg-config --cflags --libs lumen) $(pkg-config --libs --static lumen | grep -o -- '-lglog')
-"$work/pkg-consumer" "$case_dir"
+echo "== pkg-config lumen: the README's lines"
+# Every ```sh block of README.md that calls pkg-config for lumen: there must be exactly one.
+readme_lines=$(awk '/^```sh$/ {block = ""; inside = 1; next}
+  inside && /^```$/ {if (block ~ /pkg-config --cflags --libs lumen/) {printf "%s", block; ++found}
+                     inside = 0; next}
+  inside {block = block $0 "\n"}
+  END {if (found != 1) exit 1}' "$source_dir/README.md") || {
+  echo "README.md needs exactly one sh block that runs pkg-config --cflags --libs lumen" >&2
+  exit 1
+}
+printf '%s\n' "$readme_lines" | sed 's/^/  /'
+# The program the lines build: the name after -o, else a.out.
+program=$(printf '%s' "$readme_lines" | sed -n 's/.* -o \([^ ]*\).*/\1/p' | tail -1)
+cp "$source_dir/test/package/consumer/main.cpp" "$home/main.cpp"
+# Only the README's own settings: no PKG_CONFIG_PATH from this shell.
+(cd "$home" && env -u PKG_CONFIG_PATH HOME="$home" bash -euo pipefail -c "$readme_lines")
+"$home/${program:-a.out}" "$case_dir"
 
 echo "== add_subdirectory(lumen)"
 # Lumen's objects go to a sibling of its build directory, at the same depth below the source
