@@ -51,7 +51,9 @@ def read_case(folder):
             continue
         try:
             if words[0] in ("input", "output"):
-                shape = tuple(int(extent) for extent in words[2].split(","))
+                # "1,3,224,224", or "()" for a rank-0 tensor (one value).
+                extents = words[2].strip("()")
+                shape = tuple(int(extent) for extent in extents.split(",")) if extents else ()
                 files = case.inputs if words[0] == "input" else case.outputs
                 files.append((case.folder / words[1], shape))
             elif words[0] == "tolerance":

@@ -19,9 +19,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 MODELS = ROOT / "tmp/models"
 
 
-def assert_case_matches(case_name, threads=1):
+def assert_case_matches(case_name, threads=1, folder=MODELS):
     """Runs a case through the module and checks every output against PyTorch's."""
-    case_dir = MODELS / case_name
+    case_dir = folder / case_name
     case = read_case(case_dir)
     atol, rtol = case.tolerance
     model = lumen.Model(str(case_dir / "model.pnnx.param"), str(case.weights))
@@ -37,6 +37,12 @@ def assert_case_matches(case_name, threads=1):
                                        "lstm_2l_bidir_bf", "yolov5s_detect"])
 def test_case_matches_pytorch(case_name):
     assert_case_matches(case_name, threads=2)
+
+
+@pytest.mark.parametrize("case_name", ["rank0_matmul_dot", "rank0_input", "rank0_max_vector_dim0"])
+def test_rank_zero_inputs_and_outputs_are_0d_arrays(case_name):
+    # A dot product gives a 0-d array, as in PyTorch; a 0-d array is a valid input.
+    assert_case_matches(case_name, folder=ROOT / "test/data/layers")
 
 
 def test_one_array_or_a_list_of_arrays():

@@ -435,10 +435,7 @@ void Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* output
   for (size_t i = 0; i < outputs->size(); ++i) {
     const Tensor& result = output(i);
     Tensor& target = (*outputs)[i];
-    // Sizes too: an empty Tensor() has the shape () of a scalar but no element to copy into.
-    if (target.shape() != result.shape() || target.size() != result.size()) {
-      target = Tensor(result.shape());
-    }
+    if (target.shape() != result.shape()) target = Tensor(result.shape());
     std::copy(result.data(), result.data() + result.size(), target.data());
   }
 }
