@@ -14,6 +14,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "lumen/lumen.hpp"
@@ -89,9 +90,38 @@ PyModel& ModelSelf(SelfOf<PyModel> self, const char* method) {
   return Self(self, method, "load one with lumen.Model(path)");
 }
 
-lumen::Session& SessionSelf(SelfOf<lumen::Session> self, const char* method) {
-  return Self(self, method, "make sessions with Model.session()");
+// The sessions inside Session.run right now, which releases the GIL while Lumen computes. Read
+// and written only while holding the GIL, so the set itself needs no lock.
+std::unordered_set<const lumen::Session*>& RunningSessions() {
+  static std::unordered_set<const lumen::Session*> running;
+  return running;
 }
+
+lumen::Session& SessionSelf(SelfOf<lumen::Session> self, const char* method) {
+  lumen::Session& session = Self(self, method, "make sessions with Model.session()");
+  // A Session serves one thread at a time; a second thread inside it would corrupt its arena
+  // (a double free, seen), so it gets an error instead.
+  if (RunningSessions().count(&session) != 0) {
+    throw lumen::Error(lumen::Concat(method, ": this session is running in another thread; a "
+                                             "session serves one thread at a time (make one per "
+                                             "thread with Model.session())"));
+  }
+  return session;
+}
+
+// Marks a session as running for its lifetime (constructed and destroyed holding the GIL).
+class RunningMark {
+ public:
+  explicit RunningMark(const lumen::Session* session) : session_(session) {
+    RunningSessions().insert(session_);
+  }
+  ~RunningMark() { RunningSessions().erase(session_); }
+  RunningMark(const RunningMark&) = delete;
+  RunningMark& operator=(const RunningMark&) = delete;
+
+ private:
+  const lumen::Session* session_;
+};
 
 // An integer argument in [low, high]: an int or anything with __index__ (numpy integers), else
 // TypeError; outside the range (however large) lumen.Error, as Lumen's own range checks raise.
@@ -194,6 +224,7 @@ PYBIND11_MODULE(_lumen, module) {
             std::vector<lumen::Tensor> tensors = InputsFrom(inputs);
             std::vector<lumen::Tensor> outputs;
             {
+              const RunningMark running(&session);
               py::gil_scoped_release release;  // other Python threads run meanwhile
               outputs = session.Run(tensors);
             }

@@ -4,7 +4,10 @@
 
 Cases come from tmp/models (PyTorch's inputs and outputs, see tmp/models/README.md).
 """
+import os
 import pathlib
+import subprocess
+import sys
 import threading
 import zipfile
 
@@ -85,6 +88,43 @@ def test_extract_gives_pytorch_intermediate_operands():
         np.testing.assert_allclose(got.ravel(), expected, atol=1e-4, rtol=1e-4)
         checked += 1
     assert checked >= 5
+
+
+ONE_SESSION_TWO_THREADS = """
+import sys, threading
+import lumen
+from lumen.case_format import read_case
+case = read_case(sys.argv[1])
+session = lumen.Model(sys.argv[1] + "/model.pnnx.param").session(threads=1)
+inputs = case.input_arrays()
+refused = []
+
+def worker():
+    for _ in range(20):
+        try:
+            session.run(inputs)
+        except lumen.Error as error:
+            assert "running in another thread" in str(error), error
+            refused.append(error)
+
+threads = [threading.Thread(target=worker) for _ in range(2)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print("refused", len(refused))
+"""
+
+
+def test_one_session_in_two_threads_is_refused_not_a_crash():
+    # Session.run releases the GIL, so a second thread could enter the same session: that once
+    # ended in "double free or corruption" (exit 134). Run in a child so a crash fails the test.
+    child = subprocess.run([sys.executable, "-c", ONE_SESSION_TWO_THREADS,
+                            str(MODELS / "mobilenet_v3_large_075_160")],
+                           capture_output=True, text=True, timeout=300,
+                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert child.returncode == 0, child.stderr
+    assert int(child.stdout.split()[-1]) > 0, "the two threads never overlapped"
 
 
 def test_sessions_in_threads_agree_with_a_sequential_run():
