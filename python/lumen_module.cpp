@@ -102,9 +102,10 @@ lumen::Session& SessionSelf(SelfOf<lumen::Session> self, const char* method) {
   // A Session serves one thread at a time; a second thread inside it would corrupt its arena
   // (a double free, seen), so it gets an error instead.
   if (RunningSessions().count(&session) != 0) {
-    throw lumen::Error(lumen::Concat(method, ": this session is running in another thread; a "
-                                             "session serves one thread at a time (make one per "
-                                             "thread with Model.session())"));
+    throw lumen::Error(lumen::Concat(method,
+                                     ": this session is running in another thread; a "
+                                     "session serves one thread at a time (make one per "
+                                     "thread with Model.session())"));
   }
   return session;
 }
