@@ -275,13 +275,13 @@ failure_reason() {
   elif grep -q '^\[  SKIPPED \]' "$1"; then
     echo "        the test was skipped:"
     grep -B2 '^\[  SKIPPED \]' "$1" | head -2 | sed 's/^/        /'
-  elif ! grep -q '^\[  FAILED  \]' "$1"; then
-    echo "        the test crashed before it could report (an exception thrown inside a parallel"
-    echo "        loop ends the process, as does a bad memory access); its last words:"
-    tail -5 "$1" | sed 's/^/        /'
   elif grep -q 'not written yet (' "$1"; then
     echo "        it still reaches a TODO stub: $(grep -o 'lesson [0-9]*: not written yet ([^)]*)' "$1" |
       head -1 | sed 's/.*(\(.*\))/\1/')"
+  elif ! grep -q '^\[  FAILED  \]' "$1"; then
+    echo "        the test crashed before it could report (a bad memory access, an abort); its last"
+    echo "        words:"
+    tail -5 "$1" | sed 's/^/        /'
   else
     awk '/^\[ RUN      \]/ { inside = 1; next }
          /^\[  FAILED  \]/ { exit }
