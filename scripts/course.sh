@@ -18,6 +18,13 @@
 #                                    (course/NN-*/bad/*.patch) fails at least one of them (CI runs
 #                                    this through scripts/test.sh)
 #
+# Environment:
+#   LUMEN_COURSE_JOBS=N              compile with N jobs (default: every core, nproc), e.g. 1 on a
+#                                    machine that others share
+#   LUMEN_COURSE_TEST_TIMEOUT=S      seconds a test may run before it counts as hung (default 120)
+#   LUMEN_COURSE_WORK=DIR            the course tree (default course/work; verify: build/course-verify)
+#   LUMEN_COURSE_SAVED=DIR           where solutions and edits are saved (default course/saved)
+#
 # A lesson's functions are marked in the engine's own source:
 #
 #     // LESSON 07 BEGIN: what the student writes here, in one line
@@ -40,7 +47,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${LUMEN_COURSE_WORK:-$root/course/work}
 saved_root=${LUMEN_COURSE_SAVED:-$root/course/saved}  # the student's saved work
-jobs=$(nproc)
+jobs=${LUMEN_COURSE_JOBS:-$(nproc)}  # compile jobs
 test_timeout=${LUMEN_COURSE_TEST_TIMEOUT:-120}  # seconds per test before it counts as hung
 
 die() {
@@ -48,8 +55,10 @@ die() {
   exit 2
 }
 
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "LUMEN_COURSE_JOBS must be a positive number, got '$jobs'"
+
 usage() {
-  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,/^# A lesson/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -275,13 +284,13 @@ failure_reason() {
   elif grep -q '^\[  SKIPPED \]' "$1"; then
     echo "        the test was skipped:"
     grep -B2 '^\[  SKIPPED \]' "$1" | head -2 | sed 's/^/        /'
-  elif ! grep -q '^\[  FAILED  \]' "$1"; then
-    echo "        the test crashed before it could report (an exception thrown inside a parallel"
-    echo "        loop ends the process, as does a bad memory access); its last words:"
-    tail -5 "$1" | sed 's/^/        /'
   elif grep -q 'not written yet (' "$1"; then
     echo "        it still reaches a TODO stub: $(grep -o 'lesson [0-9]*: not written yet ([^)]*)' "$1" |
       head -1 | sed 's/.*(\(.*\))/\1/')"
+  elif ! grep -q '^\[  FAILED  \]' "$1"; then
+    echo "        the test crashed before it could report (a bad memory access, an abort); its last"
+    echo "        words:"
+    tail -5 "$1" | sed 's/^/        /'
   else
     awk '/^\[ RUN      \]/ { inside = 1; next }
          /^\[  FAILED  \]/ { exit }
@@ -530,7 +539,8 @@ verify_bad_variants() {
         echo "  ! bad variant '$name' passes every test: $(sed -n '1s/^# *//p' "$patch")"
         problems=$((problems + 1))
       else
-        failed=$(grep -c '^\[  FAILED  \] [A-Za-z]' "$log" || true)
+        # Each failed test has two FAILED lines, its result and its name in the summary.
+        failed=$(grep -c '^\[  FAILED  \] [A-Za-z].* ([0-9]* ms)$' "$log" || true)
         if [ "$status" -eq 124 ]; then
           failed="timed out"
         elif ! grep -q '^\[  FAILED  \]' "$log"; then

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <utility>
 
 #include "lumen/base/error.hpp"
 
@@ -79,7 +81,16 @@ void ThreadPool::WorkOnJob() {
   inside_job = true;
   std::ptrdiff_t begin = 0;
   std::ptrdiff_t end = 0;
-  while (TakeChunk(&begin, &end)) (*job_.body)(begin, end);
+  try {
+    while (TakeChunk(&begin, &end)) (*job_.body)(begin, end);
+  } catch (...) {
+    // Leaving a worker thread, the exception would end the process: the first one is kept for
+    // Run to rethrow on the caller, and the other threads take no new chunk.
+    if (!job_.failed.exchange(true, std::memory_order_relaxed)) {
+      job_.error = std::current_exception();
+    }
+    job_.next.store(job_.count, std::memory_order_relaxed);  // no chunk for anyone from now on
+  }
   inside_job = was_inside;
 }
 
@@ -93,6 +104,7 @@ void ThreadPool::Run(std::ptrdiff_t count, Schedule schedule, RangeFunction body
   job_.count = count;
   job_.schedule = schedule;
   job_.next.store(0, std::memory_order_relaxed);
+  job_.failed.store(false, std::memory_order_relaxed);
   // Open the job under a new generation; the release makes the fields above visible to every
   // worker that sees the new state.
   const uint64_t generation = GenerationOf(state_.load(std::memory_order_relaxed)) + 1;
@@ -116,6 +128,9 @@ void ThreadPool::Run(std::ptrdiff_t count, Schedule schedule, RangeFunction body
       sched_yield();
     }
   }
+  // Every thread has left the job (the acquire above sees what they wrote): hand its exception
+  // to the caller.
+  if (job_.error) std::rethrow_exception(std::exchange(job_.error, nullptr));
 }
 
 void ThreadPool::WorkerLoop(int worker) {

@@ -1,13 +1,16 @@
 // ThreadPool and Workspace: every iteration runs exactly once on any team size and schedule,
-// nested loops run inline, pools in several threads do not interfere, and each worker's scratch
-// is its own.
+// nested loops run inline, pools in several threads do not interfere, an exception thrown in a
+// loop reaches its caller, and each worker's scratch is its own.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "lumen/base/error.hpp"
 #include "lumen/base/thread_pool.hpp"
 #include "lumen/base/workspace.hpp"
 
@@ -86,6 +89,55 @@ TEST(ThreadPool, PoolsInSeveralThreadsRunAtOnce) {
   }
   for (std::thread& thread : threads) thread.join();
   for (long sum : sums) EXPECT_EQ(sum, 500L * 4950);
+}
+
+// A body that throws (a layer refusing its input, a course's TODO stub) must not end the process
+// from a worker thread: ParallelFor rethrows the exception on the caller, once every thread has
+// left the loop, and the pool runs the next loop as before.
+TEST(ThreadPool, RethrowsAWorkersExceptionOnTheCaller) {
+  ThreadPool pool(2);
+  std::atomic<bool> worker_threw{false};
+  // The caller's iterations wait (a few seconds at most) for the worker to take one and throw.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::string message;
+  try {
+    ParallelFor(
+        &pool, 64,
+        [&](std::ptrdiff_t) {
+          if (ThreadPool::CurrentWorker() != 0) {
+            worker_threw = true;
+            throw Error("thrown on a worker");
+          }
+          while (!worker_threw && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::yield();
+          }
+        },
+        Schedule::kDynamic);
+  } catch (const Error& error) {
+    message = error.what();
+  }
+  ASSERT_TRUE(worker_threw) << "the worker took no iteration in 10 s";
+  EXPECT_EQ(message, "thrown on a worker");
+  std::atomic<int> sum{0};
+  ParallelFor(&pool, 100, [&](std::ptrdiff_t i) { sum.fetch_add(static_cast<int>(i)); });
+  EXPECT_EQ(sum.load(), 4950);
+}
+
+TEST(ThreadPool, RethrowsOneExceptionWhenEveryThreadThrows) {
+  for (int threads : {2, 3, 5}) {
+    ThreadPool pool(threads);
+    for (Schedule schedule : {Schedule::kStatic, Schedule::kDynamic}) {
+      EXPECT_THROW(
+          ParallelFor(
+              &pool, 1000, [](std::ptrdiff_t) { throw Error("every iteration throws"); }, schedule),
+          Error)
+          << threads << " threads";
+      std::vector<std::atomic<int>> hits(100);
+      ParallelFor(
+          &pool, 100, [&](std::ptrdiff_t i) { hits[i].fetch_add(1); }, schedule);
+      for (std::atomic<int>& hit : hits) ASSERT_EQ(hit.load(), 1) << threads << " threads";
+    }
+  }
 }
 
 TEST(Workspace, GivesEachWorkerItsOwnBuffer) {

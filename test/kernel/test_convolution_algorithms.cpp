@@ -1,4 +1,5 @@
-// Every fast convolution algorithm against the reference one, on random data.
+// The reference convolution against PyTorch's cases, then every fast convolution algorithm
+// against the reference one, on random data.
 //
 // Each geometry below runs the reference convolution (the definition, loop by loop) and every
 // algorithm that can handle the geometry (im2col always; pointwise, depthwise and Winograd where
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <ostream>
@@ -25,15 +27,21 @@
 #include <vector>
 
 #include "lumen/base/error.hpp"
+#include "lumen/io/golden_case.hpp"
+#include "lumen/io/raw_file.hpp"
 #include "lumen/kernel/convolution_algorithm.hpp"
+#include "lumen/layer/layer_config.hpp"
+#include "lumen/layer/window.hpp"
 #include "lumen/math/packed_gemm.hpp"
+#include "lumen/pnnx/pnnx_reader.hpp"
 #include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
+#include "support/source_directory.hpp"
 
 namespace lumen {
 namespace {
 
-using test_support::ExpectClose;
+using test_support::ExpectAgree;
 using test_support::RandomValues;
 using test_support::TestContext;
 using ::testing::HasSubstr;
@@ -379,7 +387,7 @@ std::vector<float> RunAlgorithm(const ConvolutionAlgorithm& algorithm,
     }
     if (run == 1) first = output;
   }
-  ExpectClose(output, first, 0.0f, 0.0f, std::string(algorithm.name()) + ": second run");
+  ExpectAgree(output, "the second run", first, "the first", 0.0f, 0.0f, algorithm.name());
   EXPECT_EQ(context.compute().workspace->bytes(), reserved)
       << algorithm.name() << ": Run asked for more scratch than Plan reserved";
   return output;
@@ -407,12 +415,76 @@ void ExpectAlgorithmsMatchReference(const Geometry& geometry, int threads) {
     const std::unique_ptr<ConvolutionAlgorithm> algorithm = MakeConvolutionAlgorithm(kind, spec);
     ASSERT_EQ(algorithm->kind(), kind);
     const float tolerance = ToleranceFor(kind);
-    ExpectClose(RunAlgorithm(*algorithm, shape, geometry.activation, input, geometry.batch, threads,
+    ExpectAgree(RunAlgorithm(*algorithm, shape, geometry.activation, input, geometry.batch, threads,
                              spec.out_channels),
-                expected, tolerance, tolerance, algorithm->name());
+                algorithm->name(), expected, "your reference", tolerance, tolerance);
   }
   EXPECT_TRUE(chosen_tested) << "the chosen " << ConvolutionAlgorithmName(chosen)
                              << " does not apply";
+}
+
+// The folders of the nn.Conv2d cases of test/data/layers (PyTorch's outputs, written by
+// scripts/make_layer_cases.py).
+std::vector<std::string> Conv2dCaseFolders() {
+  std::vector<std::string> folders;
+  const std::string layers = test_support::SourceDirectory() + "/test/data/layers";
+  for (const auto& entry : std::filesystem::directory_iterator(layers)) {
+    if (entry.path().filename().string().rfind("conv_", 0) == 0) {
+      folders.push_back(entry.path().string());
+    }
+  }
+  std::sort(folders.begin(), folders.end());
+  return folders;
+}
+
+// Every fast algorithm is checked against the reference, so the reference alone is checked
+// against PyTorch first: on each zero-padded nn.Conv2d case it computes PyTorch's output from the
+// case's own weights (other padding modes pad the input first and then run the same convolution).
+TEST(ConvolutionReference, MatchesPyTorchCases) {
+  int checked = 0;
+  for (const std::string& folder : Conv2dCaseFolders()) {
+    const GoldenCase golden = ReadGoldenCase(folder);
+    const Graph graph = ReadPnnxGraph(golden.param_path, golden.bin_path);
+    const auto conv = std::find_if(graph.nodes.begin(), graph.nodes.end(),
+                                   [](const Node& node) { return node.type == "nn.Conv2d"; });
+    ASSERT_NE(conv, graph.nodes.end()) << golden.name;
+    const LayerConfig config(*conv);
+    if (config.StringParam("padding_mode", "zeros") != "zeros") continue;
+    ConvolutionSpec spec;
+    spec.in_channels = config.IntParam("in_channels");
+    spec.out_channels = config.IntParam("out_channels");
+    spec.groups = config.IntParam("groups", 1);
+    spec.window = ReadWindow2d(config, false);
+    spec.weights = config.AttributeFloats("weight");
+    if (config.BoolParam("bias", false)) spec.bias = config.AttributeFloats("bias");
+    // (N, C, H, W), or (C, H, W) for one sample: the samples follow each other in memory.
+    const Shape& input_shape = golden.inputs[0].shape;
+    const Tensor input = ReadTensorFile(golden.inputs[0].path, input_shape);
+    const size_t rank = input_shape.size();
+    const ConvolutionShape shape =
+        MakeConvolutionShape(spec.window, static_cast<int>(input_shape[rank - 2]),
+                             static_cast<int>(input_shape[rank - 1]));
+    Tensor output(golden.outputs[0].shape);
+    const size_t samples = rank == 4 ? input_shape[0] : 1;
+    const size_t input_floats = input.size() / samples;
+    const size_t output_floats = output.size() / samples;
+    ASSERT_EQ(output_floats,
+              static_cast<size_t>(spec.out_channels) * shape.output_h * shape.output_w)
+        << golden.name;
+    const auto reference = MakeConvolutionAlgorithm(Algorithm::kReference, spec);
+    const ConvolutionPlan plan = reference->Plan(shape, Activation(), 1);
+    TestContext context(1);
+    for (size_t sample = 0; sample < samples; ++sample) {
+      reference->Run(plan, input.data() + sample * input_floats,
+                     output.data() + sample * output_floats, context.compute());
+    }
+    ExpectAgree(output.ToRowMajor(), "your reference convolution",
+                ReadFloatFile(golden.outputs[0].path, output.size()), "PyTorch",
+                golden.absolute_tolerance, golden.relative_tolerance,
+                golden.name + " (" + golden.note + ")");
+    ++checked;
+  }
+  EXPECT_GE(checked, 20) << "zero-padded nn.Conv2d cases found in test/data/layers";
 }
 
 class ConvolutionAlgorithmTest : public testing::TestWithParam<std::tuple<Geometry, int>> {};
@@ -550,11 +622,11 @@ TEST(ConvolutionAlgorithmSizes, OneAlgorithmComputesEveryInputSize) {
             MakeExample(spec, *reference, geometry.activation, input_h, input_w, batch, &generator);
         for (const auto& algorithm : algorithms) {
           const float tolerance = ToleranceFor(algorithm->kind());
-          ExpectClose(RunAlgorithm(*algorithm, example.shape, geometry.activation, example.input,
-                                   batch, 2, spec.out_channels),
-                      example.expected, tolerance, tolerance,
-                      geometry.name + " " + algorithm->name() + " at " + std::to_string(input_h) +
-                          "x" + std::to_string(input_w));
+          ExpectAgree(
+              RunAlgorithm(*algorithm, example.shape, geometry.activation, example.input, batch, 2,
+                           spec.out_channels),
+              algorithm->name(), example.expected, "your reference", tolerance, tolerance,
+              geometry.name + " at " + std::to_string(input_h) + "x" + std::to_string(input_w));
         }
       }
     }
@@ -604,10 +676,10 @@ TEST(ConvolutionAlgorithmSizes, SharedAlgorithmsRunConcurrently) {
   for (int caller = 0; caller < kCallers; ++caller) {
     for (size_t step = 0; step < examples.size(); ++step) {
       const Algorithm kind = algorithms[(step + caller) % algorithms.size()]->kind();
-      ExpectClose(results[caller][step], examples[(step + caller) % examples.size()].expected,
+      ExpectAgree(results[caller][step], ConvolutionAlgorithmName(kind),
+                  examples[(step + caller) % examples.size()].expected, "your reference",
                   ToleranceFor(kind), ToleranceFor(kind),
-                  "caller " + std::to_string(caller) + " step " + std::to_string(step) + " " +
-                      ConvolutionAlgorithmName(kind));
+                  "caller " + std::to_string(caller) + " step " + std::to_string(step));
     }
   }
 }

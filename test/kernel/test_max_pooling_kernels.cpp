@@ -20,7 +20,7 @@
 namespace lumen {
 namespace {
 
-using test_support::ExpectClose;
+using test_support::ExpectAgree;
 using test_support::RandomValues;
 
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
@@ -143,7 +143,8 @@ class MaxPoolingKernelsTest : public testing::TestWithParam<PoolingCase> {
 TEST_P(MaxPoolingKernelsTest, SeparableMatchesReference) {
   std::mt19937 generator = Generator();
   const Results results = RunBoth(GetParam(), RandomPlane(&generator, -1.0f, 1.0f));
-  ExpectClose(results.separable, results.reference, 0.0f, 0.0f, "MaxPoolSeparable");
+  ExpectAgree(results.separable, "MaxPoolSeparable", results.reference, "MaxPoolReference", 0.0f,
+              0.0f);
 }
 
 // Padding never wins: with every input negative, a kernel that let a zero of the padding into
@@ -151,7 +152,8 @@ TEST_P(MaxPoolingKernelsTest, SeparableMatchesReference) {
 TEST_P(MaxPoolingKernelsTest, PaddingNeverWinsOverNegativeValues) {
   std::mt19937 generator = Generator();
   const Results results = RunBoth(GetParam(), RandomPlane(&generator, -2.0f, -1.0f));
-  ExpectClose(results.separable, results.reference, 0.0f, 0.0f, "MaxPoolSeparable");
+  ExpectAgree(results.separable, "MaxPoolSeparable", results.reference, "MaxPoolReference", 0.0f,
+              0.0f);
   for (size_t i = 0; i < results.reference.size(); ++i) {
     EXPECT_LE(results.reference[i], -1.0f) << "reference output " << i;
     EXPECT_LE(results.separable[i], -1.0f) << "separable output " << i;
@@ -168,7 +170,8 @@ TEST_P(MaxPoolingKernelsTest, NanPropagatesLikeTheReference) {
     if (is_nan(generator)) value = kNan;
   }
   const Results results = RunBoth(GetParam(), input);
-  ExpectClose(results.separable, results.reference, 0.0f, 0.0f, "MaxPoolSeparable");
+  ExpectAgree(results.separable, "MaxPoolSeparable", results.reference, "MaxPoolReference", 0.0f,
+              0.0f);
 }
 
 INSTANTIATE_TEST_SUITE_P(MaxPoolingKernels, MaxPoolingKernelsTest, testing::ValuesIn(Cases()),

@@ -4,12 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "lumen/runtime/model.hpp"
 #include "lumen/runtime/session.hpp"
 #include "support/kernel_testing.hpp"
+#include "support/run_on_threads.hpp"
 #include "support/source_directory.hpp"
 
 namespace lumen {
@@ -34,25 +34,21 @@ void ExpectConcurrentSessionsAgree(const std::string& name,
   }
   std::vector<std::vector<Tensor>> first(shapes.size());
   std::vector<int> mismatches(shapes.size(), 0);
-  std::vector<std::thread> threads;
-  for (size_t index = 0; index < shapes.size(); ++index) {
-    threads.emplace_back([&, index] {
-      SessionOptions options;
-      options.threads = 2;
-      Session session(model, options);
-      first[index] = session.Run(inputs[index]);
-      std::vector<Tensor> outputs;
-      for (int run = 0; run < runs; ++run) {
-        session.Run(inputs[index], &outputs);
-        for (size_t output = 0; output < outputs.size(); ++output) {
-          if (outputs[output].ToRowMajor() != first[index][output].ToRowMajor()) {
-            ++mismatches[index];
-          }
+  test_support::RunOnThreads(static_cast<int>(shapes.size()), [&](int index) {
+    SessionOptions options;
+    options.threads = 2;
+    Session session(model, options);
+    first[index] = session.Run(inputs[index]);
+    std::vector<Tensor> outputs;
+    for (int run = 0; run < runs; ++run) {
+      session.Run(inputs[index], &outputs);
+      for (size_t output = 0; output < outputs.size(); ++output) {
+        if (outputs[output].ToRowMajor() != first[index][output].ToRowMajor()) {
+          ++mismatches[index];
         }
       }
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
+    }
+  });
   for (size_t index = 0; index < shapes.size(); ++index) {
     EXPECT_EQ(mismatches[index], 0) << name << " session " << index;
     // A run alone in a fresh session gives the same numbers.

@@ -12,6 +12,7 @@
 #include "lumen/runtime/model.hpp"
 #include "lumen/runtime/runtime_graph.hpp"
 #include "lumen/runtime/session.hpp"
+#include "support/kernel_testing.hpp"
 
 namespace lumen {
 namespace {
@@ -242,6 +243,73 @@ TEST(Session, ExtractRunsOnlyTheOperatorsTheOperandNeeds) {
   }
   EXPECT_LE(ran.size(), 1u);
   for (const std::string& description : ran) EXPECT_THAT(description, HasSubstr("nn.Sigmoid"));
+}
+
+// The descriptions of the steps the current plan runs, in order.
+std::vector<std::string> PlannedSteps(const Session& session) {
+  std::vector<std::string> descriptions;
+  for (const OperatorProfile& profile : session.Profile()) {
+    descriptions.push_back(profile.description);
+  }
+  return descriptions;
+}
+
+// Four steps no output needs come first in the file (and in the steps' order), then an output
+// computed at once (relu), then a chain of three steps to the second output. The plan leaves the
+// four out, so a step's position in the plan is its index minus 4: lifetimes counted in step
+// indices put the early output's life before the chain's and let the chain overwrite it.
+const char* kStepsLeftOutBeforeAnEarlyOutput =
+    "7767517\n11 9\n"
+    "pnnx.Input in 0 1 0 #0=(2,3)f32\n"
+    "nn.Sigmoid unused0 1 1 0 10 #10=(2,3)f32\n"
+    "nn.Tanh unused1 1 1 10 11 #11=(2,3)f32\n"
+    "nn.Sigmoid unused2 1 1 11 12 #12=(2,3)f32\n"
+    "nn.Tanh unused3 1 1 12 13 #13=(2,3)f32\n"
+    "nn.ReLU early 1 1 0 1 #1=(2,3)f32\n"
+    "nn.Sigmoid s 1 1 0 2 #2=(2,3)f32\n"
+    "nn.Tanh t 1 1 2 3 #3=(2,3)f32\n"
+    "nn.ReLU r 1 1 3 4 #4=(2,3)f32\n"
+    "pnnx.Output out0 1 0 1\n"
+    "pnnx.Output out1 1 0 4\n";
+
+TEST(Session, KeepsAnEarlyOutputAfterStepsThePlanLeavesOut) {
+  Session session(ModelFromText(kStepsLeftOutBeforeAnEarlyOutput));
+  session.SetInputShapes({{2, 3}});
+  EXPECT_EQ(PlannedSteps(session),
+            (std::vector<std::string>{"nn.ReLU 'early' (line 8)", "nn.Sigmoid 's' (line 9)",
+                                      "nn.Tanh 't' (line 10)", "nn.ReLU 'r' (line 11)"}));
+  const Tensor input = Ramp({2, 3});
+  std::vector<float> chain = input.ToRowMajor();
+  for (float& value : chain) value = std::max(std::tanh(1.0f / (1.0f + std::exp(-value))), 0.0f);
+  const auto expect_outputs = [&](const Tensor& early, const Tensor& last) {
+    EXPECT_EQ(early.ToRowMajor(), Relu(input.ToRowMajor())) << "the early output, relu(in)";
+    test_support::ExpectClose(last.ToRowMajor(), chain, 1e-6f, 0.0f,
+                              "the last output, relu(tanh(sigmoid(in)))");
+  };
+  const std::vector<Tensor> outputs = session.Run({input});
+  expect_outputs(outputs[0], outputs[1]);
+  session.Run();  // again, on the input the session kept
+  SCOPED_TRACE("second run");
+  expect_outputs(session.output(0), session.output(1));
+}
+
+// A split whose first half nobody reads: the step is needed for its second half. Left out of the
+// plan, the ReLU would read an operand no step writes and no memory holds, so the plan is
+// checked before anything runs.
+TEST(Session, RunsAStepWhenAnyOfItsOutputsIsNeeded) {
+  Session session(ModelFromText(
+      "7767517\n4 4\n"
+      "pnnx.Input in 0 1 0 #0=(1,5)f32\n"
+      "torch.split split 1 2 0 1 2 dim=1 split_size_or_sections=(2,3) #1=(1,2)f32 #2=(1,3)f32\n"
+      "nn.ReLU relu 1 1 2 3 #3=(1,3)f32\n"
+      "pnnx.Output out 1 0 3\n"));
+  session.SetInputShapes({{1, 5}});
+  ASSERT_EQ(PlannedSteps(session),
+            (std::vector<std::string>{"torch.split 'split' (line 4)", "nn.ReLU 'relu' (line 5)"}))
+      << "the split must run: the ReLU reads its second output";
+  const std::vector<Tensor> outputs =
+      session.Run({Tensor::FromRowMajor({1, -2, -3, 4, -5}, {1, 5})});
+  EXPECT_EQ(outputs[0].ToRowMajor(), (std::vector<float>{0, 4, 0}));
 }
 
 TEST(Session, KeepAllOperandsListsAndKeepsEveryOperand) {

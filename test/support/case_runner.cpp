@@ -12,6 +12,7 @@
 #include "lumen/runtime/model.hpp"
 #include "lumen/runtime/runtime_graph.hpp"
 #include "lumen/runtime/session.hpp"
+#include "support/kernel_testing.hpp"
 #include "support/source_directory.hpp"
 
 namespace lumen {
@@ -39,7 +40,7 @@ std::string AnnotationToString(const std::vector<int>& annotated) {
 
 }  // namespace
 
-void ExpectCaseMatches(const std::string& directory, const CaseOptions& options) {
+bool ExpectCaseMatches(const std::string& directory, const CaseOptions& options) {
   const GoldenCase golden = ReadGoldenCase(directory);
   ModelOptions model_options;
   model_options.weights_path = golden.bin_path;
@@ -51,34 +52,57 @@ void ExpectCaseMatches(const std::string& directory, const CaseOptions& options)
   std::vector<Tensor> inputs;
   for (const auto& input : golden.inputs) inputs.push_back(ReadTensorFile(input.path, input.shape));
   const std::vector<Tensor> outputs = session.Run(inputs);
-  ASSERT_EQ(outputs.size(), golden.outputs.size()) << golden.name;
+  if (outputs.size() != golden.outputs.size()) {
+    ADD_FAILURE() << golden.name << ": " << outputs.size() << " outputs, PyTorch has "
+                  << golden.outputs.size();
+    return false;
+  }
+  // A mistake usually shows in every output: the first mismatch is told in full, the others by
+  // number only.
+  std::string first_mismatch;
+  std::vector<size_t> other_mismatches;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    ASSERT_EQ(outputs[i].shape(), golden.outputs[i].shape) << golden.name << " output " << i;
+    if (outputs[i].shape() != golden.outputs[i].shape) {
+      ADD_FAILURE() << golden.name << " output " << i << ": shape "
+                    << ShapeToString(outputs[i].shape()) << ", PyTorch's is "
+                    << ShapeToString(golden.outputs[i].shape);
+      return false;
+    }
     const std::vector<float> got = outputs[i].ToRowMajor();
     const std::vector<float> reference = ReadFloatFile(golden.outputs[i].path, got.size());
     const Comparison comparison =
         CompareWithTolerance(got, reference, golden.absolute_tolerance, golden.relative_tolerance);
-    EXPECT_TRUE(comparison.passed())
-        << golden.name << " output " << i << ": " << comparison.mismatch_count << " of "
-        << comparison.element_count << " values outside atol " << golden.absolute_tolerance
-        << " rtol " << golden.relative_tolerance << "; max abs error "
-        << comparison.max_absolute_error << ", first at row-major index "
-        << comparison.first_mismatch << " (got " << got[comparison.first_mismatch] << ", PyTorch "
-        << reference[comparison.first_mismatch] << ")";
+    if (comparison.passed()) continue;
+    if (!first_mismatch.empty()) {
+      other_mismatches.push_back(i);
+      continue;
+    }
+    first_mismatch = golden.name + " output " + std::to_string(i) + " (row-major): " +
+                     Differences(got, "got", reference, "PyTorch", golden.absolute_tolerance,
+                                 golden.relative_tolerance, comparison);
   }
-  if (!options.check_annotated_shapes) return;
+  if (!first_mismatch.empty()) {
+    std::string others;
+    for (size_t i : other_mismatches) others += (others.empty() ? "" : ", ") + std::to_string(i);
+    ADD_FAILURE() << first_mismatch
+                  << (others.empty() ? "" : "; output(s) " + others + " differ from PyTorch's too");
+    return false;
+  }
+  if (!options.check_annotated_shapes) return true;
   // Shape inference must reproduce what pnnx recorded while tracing PyTorch at this size.
   const RuntimeGraph& graph = model->graph();
+  bool shapes_match = true;
   for (const OperandReport& report : session.Operands()) {
     const int index = graph.FindOperand(report.name);
     if (index < 0) continue;
     const std::vector<int>& annotated = graph.operands()[index].annotated_shape;
-    if (annotated.empty()) continue;
-    EXPECT_TRUE(ShapeFitsAnnotation(report.shape, annotated))
-        << golden.name << ": operand '" << report.name << "' (from " << report.producer
-        << ") inferred " << ShapeToString(report.shape) << ", the param file says "
-        << AnnotationToString(annotated);
+    if (annotated.empty() || ShapeFitsAnnotation(report.shape, annotated)) continue;
+    ADD_FAILURE() << golden.name << ": operand '" << report.name << "' (from " << report.producer
+                  << ") inferred " << ShapeToString(report.shape) << ", the param file says "
+                  << AnnotationToString(annotated);
+    shapes_match = false;
   }
+  return shapes_match;
 }
 
 void ExpectLayerCaseMatches(const std::string& name) {

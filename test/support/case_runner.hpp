@@ -28,8 +28,9 @@ struct CaseOptions {
 
 // Runs the case in `directory` (the corpus format: model.pnnx.param/.bin, in*.f32, out*.f32,
 // case.txt) through Model and Session, and EXPECTs every output to match PyTorch's within the
-// case's tolerance, reporting the largest error and the first mismatch.
-void ExpectCaseMatches(const std::string& directory, const CaseOptions& options = {});
+// case's tolerance, reporting the largest error and the first mismatch (of the first output that
+// differs; the others are only counted). Returns whether everything matched.
+bool ExpectCaseMatches(const std::string& directory, const CaseOptions& options = {});
 
 // The same for the case test/data/layers/<name>, written by scripts/make_layer_cases.py.
 void ExpectLayerCaseMatches(const std::string& name);

@@ -10,6 +10,10 @@
 //
 // The thread count is the pool's, given when the pool is made: nothing is read back from
 // global or per-thread state, so a pool made in any thread uses exactly the count it was given.
+//
+// An exception thrown by a loop's body on any thread stops the hand-out of chunks, and the first
+// one is rethrown to the caller once every thread has left the loop (an exception leaving a worker
+// thread would end the process). Which other iterations ran is then unspecified.
 #ifndef LUMEN_BASE_THREAD_POOL_HPP_
 #define LUMEN_BASE_THREAD_POOL_HPP_
 
@@ -17,6 +21,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -61,7 +66,8 @@ class ThreadPool {
 
   // Calls body(begin, end) on chunks covering [0, count) exactly once, on the caller and the
   // workers, and returns when all are done. Called from inside a chunk (a nested loop), or on a
-  // one-thread pool, it is a plain call of body(0, count) on the calling thread.
+  // one-thread pool, it is a plain call of body(0, count) on the calling thread. Rethrows the first
+  // exception a chunk threw, on any thread, after all are done.
   void Run(std::ptrdiff_t count, Schedule schedule, RangeFunction body);
 
   // 0 for the thread that called Run (and for any thread outside a pool), 1..threads-1 for the
@@ -79,11 +85,14 @@ class ThreadPool {
     std::ptrdiff_t count = 0;
     Schedule schedule = Schedule::kStatic;
     std::atomic<std::ptrdiff_t> next{0};  // first iteration no thread has taken yet
+    std::atomic<bool> failed{false};      // a chunk threw: `error` holds the first exception
+    std::exception_ptr error;             // written by that chunk's thread only, read by Run
   };
 
   // Takes the next chunk of the job; false when none is left.
   bool TakeChunk(std::ptrdiff_t* begin, std::ptrdiff_t* end);
-  // Runs chunks until none is left.
+  // Runs chunks until none is left, or until one throws: then keeps the job's first exception
+  // and hands out no further chunk.
   void WorkOnJob();
   // A worker's life: wait for a job, join it if it is still open, work, repeat.
   void WorkerLoop(int worker);
