@@ -16,11 +16,11 @@
 #include <random>
 #include <vector>
 
-#include "lumen/base/compute_context.hpp"
-#include "lumen/base/error.hpp"
-#include "lumen/base/thread_pool.hpp"
-#include "lumen/base/workspace.hpp"
-#include "lumen/kernel/convolution_algorithm.hpp"
+#include "base/compute_context.hpp"
+#include "base/thread_pool.hpp"
+#include "base/workspace.hpp"
+#include "kernel/convolution_algorithm.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "lumen/base/error.hpp"
-#include "lumen/io/golden_case.hpp"
-#include "lumen/io/raw_file.hpp"
-#include "lumen/runtime/model.hpp"
-#include "lumen/runtime/session.hpp"
+#include "io/golden_case.hpp"
+#include "io/raw_file.hpp"
+#include "lumen/error.hpp"
+#include "lumen/model.hpp"
+#include "lumen/session.hpp"
 
 namespace lumen {
 namespace {

@@ -23,14 +23,14 @@
 #include <string>
 #include <vector>
 
-#include "lumen/base/compute_context.hpp"
-#include "lumen/base/thread_pool.hpp"
-#include "lumen/base/workspace.hpp"
-#include "lumen/graph/node.hpp"
-#include "lumen/layer/layer_registry.hpp"
-#include "lumen/math/activation.hpp"
-#include "lumen/math/batched_gemm.hpp"
-#include "lumen/math/packed_gemm.hpp"
+#include "base/compute_context.hpp"
+#include "base/thread_pool.hpp"
+#include "base/workspace.hpp"
+#include "graph/node.hpp"
+#include "layer/layer_registry.hpp"
+#include "math/activation.hpp"
+#include "math/batched_gemm.hpp"
+#include "math/packed_gemm.hpp"
 
 namespace lumen {
 namespace {

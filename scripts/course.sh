@@ -97,7 +97,7 @@ marked_files() {
 # Prints file $2 with the regions of lesson $1 replaced by stubs ($3 is the path shown to students).
 stub_file() {
   local include_error=1
-  grep -q '#include "lumen/base/error.hpp"' "$2" && include_error=0
+  grep -q '#include "lumen/error.hpp"' "$2" && include_error=0
   awk -v lesson="$1" -v shown="$3" -v include_error="$include_error" '
     function indent_of(line) { match(line, /^[ \t]*/); return substr(line, 1, RLENGTH) }
     BEGIN { inside = 0; printed = 0 }

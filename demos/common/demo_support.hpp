@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lumen/base/error.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace demo {

@@ -23,13 +23,13 @@
 #include <thread>
 #include <vector>
 
-#include "lumen/base/checked_math.hpp"
-#include "lumen/base/error.hpp"
-#include "lumen/base/threads.hpp"
-#include "lumen/io/golden_case.hpp"
-#include "lumen/io/raw_file.hpp"
-#include "lumen/runtime/model.hpp"
-#include "lumen/runtime/session.hpp"
+#include "base/checked_math.hpp"
+#include "base/threads.hpp"
+#include "io/golden_case.hpp"
+#include "io/raw_file.hpp"
+#include "lumen/error.hpp"
+#include "lumen/model.hpp"
+#include "lumen/session.hpp"
 
 namespace {
 

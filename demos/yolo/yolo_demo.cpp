@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "common/demo_support.hpp"
-#include "lumen/base/error.hpp"
-#include "lumen/runtime/model.hpp"
-#include "lumen/runtime/session.hpp"
+#include "lumen/error.hpp"
+#include "lumen/model.hpp"
+#include "lumen/session.hpp"
 #include "yolo_postprocess.hpp"
 
 namespace {

@@ -13,9 +13,9 @@
 #ifndef LUMEN_LUMEN_HPP_
 #define LUMEN_LUMEN_HPP_
 
-#include "lumen/base/error.hpp"
-#include "lumen/runtime/model.hpp"
-#include "lumen/runtime/session.hpp"
-#include "lumen/tensor/tensor.hpp"
+#include "lumen/error.hpp"
+#include "lumen/model.hpp"
+#include "lumen/session.hpp"
+#include "lumen/tensor.hpp"
 
 #endif  // LUMEN_LUMEN_HPP_

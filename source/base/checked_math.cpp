@@ -1,8 +1,8 @@
-#include "lumen/base/checked_math.hpp"
+#include "base/checked_math.hpp"
 
 #include <limits>
 
-#include "lumen/base/error.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 

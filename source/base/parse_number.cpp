@@ -1,4 +1,4 @@
-#include "lumen/base/parse_number.hpp"
+#include "base/parse_number.hpp"
 
 #include <cerrno>
 #include <cmath>

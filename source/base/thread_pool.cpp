@@ -1,4 +1,4 @@
-#include "lumen/base/thread_pool.hpp"
+#include "base/thread_pool.hpp"
 
 #include <sched.h>
 
@@ -7,7 +7,7 @@
 #include <exception>
 #include <utility>
 
-#include "lumen/base/error.hpp"
+#include "lumen/error.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

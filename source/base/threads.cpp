@@ -1,11 +1,11 @@
-#include "lumen/base/threads.hpp"
+#include "base/threads.hpp"
 
 #include <cblas.h>
 #include <sched.h>
 
 #include <thread>
 
-#include "lumen/base/error.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 

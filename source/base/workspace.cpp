@@ -1,10 +1,10 @@
-#include "lumen/base/workspace.hpp"
+#include "base/workspace.hpp"
 
 #include <algorithm>
 
-#include "lumen/base/checked_math.hpp"
-#include "lumen/base/error.hpp"
-#include "lumen/base/thread_pool.hpp"
+#include "base/checked_math.hpp"
+#include "base/thread_pool.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 

@@ -1,10 +1,10 @@
-#include "lumen/graph/attribute.hpp"
+#include "graph/attribute.hpp"
 
 #include <cstdint>
 #include <cstring>
 
-#include "lumen/base/checked_math.hpp"
-#include "lumen/base/error.hpp"
+#include "base/checked_math.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

@@ -1,4 +1,4 @@
-#include "lumen/graph/channels_first_blocks.hpp"
+#include "graph/channels_first_blocks.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "lumen/graph/graph.hpp"
+#include "graph/graph.hpp"
 
 namespace lumen {
 

@@ -1,4 +1,4 @@
-#include "lumen/graph/graph_reader.hpp"
+#include "graph/graph_reader.hpp"
 
 #include <sys/stat.h>
 
@@ -6,7 +6,7 @@
 #include <mutex>
 #include <vector>
 
-#include "lumen/base/error.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

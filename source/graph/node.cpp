@@ -1,6 +1,6 @@
-#include "lumen/graph/node.hpp"
+#include "graph/node.hpp"
 
-#include "lumen/base/error.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 

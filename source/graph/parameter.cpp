@@ -1,11 +1,11 @@
-#include "lumen/graph/parameter.hpp"
+#include "graph/parameter.hpp"
 
 #include <cstdint>
 #include <limits>
 #include <sstream>
 
-#include "lumen/base/error.hpp"
-#include "lumen/base/parse_number.hpp"
+#include "base/parse_number.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

@@ -1,12 +1,12 @@
-#include "lumen/io/golden_case.hpp"
+#include "io/golden_case.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
-#include "lumen/base/error.hpp"
-#include "lumen/base/parse_number.hpp"
+#include "base/parse_number.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 Shape ParseShapeText(const std::string& text, const std::string& where) {

@@ -1,11 +1,11 @@
-#include "lumen/io/raw_file.hpp"
+#include "io/raw_file.hpp"
 
 #include <sys/stat.h>
 
 #include <fstream>
 #include <new>
 
-#include "lumen/base/error.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 

@@ -1,13 +1,13 @@
-#include "lumen/kernel/convolution_algorithm.hpp"
+#include "kernel/convolution_algorithm.hpp"
 
 #include <glog/logging.h>
 
 #include <algorithm>
 #include <cstdint>
 
+#include "base/checked_math.hpp"
 #include "convolution_factories.hpp"
-#include "lumen/base/checked_math.hpp"
-#include "lumen/math/packed_gemm.hpp"
+#include "math/packed_gemm.hpp"
 
 namespace lumen {
 namespace {

@@ -19,10 +19,10 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/thread_pool.hpp"
 #include "convolution_factories.hpp"
-#include "lumen/base/error.hpp"
-#include "lumen/base/thread_pool.hpp"
-#include "lumen/kernel/convolution_algorithm.hpp"
+#include "kernel/convolution_algorithm.hpp"
+#include "lumen/error.hpp"
 
 // The tap loops ask to be unrolled: fully for the kernel sizes given at compile time, which is
 // the point, and not at all for the general case, whose sizes are only known at run time. Clang

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "lumen/kernel/convolution_algorithm.hpp"
+#include "kernel/convolution_algorithm.hpp"
 
 namespace lumen {
 

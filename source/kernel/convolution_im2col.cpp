@@ -11,11 +11,11 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/checked_math.hpp"
+#include "base/thread_pool.hpp"
 #include "convolution_factories.hpp"
-#include "lumen/base/checked_math.hpp"
-#include "lumen/base/thread_pool.hpp"
-#include "lumen/kernel/convolution_algorithm.hpp"
-#include "lumen/math/packed_gemm.hpp"
+#include "kernel/convolution_algorithm.hpp"
+#include "math/packed_gemm.hpp"
 
 namespace lumen {
 namespace {

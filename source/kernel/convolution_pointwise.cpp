@@ -5,12 +5,12 @@
 // there a GEMM's row panels would be 1/16 used, so it is a matrix-vector product instead.
 #include <algorithm>
 
+#include "base/thread_pool.hpp"
 #include "convolution_factories.hpp"
-#include "lumen/base/error.hpp"
-#include "lumen/base/thread_pool.hpp"
-#include "lumen/kernel/convolution_algorithm.hpp"
-#include "lumen/math/matrix_vector.hpp"
-#include "lumen/math/packed_gemm.hpp"
+#include "kernel/convolution_algorithm.hpp"
+#include "lumen/error.hpp"
+#include "math/matrix_vector.hpp"
+#include "math/packed_gemm.hpp"
 
 namespace lumen {
 namespace {

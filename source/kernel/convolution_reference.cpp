@@ -1,8 +1,8 @@
 // The reference convolution: the definition, loop by loop. Slow, obviously right, and the ground
 // truth the fast algorithms are tested against.
+#include "base/thread_pool.hpp"
 #include "convolution_factories.hpp"
-#include "lumen/base/thread_pool.hpp"
-#include "lumen/kernel/convolution_algorithm.hpp"
+#include "kernel/convolution_algorithm.hpp"
 
 namespace lumen {
 namespace {

@@ -16,11 +16,11 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/thread_pool.hpp"
 #include "convolution_factories.hpp"
-#include "lumen/base/error.hpp"
-#include "lumen/base/thread_pool.hpp"
-#include "lumen/kernel/convolution_algorithm.hpp"
-#include "lumen/math/packed_gemm.hpp"
+#include "kernel/convolution_algorithm.hpp"
+#include "lumen/error.hpp"
+#include "math/packed_gemm.hpp"
 
 namespace lumen {
 namespace {

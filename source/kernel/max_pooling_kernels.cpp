@@ -1,10 +1,10 @@
-#include "lumen/kernel/max_pooling_kernels.hpp"
+#include "kernel/max_pooling_kernels.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 
-#include "lumen/base/checked_math.hpp"
+#include "base/checked_math.hpp"
 
 namespace lumen {
 namespace {

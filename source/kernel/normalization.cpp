@@ -1,10 +1,10 @@
-#include "lumen/kernel/normalization.hpp"
+#include "kernel/normalization.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "lumen/base/thread_pool.hpp"
+#include "base/thread_pool.hpp"
 
 namespace lumen {
 namespace {

@@ -1,11 +1,11 @@
-#include "lumen/kernel/padding.hpp"
+#include "kernel/padding.hpp"
 
 #include <algorithm>
 #include <array>
 #include <limits>
 
-#include "lumen/base/error.hpp"
-#include "lumen/tensor/strided.hpp"
+#include "lumen/error.hpp"
+#include "tensor/strided.hpp"
 
 namespace lumen {
 namespace {

@@ -1,9 +1,9 @@
-#include "lumen/layer/attribute.hpp"
+#include "layer/attribute.hpp"
 
 #include <algorithm>
 
-#include "lumen/base/error.hpp"
-#include "lumen/layer/layer_registry.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 

@@ -1,6 +1,6 @@
-#include "lumen/layer/layer.hpp"
+#include "layer/layer.hpp"
 
-#include "lumen/base/error.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 

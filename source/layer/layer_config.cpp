@@ -1,6 +1,6 @@
-#include "lumen/layer/layer_config.hpp"
+#include "layer/layer_config.hpp"
 
-#include "lumen/base/error.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

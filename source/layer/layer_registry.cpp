@@ -1,11 +1,11 @@
-#include "lumen/layer/layer_registry.hpp"
+#include "layer/layer_registry.hpp"
 
 #include <glog/logging.h>
 
 #include <map>
 #include <mutex>
 
-#include "lumen/base/error.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

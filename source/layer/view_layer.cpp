@@ -1,8 +1,8 @@
-#include "lumen/layer/view_layer.hpp"
+#include "layer/view_layer.hpp"
 
 #include <algorithm>
 
-#include "lumen/base/error.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 

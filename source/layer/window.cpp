@@ -1,11 +1,11 @@
-#include "lumen/layer/window.hpp"
+#include "layer/window.hpp"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "lumen/base/checked_math.hpp"
-#include "lumen/base/error.hpp"
+#include "base/checked_math.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

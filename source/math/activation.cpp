@@ -1,4 +1,4 @@
-#include "lumen/math/activation.hpp"
+#include "math/activation.hpp"
 
 #include <algorithm>
 

@@ -1,12 +1,12 @@
-#include "lumen/math/batched_gemm.hpp"
+#include "math/batched_gemm.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <utility>
 
-#include "lumen/base/checked_math.hpp"
-#include "lumen/base/thread_pool.hpp"
-#include "lumen/math/packed_gemm.hpp"
+#include "base/checked_math.hpp"
+#include "base/thread_pool.hpp"
+#include "math/packed_gemm.hpp"
 
 namespace lumen {
 namespace {

@@ -1,4 +1,4 @@
-#include "lumen/math/matrix_vector.hpp"
+#include "math/matrix_vector.hpp"
 
 #include <cstring>
 

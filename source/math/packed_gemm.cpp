@@ -1,10 +1,10 @@
-#include "lumen/math/packed_gemm.hpp"
+#include "math/packed_gemm.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 
-#include "lumen/base/compute_context.hpp"
+#include "base/compute_context.hpp"
 
 namespace lumen {
 namespace {

@@ -1,4 +1,4 @@
-#include "lumen/math/padding.hpp"
+#include "math/padding.hpp"
 
 #include <algorithm>
 

@@ -1,9 +1,9 @@
-#include "lumen/math/window.hpp"
+#include "math/window.hpp"
 
 #include <cstdint>
 
-#include "lumen/base/checked_math.hpp"
-#include "lumen/base/error.hpp"
+#include "base/checked_math.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <queue>
 
-#include "lumen/base/error.hpp"
-#include "lumen/onnx/onnx_reader.hpp"
+#include "lumen/error.hpp"
+#include "onnx/onnx_reader.hpp"
 
 namespace lumen {
 namespace onnx {

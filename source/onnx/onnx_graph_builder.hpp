@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "lumen/graph/graph.hpp"
+#include "graph/graph.hpp"
 #include "onnx.pb.h"
 #include "onnx_tensor.hpp"
 

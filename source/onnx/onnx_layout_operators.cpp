@@ -3,8 +3,8 @@
 // nn.PixelUnshuffle (with nn.ChannelShuffle for ONNX's channel orders that PyTorch lacks).
 #include <algorithm>
 
-#include "lumen/base/checked_math.hpp"
-#include "lumen/base/error.hpp"
+#include "base/checked_math.hpp"
+#include "lumen/error.hpp"
 #include "onnx_graph_builder.hpp"
 
 namespace lumen {

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <map>
 
-#include "lumen/base/error.hpp"
+#include "lumen/error.hpp"
 #include "onnx_graph_builder.hpp"
 
 namespace lumen {

@@ -1,4 +1,4 @@
-#include "lumen/onnx/onnx_reader.hpp"
+#include "onnx/onnx_reader.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -6,8 +6,8 @@
 #include <queue>
 #include <set>
 
-#include "lumen/base/error.hpp"
-#include "lumen/graph/graph_reader.hpp"
+#include "graph/graph_reader.hpp"
+#include "lumen/error.hpp"
 #include "onnx_graph_builder.hpp"
 
 namespace lumen {

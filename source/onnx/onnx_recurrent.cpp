@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "lumen/base/error.hpp"
+#include "lumen/error.hpp"
 #include "onnx_graph_builder.hpp"
 
 namespace lumen {

@@ -9,8 +9,8 @@
 #include <limits>
 #include <map>
 
-#include "lumen/base/checked_math.hpp"
-#include "lumen/base/error.hpp"
+#include "base/checked_math.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace onnx {

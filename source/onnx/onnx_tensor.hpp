@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "lumen/graph/attribute.hpp"
+#include "graph/attribute.hpp"
 #include "onnx.pb.h"
 
 namespace lumen {

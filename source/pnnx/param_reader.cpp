@@ -1,4 +1,4 @@
-#include "lumen/pnnx/param_reader.hpp"
+#include "pnnx/param_reader.hpp"
 
 #include <sys/stat.h>
 
@@ -7,8 +7,8 @@
 #include <set>
 #include <sstream>
 
-#include "lumen/base/error.hpp"
-#include "lumen/base/parse_number.hpp"
+#include "base/parse_number.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

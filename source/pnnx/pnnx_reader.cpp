@@ -1,14 +1,14 @@
-#include "lumen/pnnx/pnnx_reader.hpp"
+#include "pnnx/pnnx_reader.hpp"
 
 #include <glog/logging.h>
 
 #include <algorithm>
 #include <set>
 
-#include "lumen/base/error.hpp"
-#include "lumen/graph/graph_reader.hpp"
-#include "lumen/pnnx/param_reader.hpp"
-#include "lumen/pnnx/storage_zip.hpp"
+#include "graph/graph_reader.hpp"
+#include "lumen/error.hpp"
+#include "pnnx/param_reader.hpp"
+#include "pnnx/storage_zip.hpp"
 
 namespace lumen {
 

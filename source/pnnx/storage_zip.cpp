@@ -1,4 +1,4 @@
-#include "lumen/pnnx/storage_zip.hpp"
+#include "pnnx/storage_zip.hpp"
 
 #include <sys/stat.h>
 
@@ -6,7 +6,7 @@
 #include <array>
 #include <string>
 
-#include "lumen/base/error.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

@@ -1,4 +1,4 @@
-#include "lumen/runtime/memory_plan.hpp"
+#include "runtime/memory_plan.hpp"
 
 #include <algorithm>
 #include <numeric>

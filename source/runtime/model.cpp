@@ -1,12 +1,12 @@
-#include "lumen/runtime/model.hpp"
+#include "lumen/model.hpp"
 
 #include <new>
 #include <utility>
 
-#include "lumen/base/error.hpp"
-#include "lumen/graph/channels_first_blocks.hpp"
-#include "lumen/graph/graph_reader.hpp"
-#include "lumen/runtime/runtime_graph.hpp"
+#include "graph/channels_first_blocks.hpp"
+#include "graph/graph_reader.hpp"
+#include "lumen/error.hpp"
+#include "runtime/runtime_graph.hpp"
 
 namespace lumen {
 

@@ -1,12 +1,12 @@
-#include "lumen/runtime/runtime_graph.hpp"
+#include "runtime/runtime_graph.hpp"
 
 #include <algorithm>
 #include <map>
 #include <new>
 #include <queue>
 
-#include "lumen/base/error.hpp"
-#include "lumen/layer/layer_registry.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 

@@ -1,4 +1,4 @@
-#include "lumen/runtime/session.hpp"
+#include "lumen/session.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -8,13 +8,13 @@
 #include <cstring>
 #include <new>
 
-#include "lumen/base/checked_math.hpp"
-#include "lumen/base/error.hpp"
-#include "lumen/base/thread_pool.hpp"
-#include "lumen/base/threads.hpp"
-#include "lumen/base/workspace.hpp"
-#include "lumen/runtime/memory_plan.hpp"
-#include "lumen/runtime/runtime_graph.hpp"
+#include "base/checked_math.hpp"
+#include "base/thread_pool.hpp"
+#include "base/threads.hpp"
+#include "base/workspace.hpp"
+#include "lumen/error.hpp"
+#include "runtime/memory_plan.hpp"
+#include "runtime/runtime_graph.hpp"
 
 namespace lumen {
 namespace {

@@ -1,8 +1,8 @@
-#include "lumen/tensor/broadcast.hpp"
+#include "tensor/broadcast.hpp"
 
 #include <algorithm>
 
-#include "lumen/base/error.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

@@ -1,4 +1,4 @@
-#include "lumen/tensor/strided.hpp"
+#include "tensor/strided.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,8 +6,8 @@
 #include <numeric>
 #include <utility>
 
-#include "lumen/base/error.hpp"
-#include "lumen/base/thread_pool.hpp"
+#include "base/thread_pool.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

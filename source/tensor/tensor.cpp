@@ -1,10 +1,10 @@
-#include "lumen/tensor/tensor.hpp"
+#include "lumen/tensor.hpp"
 
 #include <algorithm>
 #include <limits>
 
-#include "lumen/base/checked_math.hpp"
-#include "lumen/base/error.hpp"
+#include "base/checked_math.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "lumen/base/parse_number.hpp"
+#include "base/parse_number.hpp"
 
 namespace lumen {
 namespace {

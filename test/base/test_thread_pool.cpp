@@ -10,9 +10,9 @@
 #include <thread>
 #include <vector>
 
-#include "lumen/base/error.hpp"
-#include "lumen/base/thread_pool.hpp"
-#include "lumen/base/workspace.hpp"
+#include "base/thread_pool.hpp"
+#include "base/workspace.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

@@ -4,8 +4,8 @@
 #include <fstream>
 #include <string>
 
-#include "lumen/base/thread_pool.hpp"
-#include "lumen/base/threads.hpp"
+#include "base/thread_pool.hpp"
+#include "base/threads.hpp"
 
 namespace lumen {
 namespace {

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "lumen/base/thread_pool.hpp"
-#include "lumen/base/workspace.hpp"
+#include "base/thread_pool.hpp"
+#include "base/workspace.hpp"
 
 namespace lumen {
 namespace {

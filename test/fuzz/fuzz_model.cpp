@@ -10,8 +10,8 @@
 
 #include "fuzz_input_files.hpp"
 #include "fuzz_run_model.hpp"
-#include "lumen/base/error.hpp"
-#include "lumen/runtime/model.hpp"
+#include "lumen/error.hpp"
+#include "lumen/model.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const char* bytes = reinterpret_cast<const char*>(data);

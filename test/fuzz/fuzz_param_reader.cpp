@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "lumen/base/error.hpp"
-#include "lumen/pnnx/param_reader.hpp"
+#include "lumen/error.hpp"
+#include "pnnx/param_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <memory>
 
-#include "lumen/runtime/model.hpp"
-#include "lumen/runtime/session.hpp"
+#include "lumen/model.hpp"
+#include "lumen/session.hpp"
 
 namespace lumen {
 namespace fuzz {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "fuzz_input_files.hpp"
-#include "lumen/base/error.hpp"
-#include "lumen/pnnx/storage_zip.hpp"
+#include "lumen/error.hpp"
+#include "pnnx/storage_zip.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path =

@@ -11,12 +11,12 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "lumen/base/error.hpp"
-#include "lumen/io/golden_case.hpp"
-#include "lumen/layer/layer_registry.hpp"
-#include "lumen/onnx/onnx_reader.hpp"
-#include "lumen/pnnx/param_reader.hpp"
-#include "lumen/pnnx/pnnx_reader.hpp"
+#include "io/golden_case.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
+#include "onnx/onnx_reader.hpp"
+#include "pnnx/param_reader.hpp"
+#include "pnnx/pnnx_reader.hpp"
 #include "support/case_runner.hpp"
 #include "support/source_directory.hpp"
 

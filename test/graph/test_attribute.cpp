@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "lumen/base/error.hpp"
-#include "lumen/graph/attribute.hpp"
+#include "graph/attribute.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "lumen/graph/channels_first_blocks.hpp"
+#include "graph/channels_first_blocks.hpp"
 
 namespace lumen {
 namespace {

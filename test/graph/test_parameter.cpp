@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "lumen/base/error.hpp"
-#include "lumen/graph/parameter.hpp"
+#include "graph/parameter.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "lumen/base/error.hpp"
-#include "lumen/io/golden_case.hpp"
-#include "lumen/io/raw_file.hpp"
-#include "lumen/math/fast_exp.hpp"
-#include "lumen/runtime/model.hpp"
-#include "lumen/runtime/session.hpp"
+#include "io/golden_case.hpp"
+#include "io/raw_file.hpp"
+#include "lumen/error.hpp"
+#include "lumen/model.hpp"
+#include "lumen/session.hpp"
+#include "math/fast_exp.hpp"
 #include "support/case_runner.hpp"
 #include "support/source_directory.hpp"
 

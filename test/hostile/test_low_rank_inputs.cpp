@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "lumen/base/error.hpp"
-#include "lumen/runtime/model.hpp"
-#include "lumen/runtime/session.hpp"
+#include "lumen/error.hpp"
+#include "lumen/model.hpp"
+#include "lumen/session.hpp"
 #include "support/source_directory.hpp"
 
 namespace lumen {

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "lumen/base/error.hpp"
-#include "lumen/io/golden_case.hpp"
-#include "lumen/io/raw_file.hpp"
+#include "io/golden_case.hpp"
+#include "io/raw_file.hpp"
+#include "lumen/error.hpp"
 #include "support/source_directory.hpp"
 #include "support/test_files.hpp"
 

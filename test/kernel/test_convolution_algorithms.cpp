@@ -26,14 +26,14 @@
 #include <tuple>
 #include <vector>
 
-#include "lumen/base/error.hpp"
-#include "lumen/io/golden_case.hpp"
-#include "lumen/io/raw_file.hpp"
-#include "lumen/kernel/convolution_algorithm.hpp"
-#include "lumen/layer/layer_config.hpp"
-#include "lumen/layer/window.hpp"
-#include "lumen/math/packed_gemm.hpp"
-#include "lumen/pnnx/pnnx_reader.hpp"
+#include "io/golden_case.hpp"
+#include "io/raw_file.hpp"
+#include "kernel/convolution_algorithm.hpp"
+#include "layer/layer_config.hpp"
+#include "layer/window.hpp"
+#include "lumen/error.hpp"
+#include "math/packed_gemm.hpp"
+#include "pnnx/pnnx_reader.hpp"
 #include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
 #include "support/source_directory.hpp"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "lumen/kernel/max_pooling_kernels.hpp"
+#include "kernel/max_pooling_kernels.hpp"
 #include "support/kernel_testing.hpp"
 
 namespace lumen {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "lumen/kernel/normalization.hpp"
+#include "kernel/normalization.hpp"
 #include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
 

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "lumen/base/error.hpp"
-#include "lumen/layer/layer_registry.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
 
 namespace lumen {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "lumen/runtime/model.hpp"
-#include "lumen/runtime/session.hpp"
+#include "lumen/model.hpp"
+#include "lumen/session.hpp"
 #include "support/kernel_testing.hpp"
 #include "support/run_on_threads.hpp"
 #include "support/source_directory.hpp"

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "lumen/layer/layer_config.hpp"
-#include "lumen/layer/layer_registry.hpp"
+#include "layer/layer_config.hpp"
+#include "layer/layer_registry.hpp"
 #include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "lumen/math/batched_gemm.hpp"
-#include "lumen/math/packed_gemm.hpp"
+#include "math/batched_gemm.hpp"
+#include "math/packed_gemm.hpp"
 #include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "lumen/math/fast_exp.hpp"
+#include "math/fast_exp.hpp"
 
 namespace lumen {
 namespace {

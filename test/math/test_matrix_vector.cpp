@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "lumen/math/matrix_vector.hpp"
+#include "math/matrix_vector.hpp"
 
 namespace lumen {
 namespace {

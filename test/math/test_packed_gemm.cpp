@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "lumen/math/packed_gemm.hpp"
+#include "math/packed_gemm.hpp"
 #include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
 

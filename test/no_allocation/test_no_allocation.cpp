@@ -11,10 +11,10 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "lumen/io/golden_case.hpp"
-#include "lumen/io/raw_file.hpp"
-#include "lumen/runtime/model.hpp"
-#include "lumen/runtime/session.hpp"
+#include "io/golden_case.hpp"
+#include "io/raw_file.hpp"
+#include "lumen/model.hpp"
+#include "lumen/session.hpp"
 #include "support/source_directory.hpp"
 
 extern "C" {

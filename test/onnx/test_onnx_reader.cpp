@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "lumen/base/error.hpp"
-#include "lumen/graph/graph_reader.hpp"
-#include "lumen/layer/layer_registry.hpp"
-#include "lumen/onnx/onnx_reader.hpp"
-#include "lumen/runtime/model.hpp"
-#include "lumen/runtime/session.hpp"
+#include "graph/graph_reader.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
+#include "lumen/model.hpp"
+#include "lumen/session.hpp"
+#include "onnx/onnx_reader.hpp"
 #include "support/case_runner.hpp"
 #include "support/source_directory.hpp"
 

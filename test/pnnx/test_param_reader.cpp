@@ -3,9 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "lumen/base/error.hpp"
-#include "lumen/layer/layer_config.hpp"
-#include "lumen/pnnx/param_reader.hpp"
+#include "layer/layer_config.hpp"
+#include "lumen/error.hpp"
+#include "pnnx/param_reader.hpp"
 
 namespace lumen {
 namespace {

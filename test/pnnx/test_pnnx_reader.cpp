@@ -4,9 +4,9 @@
 
 #include <cstring>
 
-#include "lumen/base/error.hpp"
-#include "lumen/pnnx/pnnx_reader.hpp"
-#include "lumen/pnnx/storage_zip.hpp"
+#include "lumen/error.hpp"
+#include "pnnx/pnnx_reader.hpp"
+#include "pnnx/storage_zip.hpp"
 #include "support/source_directory.hpp"
 #include "support/test_files.hpp"
 #include "support/zip_writer.hpp"

@@ -7,9 +7,9 @@
 #include <fstream>
 #include <iterator>
 
-#include "lumen/base/error.hpp"
-#include "lumen/pnnx/param_reader.hpp"
-#include "lumen/pnnx/storage_zip.hpp"
+#include "lumen/error.hpp"
+#include "pnnx/param_reader.hpp"
+#include "pnnx/storage_zip.hpp"
 #include "support/source_directory.hpp"
 #include "support/test_files.hpp"
 #include "support/zip_writer.hpp"

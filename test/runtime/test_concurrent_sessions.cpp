@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <thread>
 
-#include "lumen/io/golden_case.hpp"
-#include "lumen/io/raw_file.hpp"
-#include "lumen/runtime/model.hpp"
-#include "lumen/runtime/session.hpp"
+#include "io/golden_case.hpp"
+#include "io/raw_file.hpp"
+#include "lumen/model.hpp"
+#include "lumen/session.hpp"
 #include "support/source_directory.hpp"
 
 namespace lumen {

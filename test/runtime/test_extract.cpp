@@ -7,11 +7,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "lumen/base/error.hpp"
-#include "lumen/io/golden_case.hpp"
-#include "lumen/io/raw_file.hpp"
-#include "lumen/runtime/model.hpp"
-#include "lumen/runtime/session.hpp"
+#include "io/golden_case.hpp"
+#include "io/raw_file.hpp"
+#include "lumen/error.hpp"
+#include "lumen/model.hpp"
+#include "lumen/session.hpp"
 #include "support/kernel_testing.hpp"
 #include "support/source_directory.hpp"
 

@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "lumen/runtime/memory_plan.hpp"
+#include "runtime/memory_plan.hpp"
 
 namespace lumen {
 namespace {

@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "lumen/base/error.hpp"
-#include "lumen/pnnx/param_reader.hpp"
-#include "lumen/pnnx/pnnx_reader.hpp"
-#include "lumen/runtime/model.hpp"
-#include "lumen/runtime/runtime_graph.hpp"
-#include "lumen/runtime/session.hpp"
+#include "lumen/error.hpp"
+#include "lumen/model.hpp"
+#include "lumen/session.hpp"
+#include "pnnx/param_reader.hpp"
+#include "pnnx/pnnx_reader.hpp"
+#include "runtime/runtime_graph.hpp"
 #include "support/kernel_testing.hpp"
 
 namespace lumen {

@@ -4,14 +4,14 @@
 
 #include <cstring>
 
-#include "lumen/base/error.hpp"
-#include "lumen/io/golden_case.hpp"
-#include "lumen/io/raw_file.hpp"
-#include "lumen/layer/layer_config.hpp"
-#include "lumen/layer/layer_registry.hpp"
-#include "lumen/runtime/model.hpp"
-#include "lumen/runtime/runtime_graph.hpp"
-#include "lumen/runtime/session.hpp"
+#include "io/golden_case.hpp"
+#include "io/raw_file.hpp"
+#include "layer/layer_config.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
+#include "lumen/model.hpp"
+#include "lumen/session.hpp"
+#include "runtime/runtime_graph.hpp"
 #include "support/kernel_testing.hpp"
 #include "support/source_directory.hpp"
 

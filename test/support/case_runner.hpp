@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "lumen/base/compute_context.hpp"
-#include "lumen/base/thread_pool.hpp"
-#include "lumen/base/workspace.hpp"
-#include "lumen/graph/node.hpp"
-#include "lumen/layer/layer.hpp"
-#include "lumen/tensor/tensor.hpp"
+#include "base/compute_context.hpp"
+#include "base/thread_pool.hpp"
+#include "base/workspace.hpp"
+#include "graph/node.hpp"
+#include "layer/layer.hpp"
+#include "lumen/tensor.hpp"
 
 namespace lumen {
 namespace test_support {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "lumen/io/golden_case.hpp"
+#include "io/golden_case.hpp"
 #include "support/float_text.hpp"
 
 namespace lumen {

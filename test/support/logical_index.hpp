@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "lumen/tensor/tensor.hpp"
+#include "lumen/tensor.hpp"
 
 namespace lumen {
 namespace test_support {

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "layer/sequence_layer_cases.hpp"
-#include "lumen/io/golden_case.hpp"
-#include "lumen/io/raw_file.hpp"
+#include "io/golden_case.hpp"
+#include "io/raw_file.hpp"
 #include "support/float_text.hpp"
 #include "support/kernel_testing.hpp"
+#include "support/sequence_layer_cases.hpp"
 #include "support/source_directory.hpp"
 
 namespace lumen {

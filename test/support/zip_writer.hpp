@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "lumen/pnnx/storage_zip.hpp"
+#include "pnnx/storage_zip.hpp"
 
 namespace lumen {
 namespace test_support {

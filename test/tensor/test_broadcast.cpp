@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "lumen/base/error.hpp"
-#include "lumen/base/thread_pool.hpp"
-#include "lumen/tensor/broadcast.hpp"
+#include "base/thread_pool.hpp"
+#include "lumen/error.hpp"
 #include "support/kernel_testing.hpp"
 #include "support/logical_index.hpp"
+#include "tensor/broadcast.hpp"
 
 namespace lumen {
 namespace {

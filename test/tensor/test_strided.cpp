@@ -5,10 +5,10 @@
 #include <numeric>
 #include <vector>
 
-#include "lumen/base/error.hpp"
-#include "lumen/base/thread_pool.hpp"
-#include "lumen/tensor/strided.hpp"
+#include "base/thread_pool.hpp"
+#include "lumen/error.hpp"
 #include "support/logical_index.hpp"
+#include "tensor/strided.hpp"
 
 namespace lumen {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <numeric>
 
-#include "lumen/base/error.hpp"
-#include "lumen/tensor/tensor.hpp"
+#include "lumen/error.hpp"
+#include "lumen/tensor.hpp"
 
 namespace lumen {
 namespace {

@@ -1,0 +1,67 @@
+// Model: a loaded model, read-only and shared by every Session that runs it (public API).
+//
+//   auto model = lumen::Model::Load("resnet18.pnnx.param");      // weights found beside it
+//   lumen::Session session(model, {.threads = 2});
+//   std::vector<lumen::Tensor> outputs = session.Run({input});
+//
+// Loading reads the file (its format recognised by content), builds every layer (weights
+// converted and packed once) and sorts the operators. Any number of sessions may then run the
+// model at the same time, each from its own thread.
+#ifndef LUMEN_MODEL_HPP_
+#define LUMEN_MODEL_HPP_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lumen {
+
+class RuntimeGraph;  // the built graph (runtime_graph.hpp, internal)
+
+// How a model is loaded.
+struct ModelOptions {
+  // The weights file, for formats that keep weights apart (pnnx's .bin); empty: the file beside
+  // the model (`x.pnnx.param` -> `x.pnnx.bin`).
+  std::string weights_path;
+  // Fuse activations into the layers before them and run channels-last blocks channels-first
+  // (graph/channels_first_blocks.hpp). Turn off to read every intermediate operand as the file
+  // describes it (Session::Extract, lumen_run --dump), at some cost in speed.
+  bool fuse = true;
+};
+
+// A model loaded from a file (see the top of this file).
+class Model {
+ public:
+  // Loads the model at `path`; throws lumen::Error naming the file (and line, op or weight) on
+  // any problem.
+  static std::shared_ptr<const Model> Load(const std::string& path,
+                                           const ModelOptions& options = {});
+
+  // Wraps a graph that is already built (tests and tools build graphs by hand).
+  explicit Model(std::unique_ptr<RuntimeGraph> graph);
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  // Names of the graph's inputs and outputs, in the order Session::Run takes and returns them.
+  std::vector<std::string> input_names() const;
+  std::vector<std::string> output_names() const;
+  // The shapes the inputs had when the model was exported (a session's defaults); -1 marks an
+  // extent the file leaves open, and an empty shape an input it does not annotate.
+  std::vector<std::vector<int>> export_input_shapes() const;
+  // Number of operators that run (after fusion).
+  size_t operator_count() const;
+  // Bytes of weights the model file held.
+  size_t weight_bytes() const;
+
+  // The built graph (for sessions and tools that include runtime_graph.hpp).
+  const RuntimeGraph& graph() const { return *graph_; }
+
+ private:
+  std::unique_ptr<RuntimeGraph> graph_;
+};
+
+}  // namespace lumen
+
+#endif  // LUMEN_MODEL_HPP_

@@ -1,0 +1,128 @@
+// nn.PReLU / F.prelu: x where x > 0, weight[c] * x elsewhere, with one slope for every element or
+// one per channel (dimension 1; inputs of rank 0 or 1 have a single channel, as in PyTorch).
+// A single stored slope is a leaky ReLU: the layer then offers it as its activation, so it can
+// be fused into the layer before, computing exactly what math/activation.hpp computes.
+#include <algorithm>
+
+#include "base/thread_pool.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
+#include "tensor/strided.hpp"
+
+namespace lumen {
+namespace {
+
+// Below this many elements the layer runs on one thread.
+constexpr size_t kParallelElements = 1 << 14;
+
+// Per session: the input seen as (outer, channels, inner) around dimension 1.
+struct PreluState : LayerState {
+  AxisSplit split{0, 0, 0};
+};
+
+// Parametric ReLU.
+class Prelu : public Layer {
+ public:
+  explicit Prelu(const LayerConfig& config) : Layer(config) {
+    if (config.type() == "F.prelu") {
+      // F.prelu(input, weight): the weight is the second operand.
+      const int by_role = config.InputIndexOfRole("weight");
+      weight_input_ = by_role >= 0 ? by_role : 1;
+      return;
+    }
+    const int count = config.IntParam("num_parameters", 1);
+    if (count < 1) Fail(Concat("num_parameters must be positive, got ", count));
+    slopes_ = config.AttributeFloats("weight", {count});
+    if (count == 1) activation_ = {Activation::Kind::kLeakyRelu, slopes_[0]};
+  }
+
+  // The input, plus F.prelu's weight operand of 1 or C elements.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+    CheckInputCount(input_shapes, weight_input_ >= 0 ? 2 : 1);
+    const Shape& input = input_shapes[0];
+    size_t slopes = slopes_.size();
+    if (weight_input_ >= 0) {
+      const Shape& weight = input_shapes[static_cast<size_t>(weight_input_)];
+      if (weight.size() > 1) {
+        Fail(Concat("weight must be a vector, got shape ", ShapeToString(weight)));
+      }
+      slopes = ShapeElementCount(weight);
+    }
+    const size_t channels = input.size() >= 2 ? input[1] : 1;
+    if (slopes != 1 && slopes != channels) {
+      Fail(Concat("expected 1 slope or one per channel (", channels, " in input ",
+                  ShapeToString(input), "), got ", slopes));
+    }
+    return {input};
+  }
+
+  // Locates the channel dimension in memory for this input shape.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& /*output_shapes*/,
+                                      const PrepareContext& /*context*/) const override {
+    auto state = std::make_unique<PreluState>();
+    const Shape& input = input_shapes[0];
+    if (input.size() >= 2) {
+      state->split = SplitAroundAxis(input, 1);
+    } else {
+      state->split = AxisSplit{1, 1, ShapeElementCount(input)};
+    }
+    return state;
+  }
+
+  // Applies each channel's slope.
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override {
+    const AxisSplit& split = context.state_as<PreluState>().split;
+    const float* slopes = slopes_.data();
+    size_t slope_count = slopes_.size();
+    if (weight_input_ >= 0) {
+      const Tensor& weight = *inputs[static_cast<size_t>(weight_input_)];
+      slopes = weight.data();
+      slope_count = weight.size();
+    }
+    const float* x = inputs[0]->data();
+    float* y = outputs[0]->data();
+    const size_t channels = split.extent;
+    const size_t inner = split.inner;
+    const bool shared = slope_count == 1;
+    ParallelFor(
+        context.compute.pool, static_cast<std::ptrdiff_t>(split.outer),
+        [&](std::ptrdiff_t outer) {
+          const size_t base = static_cast<size_t>(outer) * channels * inner;
+          if (inner == 1 && !shared) {
+            // Channels are contiguous (an (N, C, L) input): one slope per element.
+            for (size_t c = 0; c < channels; ++c) {
+              const float value = x[base + c];
+              y[base + c] = value > 0.0f ? value : value * slopes[c];
+            }
+            return;
+          }
+          for (size_t c = 0; c < channels; ++c) {
+            const float slope = slopes[shared ? 0 : c];
+            const float* source = x + base + c * inner;
+            float* target = y + base + c * inner;
+            for (size_t i = 0; i < inner; ++i) {
+              target[i] = source[i] > 0.0f ? source[i] : source[i] * slope;
+            }
+          }
+        },
+        Schedule::kStatic, inputs[0]->size() >= kParallelElements);
+  }
+
+  // A single stored slope is nn.LeakyReLU's function: offered for fusion.
+  const Activation* ElementwiseActivation() const override {
+    return slopes_.size() == 1 ? &activation_ : nullptr;
+  }
+
+ private:
+  std::vector<float> slopes_;  // the stored weight (nn.PReLU); empty for F.prelu
+  int weight_input_ = -1;      // F.prelu's weight operand
+  Activation activation_;
+};
+
+}  // namespace
+
+LUMEN_REGISTER_LAYER(Prelu, "nn.PReLU", "F.prelu");
+
+}  // namespace lumen

@@ -1,0 +1,10 @@
+// nn.ReLU6: min(max(x, 0), 6).
+// The layer is the shared ActivationLayer; the math lives in math/activation.hpp so that layers
+// which fuse an activation (a convolution followed by this op) compute exactly the same thing.
+#include "layer/activation/activation_layer.hpp"
+
+namespace lumen {
+
+LUMEN_REGISTER_ACTIVATION(kRelu6, "nn.ReLU6", "F.relu6");
+
+}  // namespace lumen

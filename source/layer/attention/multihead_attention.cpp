@@ -1,0 +1,613 @@
+// nn.MultiheadAttention at inference: in-projections, softmax(Q K^T / sqrt(d) + masks) V per head,
+// out-projection, and optionally the attention weights (averaged over heads, or per head).
+//
+// pnnx writes the module as one op. Its data inputs are (query) for self-attention, (query, key)
+// when key and value are one tensor, or (query, key, value); masks are further inputs marked by
+// role (`$attn_mask=1`, `$key_padding_mask=...`): float masks are added to the scores, and a mask
+// the file declares bool masks the keys where it is 1, as PyTorch does. Weights are
+// in_proj_weight (3E x E), or q/k/v_proj_weight when kdim or vdim differ from embed_dim, plus the
+// biases and out_proj.
+//
+// Every product runs on the packed GEMM, in the layout it reads best: each projection writes a
+// "token matrix" (rows = the N*L tokens, column-major, so that one feature of every token is
+// contiguous), where a head's queries, keys and values are plain column-major blocks. The
+// in-projection is one GEMM over all tokens (one for q, k and v together in self-attention);
+// then each task (a batch item, a head or all heads, a block of query rows) packs K_h^T and V_h,
+// multiplies Q_h by K_h^T, adds the masks, takes the softmax of each row, and multiplies by V_h
+// into the output token matrix, which the out-projection multiplies in one GEMM more.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/checked_math.hpp"
+#include "layer/layer.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
+#include "math/fast_exp.hpp"
+#include "math/packed_gemm.hpp"
+
+namespace lumen {
+namespace {
+
+constexpr float kNegativeInfinity = -std::numeric_limits<float>::infinity();
+
+// Query rows one task handles at most: its scores (rows x keys) stay in the L2 cache.
+constexpr int kMaxBlockRows = 128;
+
+// How a sequence operand is laid out.
+enum class SequenceOrder {
+  kUnbatched,      // (L, E)
+  kBatchFirst,     // (N, L, E)
+  kSequenceFirst,  // (L, N, E)
+};
+
+// Per session and shape: the sizes, and the buffers that live through one run.
+struct AttentionState : LayerState {
+  SequenceOrder order = SequenceOrder::kBatchFirst;
+  int batch = 0;                    // N
+  int target = 0;                   // L, query tokens per item
+  int source = 0;                   // S, key tokens per item
+  int keys = 0;                     // S plus the keys add_bias_kv and add_zero_attn append
+  int block_rows = 0;               // query rows per task
+  int blocks = 0;                   // blocks per item
+  std::vector<float> query_tokens;  // gathered inputs, when the input is not a token matrix
+  std::vector<float> key_tokens;
+  std::vector<float> value_tokens;
+  std::vector<float> projected;  // Q (NL x E), then K and V (N*keys x E), token matrices
+  std::vector<float> attended;   // the heads' outputs side by side (NL x E)
+  std::vector<float> result;     // the out-projection before it is scattered (sequence-first)
+
+  size_t bytes() const override {
+    return (query_tokens.size() + key_tokens.size() + value_tokens.size() + projected.size() +
+            attended.size() + result.size()) *
+           sizeof(float);
+  }
+};
+
+// Softmax of each row of the column-major rows x columns block `scores` (leading dimension rows),
+// in place; `maxima` and `sums` are rows floats of scratch. Loops run down the columns, so the
+// inner loop is contiguous and vectorises. A row of only -inf gives NaN, as in PyTorch.
+void SoftmaxRows(float* scores, int rows, int columns, float* maxima, float* sums) {
+  // LESSON 12 BEGIN: a stable softmax of every row of a column-major block; -inf weighs 0
+  std::fill(maxima, maxima + rows, kNegativeInfinity);
+  std::fill(sums, sums + rows, 0.0f);
+  for (int s = 0; s < columns; ++s) {
+    const float* column = scores + static_cast<size_t>(s) * rows;
+    for (int i = 0; i < rows; ++i) maxima[i] = std::max(maxima[i], column[i]);
+  }
+  for (int s = 0; s < columns; ++s) {
+    float* column = scores + static_cast<size_t>(s) * rows;
+    for (int i = 0; i < rows; ++i) {
+      const float shifted = column[i] - maxima[i];
+      // A masked key (-inf) weighs exactly 0 (FastExp clamps its argument, giving 1e-38).
+      const float weight = shifted == kNegativeInfinity ? 0.0f : FastExp(shifted);
+      column[i] = weight;
+      sums[i] += weight;
+    }
+  }
+  for (int i = 0; i < rows; ++i) sums[i] = 1.0f / sums[i];
+  for (int s = 0; s < columns; ++s) {
+    float* column = scores + static_cast<size_t>(s) * rows;
+    for (int i = 0; i < rows; ++i) column[i] *= sums[i];
+  }
+  // LESSON 12 END
+}
+
+// c[i + j * ldc] += bias[j] for an m x n column-major block.
+void AddColumnBias(const float* bias, int m, int n, float* c, int ldc) {
+  for (int j = 0; j < n; ++j) {
+    float* column = c + static_cast<size_t>(j) * ldc;
+    for (int i = 0; i < m; ++i) column[i] += bias[j];
+  }
+}
+
+}  // namespace
+
+// nn.MultiheadAttention (see the top of this file).
+class MultiheadAttentionLayer : public Layer {
+ public:
+  // Reads the sizes and weights; packs the projections once (the query's scaled by 1/sqrt(d)).
+  explicit MultiheadAttentionLayer(const LayerConfig& config) : Layer(config) {
+    embed_ = config.IntParam("embed_dim");
+    heads_ = config.IntParam("num_heads");
+    if (embed_ < 1 || heads_ < 1 || embed_ % heads_ != 0) {
+      Fail(Concat("embed_dim ", embed_, " must be a positive multiple of num_heads ", heads_));
+    }
+    head_dim_ = embed_ / heads_;
+    key_dim_ = config.IntParam("kdim", embed_);
+    value_dim_ = config.IntParam("vdim", embed_);
+    if (key_dim_ < 1 || value_dim_ < 1) {
+      Fail(Concat("kdim ", key_dim_, " and vdim ", value_dim_, " must be positive"));
+    }
+    batch_first_ = config.BoolParam("batch_first", false);
+    outputs_ = config.output_count();
+    average_weights_ = config.BoolParam("average_attn_weights", true);
+    zero_attention_ = config.BoolParam("add_zero_attn", false);
+    mask_input_ = config.InputIndexOfRole("attn_mask");
+    padding_input_ = config.InputIndexOfRole("key_padding_mask");
+    // A mask the file declares bool (or uint8, which PyTorch reads as bool) arrives as 0/1
+    // floats: 1 masks the key (-inf) instead of adding 1.
+    const auto is_bool = [&](int input) {
+      const DataType type = input >= 0 ? config.InputType(input) : DataType::kUnknown;
+      return type == DataType::kBool || type == DataType::kUInt8;
+    };
+    mask_is_bool_ = is_bool(mask_input_);
+    padding_is_bool_ = is_bool(padding_input_);
+    for (int i = 0; i < static_cast<int>(config.input_count()); ++i) {
+      if (i != mask_input_ && i != padding_input_) data_inputs_.push_back(i);
+    }
+    if (data_inputs_.empty() || data_inputs_.size() > 3) {
+      Fail(Concat("expected 1 to 3 inputs besides the masks (query, key, value), got ",
+                  data_inputs_.size()));
+    }
+    if (data_inputs_.size() == 2 && key_dim_ != value_dim_) {
+      Fail(Concat("one input serves as key and value, but kdim ", key_dim_, " != vdim ",
+                  value_dim_));
+    }
+    if (data_inputs_.size() == 1 && (key_dim_ != embed_ || value_dim_ != embed_)) {
+      Fail(Concat("self-attention needs kdim and vdim equal to embed_dim ", embed_, ", got ",
+                  key_dim_, " and ", value_dim_));
+    }
+    if (config.output_count() < 1 || config.output_count() > 2) {
+      Fail(Concat("expected 1 or 2 outputs (output, attention weights), got ",
+                  config.output_count()));
+    }
+
+    const size_t e = static_cast<size_t>(embed_);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim_));
+    std::vector<float> q, k, v;  // row-major (E, in) each
+    if (config.HasAttribute("in_proj_weight") && key_dim_ == embed_ && value_dim_ == embed_) {
+      const std::vector<float> w = config.AttributeFloats("in_proj_weight", {3 * embed_, embed_});
+      q.assign(w.begin(), w.begin() + e * e);
+      k.assign(w.begin() + e * e, w.begin() + 2 * e * e);
+      v.assign(w.begin() + 2 * e * e, w.end());
+    } else {
+      q = config.AttributeFloats("q_proj_weight", {embed_, embed_});
+      k = config.AttributeFloats("k_proj_weight", {embed_, key_dim_});
+      v = config.AttributeFloats("v_proj_weight", {embed_, value_dim_});
+    }
+    for (float& value : q) value *= scale;
+    in_bias_.assign(3 * e, 0.0f);
+    if (config.HasAttribute("in_proj_bias")) {
+      in_bias_ = config.AttributeFloats("in_proj_bias", {3 * embed_});
+      for (size_t i = 0; i < e; ++i) in_bias_[i] *= scale;
+    }
+    if (config.BoolParam("add_bias_kv", false)) {
+      bias_k_ = config.AttributeFloats("bias_k", {1, 1, embed_});
+      bias_v_ = config.AttributeFloats("bias_v", {1, 1, embed_});
+    }
+    const int extra_keys = (bias_k_.empty() ? 0 : 1) + (zero_attention_ ? 1 : 0);
+    // A row-major (E, in) weight read column-major is W^T, the (in x E) right-hand side.
+    if (data_inputs_.size() == 1 && extra_keys == 0) {
+      std::vector<float> qkv = q;
+      qkv.insert(qkv.end(), k.begin(), k.end());
+      qkv.insert(qkv.end(), v.begin(), v.end());
+      qkv_weights_ = PackedMatrix(qkv.data(), embed_, 3 * embed_, embed_);
+    } else {
+      q_weights_ = PackedMatrix(q.data(), embed_, embed_, embed_);
+      k_weights_ = PackedMatrix(k.data(), key_dim_, embed_, key_dim_);
+      v_weights_ = PackedMatrix(v.data(), value_dim_, embed_, value_dim_);
+    }
+    const std::vector<float> out = config.AttributeFloats("out_proj.weight", {embed_, embed_});
+    out_weights_ = PackedMatrix(out.data(), embed_, embed_, embed_);
+    out_bias_.assign(e, 0.0f);
+    if (config.HasAttribute("out_proj.bias")) {
+      out_bias_ = config.AttributeFloats("out_proj.bias", {embed_});
+    }
+  }
+
+  // The query's shape, and the weights' (N, L, S+extra keys), per head when not averaged.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+    CheckInputCount(input_shapes, data_inputs_.size() + (mask_input_ >= 0) + (padding_input_ >= 0));
+    const Shape& query = input_shapes[data_inputs_[0]];
+    const Shape& key = input_shapes[data_inputs_[std::min<size_t>(1, data_inputs_.size() - 1)]];
+    const Shape& value = input_shapes[data_inputs_.back()];
+    const bool batched = query.size() == 3;
+    const std::string layout = !batched ? "(L,E)" : batch_first_ ? "(N,L,E)" : "(L,N,E)";
+    const auto check = [&](const Shape& shape, const char* what, int features) {
+      if (shape.size() != query.size() || (shape.size() != 2 && shape.size() != 3) ||
+          shape.back() != static_cast<uint32_t>(features)) {
+        Fail(Concat("expected ", what, " of shape ", layout, " with ", features, " features, got ",
+                    ShapeToString(shape)));
+      }
+    };
+    check(query, "a query", embed_);
+    check(key, "a key", key_dim_);
+    check(value, "a value", value_dim_);
+    const uint32_t batch = !batched ? 1 : batch_first_ ? query[0] : query[1];
+    const uint32_t target = batch_first_ && batched ? query[1] : query[0];
+    const auto batch_of = [&](const Shape& s) { return !batched ? 1 : batch_first_ ? s[0] : s[1]; };
+    const auto length_of = [&](const Shape& s) { return batch_first_ && batched ? s[1] : s[0]; };
+    const uint32_t source = length_of(key);
+    if (batch_of(key) != batch || batch_of(value) != batch || length_of(value) != source) {
+      Fail(Concat("query ", ShapeToString(query), ", key ", ShapeToString(key), " and value ",
+                  ShapeToString(value), " do not agree on the batch and key counts (layout ",
+                  layout, ")"));
+    }
+    if (mask_input_ >= 0) {
+      const Shape& mask = input_shapes[mask_input_];
+      const Shape two_d = {target, source};
+      const Shape three_d = {batch * static_cast<uint32_t>(heads_), target, source};
+      if (mask != two_d && mask != three_d) {
+        Fail(Concat("expected attn_mask of shape ", ShapeToString(two_d), " or ",
+                    ShapeToString(three_d), ", got ", ShapeToString(mask)));
+      }
+    }
+    if (padding_input_ >= 0) {
+      const Shape& mask = input_shapes[padding_input_];
+      const Shape expected = batched ? Shape{batch, source} : Shape{source};
+      if (mask != expected) {
+        Fail(Concat("expected key_padding_mask of shape ", ShapeToString(expected), ", got ",
+                    ShapeToString(mask)));
+      }
+    }
+    std::vector<Shape> outputs = {query};
+    if (output_count() == 2) {
+      const uint32_t keys = source + (bias_k_.empty() ? 0 : 1) + (zero_attention_ ? 1 : 0);
+      Shape weights = {target, keys};
+      if (!average_weights_) weights.insert(weights.begin(), static_cast<uint32_t>(heads_));
+      if (batched) weights.insert(weights.begin(), batch);
+      ShapeElementCount(weights);
+      outputs.push_back(weights);
+    }
+    return outputs;
+  }
+
+  // Sizes the token matrices and the query blocks, and reserves every thread's scratch.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& output_shapes,
+                                      const PrepareContext& context) const override {
+    (void)output_shapes;
+    auto state = std::make_unique<AttentionState>();
+    const Shape& query = input_shapes[data_inputs_[0]];
+    const Shape& key = input_shapes[data_inputs_.size() > 1 ? data_inputs_[1] : data_inputs_[0]];
+    const bool batched = query.size() == 3;
+    state->order = !batched       ? SequenceOrder::kUnbatched
+                   : batch_first_ ? SequenceOrder::kBatchFirst
+                                  : SequenceOrder::kSequenceFirst;
+    state->batch = CheckedInt(!batched ? 1 : batch_first_ ? query[0] : query[1], "batch");
+    state->target = CheckedInt(batch_first_ && batched ? query[1] : query[0], "query length");
+    state->source = CheckedInt(batch_first_ && batched ? key[1] : key[0], "key length");
+    state->keys = state->source + (bias_k_.empty() ? 0 : 1) + (zero_attention_ ? 1 : 0);
+    const size_t n = static_cast<size_t>(state->batch);
+    const size_t query_tokens = CheckedMultiply(n, state->target, "query tokens");
+    const size_t key_tokens = CheckedMultiply(n, state->source, "key tokens");
+    const size_t key_rows = CheckedMultiply(n, state->keys, "key rows");
+    CheckedInt(static_cast<int64_t>(std::max(query_tokens, key_rows)), "token count");
+    const bool direct = IsTokenMatrix(*state);
+    const size_t e = static_cast<size_t>(embed_);
+    if (!direct) {
+      state->query_tokens.resize(CheckedMultiply(query_tokens, e, "query"));
+      if (data_inputs_.size() > 1) {
+        state->key_tokens.resize(CheckedMultiply(key_tokens, key_dim_, "key"));
+      }
+      if (data_inputs_.size() > 2) {
+        state->value_tokens.resize(CheckedMultiply(key_tokens, value_dim_, "value"));
+      }
+    }
+    state->projected.resize(
+        CheckedMultiply(CheckedAdd(query_tokens, 2 * key_rows, "projections"), e, "projections"));
+    state->attended.resize(CheckedMultiply(query_tokens, e, "attention output"));
+    if (state->order == SequenceOrder::kSequenceFirst) state->result.resize(state->attended.size());
+
+    // Blocks of query rows: at most kMaxBlockRows each, and enough tasks for every thread while
+    // a block keeps at least one full panel of rows for the GEMM.
+    const int tasks_per_block = state->batch * (HeadsPerTask() == heads_ ? 1 : heads_);
+    int blocks = std::max(1, (state->target + kMaxBlockRows - 1) / kMaxBlockRows);
+    while (static_cast<int64_t>(tasks_per_block) * blocks < 2 * context.threads &&
+           (state->target + blocks) / (blocks + 1) >= kPanelRows) {
+      ++blocks;
+    }
+    state->block_rows = std::max(1, (state->target + blocks - 1) / blocks);
+    state->blocks =
+        state->target == 0 ? 0 : (state->target + state->block_rows - 1) / state->block_rows;
+
+    const int rows = state->block_rows;
+    Workspace& workspace = *context.workspace;
+    workspace.Reserve(ScratchSlot::kFirst,
+                      CheckedMultiply(static_cast<size_t>(rows), state->keys + 2, "scores"));
+    workspace.Reserve(ScratchSlot::kSecond, PackedColumnsSize(head_dim_, state->keys));
+    workspace.Reserve(ScratchSlot::kThird, PackedColumnsSize(state->keys, head_dim_));
+    for (const auto& [m, k] : {std::pair<int, int>{static_cast<int>(query_tokens), embed_},
+                               {static_cast<int>(key_tokens), key_dim_},
+                               {static_cast<int>(key_tokens), value_dim_},
+                               {rows, head_dim_},
+                               {rows, state->keys}}) {
+      workspace.Reserve(ScratchSlot::kGemmPacking, PackedGemmScratchSize(m, k));
+    }
+    return state;
+  }
+
+  // Projections, attention per task, out-projection (see the top of this file).
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override {
+    AttentionState& state = context.state_as<AttentionState>();
+    const ComputeContext& compute = context.compute;
+    const int n = state.batch;
+    const int target = state.target;
+    const int source = state.source;
+    const int keys = state.keys;
+    const int query_tokens = n * target;
+    const int key_rows = n * keys;
+    const size_t e = static_cast<size_t>(embed_);
+    if (query_tokens == 0) return;
+
+    // 1. The inputs as token matrices (row n*L + l, column-major).
+    const Tensor& query_input = *inputs[data_inputs_[0]];
+    const Tensor& key_input = *inputs[data_inputs_[std::min<size_t>(1, data_inputs_.size() - 1)]];
+    const Tensor& value_input = *inputs[data_inputs_.back()];
+    const float* query_tokens_data =
+        TokenMatrix(state, query_input, target, embed_, &state.query_tokens, compute);
+    const float* key_tokens_data =
+        data_inputs_.size() == 1
+            ? query_tokens_data
+            : TokenMatrix(state, key_input, source, key_dim_, &state.key_tokens, compute);
+    const float* value_tokens_data =
+        data_inputs_.size() == 1 ? query_tokens_data
+        : data_inputs_.size() == 2
+            ? key_tokens_data
+            : TokenMatrix(state, value_input, source, value_dim_, &state.value_tokens, compute);
+    // Token matrices read in place have one item (N = 1), so the leading dimension is the length.
+    const int query_ld = query_tokens;
+    const int key_input_ld = n * source;
+
+    // 2. In-projections into Q, K and V token matrices.
+    float* q = state.projected.data();
+    float* k = q + static_cast<size_t>(query_tokens) * e;
+    float* v = k + static_cast<size_t>(key_rows) * e;
+    if (qkv_weights_.cols() > 0) {
+      PackedGemm(query_tokens, query_tokens_data, query_ld, qkv_weights_, q, query_tokens, compute);
+      AddColumnBias(in_bias_.data(), query_tokens, 3 * embed_, q, query_tokens);
+    } else {
+      PackedGemm(query_tokens, query_tokens_data, query_ld, q_weights_, q, query_tokens, compute);
+      AddColumnBias(in_bias_.data(), query_tokens, embed_, q, query_tokens);
+      ProjectKeys(key_tokens_data, key_input_ld, k_weights_, in_bias_.data() + e, bias_k_, state, k,
+                  compute);
+      ProjectKeys(value_tokens_data, key_input_ld, v_weights_, in_bias_.data() + 2 * e, bias_v_,
+                  state, v, compute);
+    }
+
+    // 3. Attention per (item, head or heads, block of query rows).
+    const float* mask = mask_input_ >= 0 ? inputs[mask_input_]->data() : nullptr;
+    const bool per_head_mask = mask != nullptr && inputs[mask_input_]->rank() == 3;
+    const float* padding = padding_input_ >= 0 ? inputs[padding_input_]->data() : nullptr;
+    float* weights = outputs.size() > 1 ? outputs[1]->data() : nullptr;
+    const int heads_per_task = HeadsPerTask();
+    const int head_groups = heads_ / heads_per_task;
+    const int blocks = state.blocks;
+    const int rows_per_block = state.block_rows;
+    float* attended = state.attended.data();
+    // No keys (S = 0 without added ones): every product over keys is empty, so the heads give 0.
+    const int tasks = keys == 0 ? 0 : n * head_groups * blocks;
+    if (keys == 0) std::fill(state.attended.begin(), state.attended.end(), 0.0f);
+    ParallelFor(
+        compute.pool, tasks,
+        [&](std::ptrdiff_t task) {
+          const int block = static_cast<int>(task % blocks);
+          const int group = static_cast<int>(task / blocks % head_groups);
+          const int item = static_cast<int>(task / blocks / head_groups);
+          const int first_row = block * rows_per_block;
+          const int rows = std::min(rows_per_block, target - first_row);
+          float* scores = compute.Scratch(ScratchSlot::kFirst,
+                                          static_cast<size_t>(rows_per_block) * (keys + 2));
+          float* maxima = scores + static_cast<size_t>(rows) * keys;
+          float* sums = maxima + rows;
+          float* packed_k =
+              compute.Scratch(ScratchSlot::kSecond, PackedColumnsSize(head_dim_, keys));
+          float* packed_v =
+              compute.Scratch(ScratchSlot::kThird, PackedColumnsSize(keys, head_dim_));
+          if (weights != nullptr && average_weights_) {
+            for (int s = 0; s < keys; ++s) {
+              float* column = weights + WeightsOffset(state, item, 0, first_row, s);
+              std::fill(column, column + rows, 0.0f);
+            }
+          }
+          for (int head = group * heads_per_task; head < (group + 1) * heads_per_task; ++head) {
+            const size_t feature = static_cast<size_t>(head) * head_dim_;
+            const float* k_head = k + static_cast<size_t>(item) * keys + feature * key_rows;
+            const float* v_head = v + static_cast<size_t>(item) * keys + feature * key_rows;
+            // LESSON 12 BEGIN: scores = Q_h K_h^T for this block of query rows, as one GEMM
+            PackColumns(k_head, key_rows, 1, head_dim_, keys, packed_k);
+            PackColumns(v_head, 1, key_rows, keys, head_dim_, packed_v);
+            const float* q_block =
+                q + static_cast<size_t>(item) * target + first_row + feature * query_tokens;
+            PackedGemm(rows, q_block, query_tokens, PackedPanels(packed_k, head_dim_, keys), scores,
+                       rows, compute);
+            // LESSON 12 END
+            if (mask != nullptr) {
+              const size_t slice = per_head_mask ? static_cast<size_t>(item) * heads_ + head : 0;
+              const float* mask_block = mask + slice * target * source + first_row;
+              for (int s = 0; s < source; ++s) {
+                const float* mask_column = mask_block + static_cast<size_t>(s) * target;
+                float* column = scores + static_cast<size_t>(s) * rows;
+                if (mask_is_bool_) {
+                  for (int i = 0; i < rows; ++i) {
+                    column[i] += mask_column[i] != 0.0f ? kNegativeInfinity : 0.0f;
+                  }
+                } else {
+                  for (int i = 0; i < rows; ++i) column[i] += mask_column[i];
+                }
+              }
+            }
+            if (padding != nullptr) {
+              for (int s = 0; s < source; ++s) {
+                const float value = padding[item + static_cast<size_t>(s) * n];
+                const float add = !padding_is_bool_ ? value
+                                  : value != 0.0f   ? kNegativeInfinity
+                                                    : 0.0f;
+                float* column = scores + static_cast<size_t>(s) * rows;
+                for (int i = 0; i < rows; ++i) column[i] += add;
+              }
+            }
+            SoftmaxRows(scores, rows, keys, maxima, sums);
+            if (weights != nullptr) {
+              const float share = average_weights_ ? 1.0f / heads_ : 1.0f;
+              const int weight_head = average_weights_ ? 0 : head;
+              for (int s = 0; s < keys; ++s) {
+                float* column = weights + WeightsOffset(state, item, weight_head, first_row, s);
+                const float* p = scores + static_cast<size_t>(s) * rows;
+                if (average_weights_) {
+                  for (int i = 0; i < rows; ++i) column[i] += p[i] * share;
+                } else {
+                  std::copy(p, p + rows, column);
+                }
+              }
+            }
+            // LESSON 12 BEGIN: this head's output = P V_h, into its columns of the token matrix
+            PackedGemm(
+                rows, scores, rows, PackedPanels(packed_v, keys, head_dim_),
+                attended + static_cast<size_t>(item) * target + first_row + feature * query_tokens,
+                query_tokens, compute);
+            // LESSON 12 END
+          }
+        },
+        Schedule::kDynamic);
+
+    // 4. Out-projection, into the output's layout.
+    float* output = outputs[0]->data();
+    switch (state.order) {
+      case SequenceOrder::kUnbatched:
+      case SequenceOrder::kBatchFirst:
+        // Item n's tokens are one column-major L x E matrix of the output.
+        for (int item = 0; item < n; ++item) {
+          float* out = output + static_cast<size_t>(item) * target * e;
+          PackedGemm(target, attended + static_cast<size_t>(item) * target, query_tokens,
+                     out_weights_, out, target, compute);
+          AddColumnBias(out_bias_.data(), target, embed_, out, target);
+        }
+        break;
+      case SequenceOrder::kSequenceFirst: {
+        float* result = state.result.data();
+        PackedGemm(query_tokens, attended, query_tokens, out_weights_, result, query_tokens,
+                   compute);
+        // (L, N, E): slice l, row n, column e.
+        for (int l = 0; l < target; ++l) {
+          float* slice = output + static_cast<size_t>(l) * n * e;
+          for (size_t f = 0; f < e; ++f) {
+            const float* column = result + f * query_tokens + l;
+            for (int item = 0; item < n; ++item) {
+              slice[item + f * n] = column[static_cast<size_t>(item) * target] + out_bias_[f];
+            }
+          }
+        }
+        break;
+      }
+    }
+  }
+
+ private:
+  // Heads one task computes: all of them when it averages their weights (the tasks of one item
+  // would otherwise add into the same place), else one.
+  int HeadsPerTask() const { return output_count() == 2 && average_weights_ ? heads_ : 1; }
+
+  // The number of outputs the graph reads.
+  size_t output_count() const { return outputs_; }
+
+  // True when the inputs already are token matrices: one item, its tokens in the rows of one
+  // column-major matrix.
+  static bool IsTokenMatrix(const AttentionState& state) {
+    return state.order != SequenceOrder::kSequenceFirst && state.batch == 1;
+  }
+
+  // Memory offset in the weights output of (item, head, query row, key).
+  size_t WeightsOffset(const AttentionState& state, int item, int head, int row, int key) const;
+
+  // The input as a token matrix: itself when it is one, else gathered into `buffer`.
+  const float* TokenMatrix(const AttentionState& state, const Tensor& input, int length,
+                           int features, std::vector<float>* buffer,
+                           const ComputeContext& compute) const;
+
+  // K or V = tokens * W^T + bias into rows item * keys + s, then the keys appended by
+  // add_bias_kv (`bias_row`, if any) and add_zero_attn.
+  void ProjectKeys(const float* tokens, int ld, const PackedMatrix& weights, const float* bias,
+                   const std::vector<float>& bias_row, const AttentionState& state, float* target,
+                   const ComputeContext& compute) const;
+
+  int embed_ = 0;
+  int heads_ = 0;
+  int head_dim_ = 0;
+  int key_dim_ = 0;
+  int value_dim_ = 0;
+  bool batch_first_ = false;
+  bool average_weights_ = true;
+  bool zero_attention_ = false;
+  int mask_input_ = -1;     // attn_mask: (L, S) or (N*heads, L, S)
+  int padding_input_ = -1;  // key_padding_mask: (N, S) or (S)
+  bool mask_is_bool_ = false;
+  bool padding_is_bool_ = false;
+  size_t outputs_ = 1;
+  std::vector<int> data_inputs_;  // query[, key[, value]]
+  PackedMatrix qkv_weights_;      // self-attention: [Wq; Wk; Wv]^T, one GEMM
+  PackedMatrix q_weights_, k_weights_, v_weights_;
+  std::vector<float> in_bias_;  // 3E: q (scaled), k, v
+  std::vector<float> bias_k_, bias_v_;
+  PackedMatrix out_weights_;
+  std::vector<float> out_bias_;
+};
+
+size_t MultiheadAttentionLayer::WeightsOffset(const AttentionState& state, int item, int head,
+                                              int row, int key) const {
+  const size_t heads = average_weights_ ? 1 : static_cast<size_t>(heads_);
+  const size_t slice = static_cast<size_t>(item) * heads + head;
+  return (slice * state.keys + key) * state.target + row;
+}
+
+const float* MultiheadAttentionLayer::TokenMatrix(const AttentionState& state, const Tensor& input,
+                                                  int length, int features,
+                                                  std::vector<float>* buffer,
+                                                  const ComputeContext& compute) const {
+  if (IsTokenMatrix(state)) return input.data();
+  const size_t n = static_cast<size_t>(state.batch);
+  const size_t rows = n * length;
+  const float* source = input.data();
+  float* target = buffer->data();
+  const bool sequence_first = state.order == SequenceOrder::kSequenceFirst;
+  ParallelFor(compute.pool, features, [&](std::ptrdiff_t f) {
+    float* column = target + static_cast<size_t>(f) * rows;
+    for (size_t item = 0; item < n; ++item) {
+      for (int l = 0; l < length; ++l) {
+        // (N, L, F): item's L x F matrix; (L, N, F): slice l, row item, column f.
+        column[item * length + l] = sequence_first
+                                        ? source[(static_cast<size_t>(l) * features + f) * n + item]
+                                        : source[(item * features + f) * length + l];
+      }
+    }
+  });
+  return target;
+}
+
+void MultiheadAttentionLayer::ProjectKeys(const float* tokens, int ld, const PackedMatrix& weights,
+                                          const float* bias, const std::vector<float>& bias_row,
+                                          const AttentionState& state, float* target,
+                                          const ComputeContext& compute) const {
+  const int n = state.batch;
+  const int source = state.source;
+  const int keys = state.keys;
+  const int rows = n * keys;
+  if (keys == source) {
+    PackedGemm(rows, tokens, ld, weights, target, rows, compute);
+    AddColumnBias(bias, rows, embed_, target, rows);
+    return;
+  }
+  for (int item = 0; item < n; ++item) {
+    float* block = target + static_cast<size_t>(item) * keys;
+    PackedGemm(source, tokens + static_cast<size_t>(item) * source, ld, weights, block, rows,
+               compute);
+    AddColumnBias(bias, source, embed_, block, rows);
+    int extra = source;
+    if (!bias_row.empty()) {
+      for (int f = 0; f < embed_; ++f) block[extra + static_cast<size_t>(f) * rows] = bias_row[f];
+      ++extra;
+    }
+    if (zero_attention_) {
+      for (int f = 0; f < embed_; ++f) block[extra + static_cast<size_t>(f) * rows] = 0.0f;
+    }
+  }
+}
+
+LUMEN_REGISTER_LAYER(MultiheadAttentionLayer, "nn.MultiheadAttention");
+
+}  // namespace lumen

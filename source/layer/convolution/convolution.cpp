@@ -1,0 +1,265 @@
+#include "layer/convolution/convolution.hpp"
+
+#include <glog/logging.h>
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/checked_math.hpp"
+#include "layer/layer_registry.hpp"
+#include "layer/window.hpp"
+#include "lumen/error.hpp"
+
+namespace lumen {
+
+Convolution::Convolution(const LayerConfig& config) : Layer(config) {
+  spec_.in_channels = config.IntParam("in_channels");
+  spec_.out_channels = config.IntParam("out_channels");
+  spec_.groups = config.IntParam("groups", 1);
+  one_dimensional_ = config.type() == "nn.Conv1d";
+  const std::string padding_mode = config.StringParam("padding_mode", "zeros");
+  if (padding_mode == "reflect") {
+    padding_mode_ = PaddingMode::kReflect;
+  } else if (padding_mode == "replicate") {
+    padding_mode_ = PaddingMode::kReplicate;
+  } else if (padding_mode == "circular") {
+    padding_mode_ = PaddingMode::kCircular;
+  } else if (padding_mode != "zeros") {
+    Fail(Concat("unknown padding_mode '", padding_mode,
+                "' (expected zeros, reflect, replicate or circular)"));
+  }
+  spec_.window = one_dimensional_ ? ReadWindow1d(config, false) : ReadWindow2d(config, false);
+  if (padding_mode_ != PaddingMode::kConstant) {
+    // PyTorch pads with F.pad in this mode, then convolves without padding: so does Lumen.
+    padding_ = spec_.window;
+    spec_.window.pad_top = spec_.window.pad_bottom = 0;
+    spec_.window.pad_left = spec_.window.pad_right = 0;
+  }
+  const Window2d& w = spec_.window;
+  if (config.HasParam("padding") && config.Param("padding").type() == Parameter::Type::kString &&
+      config.Param("padding").AsString() == "same" && (w.stride_h != 1 || w.stride_w != 1)) {
+    Fail("padding='same' is not supported for strided convolutions");  // nor in PyTorch
+  }
+  if (spec_.groups < 1 || spec_.in_channels < 1 || spec_.out_channels < 1 ||
+      spec_.in_channels % spec_.groups != 0 || spec_.out_channels % spec_.groups != 0) {
+    Fail(Concat("in_channels ", spec_.in_channels, " and out_channels ", spec_.out_channels,
+                " must be positive multiples of groups ", spec_.groups));
+  }
+  // The kernels index one output channel's weights, and the im2col depth, with ints.
+  const int64_t taps = int64_t{w.kernel_h} * w.kernel_w;  // < 2^62: no overflow here or below
+  if (taps > INT_MAX || taps * (spec_.in_channels / spec_.groups) > INT_MAX) {
+    Fail(Concat("the weights of one output channel (", spec_.in_channels / spec_.groups, "x",
+                w.kernel_h, "x", w.kernel_w, ") are too many"));
+  }
+  // A 1-D kernel (out, in/groups, k) has the memory of the 2-D (out, in/groups, 1, k).
+  spec_.weights = config.AttributeFloats(
+      "weight",
+      one_dimensional_
+          ? std::vector<int>{spec_.out_channels, spec_.in_channels / spec_.groups, w.kernel_w}
+          : std::vector<int>{spec_.out_channels, spec_.in_channels / spec_.groups, w.kernel_h,
+                             w.kernel_w});
+  if (config.BoolParam("bias", false)) {
+    spec_.bias = config.AttributeFloats("bias", {spec_.out_channels});
+  }
+  // When one algorithm serves every input size, prepare its weights now and drop PyTorch's.
+  const std::vector<ConvolutionAlgorithmKind> candidates = CandidateConvolutionAlgorithms(spec_);
+  if (candidates.size() == 1) {
+    algorithms_[static_cast<size_t>(candidates[0])] =
+        MakeConvolutionAlgorithm(candidates[0], spec_);
+    std::vector<float>().swap(spec_.weights);
+  }
+}
+
+ConvolutionShape Convolution::SampleShape(const Shape& input) const {
+  const size_t rank = input.size();
+  const size_t plane_rank = one_dimensional_ ? 1 : 2;  // dimensions after the channels
+  if ((rank != plane_rank + 1 && rank != plane_rank + 2) ||
+      input[rank - plane_rank - 1] != static_cast<uint32_t>(spec_.in_channels)) {
+    const char* plane = one_dimensional_ ? "L" : "H,W";
+    Fail(Concat("expected an input of shape (N,", spec_.in_channels, ",", plane, ") or (",
+                spec_.in_channels, ",", plane, "), got ", ShapeToString(input)));
+  }
+  const uint32_t input_h = one_dimensional_ ? 1 : input[rank - 2];
+  const uint32_t input_w = input[rank - 1];
+  if (input_h == 0 || input_w == 0) {
+    Fail(Concat("the input ", ShapeToString(input), " has an empty plane"));
+  }
+  // The plane the algorithm sees: padded first when the padding mode is not zeros.
+  int64_t staged_h = input_h;
+  int64_t staged_w = input_w;
+  if (padding_mode_ != PaddingMode::kConstant) {
+    const AxisPadding rows{input_h, padding_.pad_top, padding_.pad_bottom};
+    const AxisPadding cols{input_w, padding_.pad_left, padding_.pad_right};
+    for (const AxisPadding& axis : {rows, cols}) {
+      if (const char* problem = PaddingProblem(padding_mode_, axis)) {
+        Fail(Concat("padding_mode ", PaddingModeName(padding_mode_), " cannot pad the input ",
+                    ShapeToString(input), " by ", axis.before, ": ", problem));
+      }
+    }
+    staged_h = rows.PaddedExtent();
+    staged_w = cols.PaddedExtent();
+  }
+  ConvolutionShape shape;
+  try {
+    shape = MakeConvolutionShape(spec_.window, CheckedInt(staged_h, "convolution input height"),
+                                 CheckedInt(staged_w, "convolution input width"));
+  } catch (const Error& error) {
+    Fail(Concat("input ", ShapeToString(input), ": ", error.what()));
+  }
+  if (shape.output_h < 1 || shape.output_w < 1) {
+    const Window2d& w = spec_.window;
+    const Window2d& pads = padding_mode_ != PaddingMode::kConstant ? padding_ : w;
+    Fail(Concat("the ", w.kernel_h, "x", w.kernel_w, " kernel (dilation ", w.dilation_h, "x",
+                w.dilation_w, ") does not fit in the input ", ShapeToString(input), " padded to ",
+                int64_t{input_h} + pads.pad_top + pads.pad_bottom, "x",
+                int64_t{input_w} + pads.pad_left + pads.pad_right));
+  }
+  return shape;
+}
+
+std::vector<Shape> Convolution::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, 1);
+  const ConvolutionShape shape = SampleShape(input_shapes[0]);
+  Shape output = input_shapes[0];
+  const size_t rank = output.size();
+  if (one_dimensional_) {
+    output[rank - 2] = static_cast<uint32_t>(spec_.out_channels);
+    output[rank - 1] = static_cast<uint32_t>(shape.output_w);
+    return {output};
+  }
+  output[rank - 3] = static_cast<uint32_t>(spec_.out_channels);
+  output[rank - 2] = static_cast<uint32_t>(shape.output_h);
+  output[rank - 1] = static_cast<uint32_t>(shape.output_w);
+  return {output};
+}
+
+PaddingPlan Convolution::StagingPlan(const Shape& input) const {
+  const size_t rank = input.size();
+  const std::vector<std::ptrdiff_t> strides = SignedStorageStrides(input);
+  // The input as (samples, channels, H, W), read with its own strides (a missing batch has
+  // stride 0). A 1-D input is (samples, channels, L, 1): the memory of (samples, channels, 1, L)
+  // (one row of L per channel, as the algorithm reads it) with L as the fastest dimension, so the
+  // staging copies whole rows.
+  Shape index_shape;
+  std::vector<std::ptrdiff_t> index_strides;
+  const bool batched = rank == (one_dimensional_ ? 3u : 4u);
+  index_shape.push_back(batched ? input[0] : 1);
+  index_strides.push_back(batched ? strides[0] : 0);
+  std::vector<AxisPadding> padding(4);
+  if (one_dimensional_) {
+    index_shape.insert(index_shape.end(), {input[rank - 2], input[rank - 1], 1});
+    index_strides.insert(index_strides.end(), {strides[rank - 2], strides[rank - 1], 0});
+    if (padding_mode_ != PaddingMode::kConstant) {
+      padding[2].before = padding_.pad_left;
+      padding[2].after = padding_.pad_right;
+    }
+  } else {
+    index_shape.insert(index_shape.end(), {input[rank - 3], input[rank - 2], input[rank - 1]});
+    index_strides.insert(index_strides.end(),
+                         {strides[rank - 3], strides[rank - 2], strides[rank - 1]});
+    if (padding_mode_ != PaddingMode::kConstant) {
+      padding[2].before = padding_.pad_top;
+      padding[2].after = padding_.pad_bottom;
+      padding[3].before = padding_.pad_left;
+      padding[3].after = padding_.pad_right;
+    }
+  }
+  try {
+    return MakePaddingPlan(padding_mode_, index_shape, index_strides, padding);
+  } catch (const Error& error) {
+    Fail(Concat("input ", ShapeToString(input), ": ", error.what()));
+  }
+}
+
+const ConvolutionAlgorithm& Convolution::PreparedAlgorithm(ConvolutionAlgorithmKind kind) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_ptr<const ConvolutionAlgorithm>& algorithm = algorithms_[static_cast<size_t>(kind)];
+  if (!algorithm) {
+    // Weights are released only when the one candidate was built in the constructor.
+    CHECK(!spec_.weights.empty()) << description() << ": no weights left to build "
+                                  << ConvolutionAlgorithmName(kind);
+    algorithm = MakeConvolutionAlgorithm(kind, spec_);
+  }
+  return *algorithm;
+}
+
+std::unique_ptr<LayerState> Convolution::Prepare(const std::vector<Shape>& input_shapes,
+                                                 const std::vector<Shape>& output_shapes,
+                                                 const PrepareContext& context) const {
+  CheckInputCount(input_shapes, 1);
+  const Shape& input = input_shapes[0];
+  const ConvolutionShape shape = SampleShape(input);
+  const ConvolutionAlgorithm& algorithm =
+      PreparedAlgorithm(ChooseConvolutionAlgorithm(spec_, shape));
+  auto state = std::make_unique<ConvolutionState>(
+      &algorithm, algorithm.Plan(shape, activation_, context.threads));
+  if (context.workspace != nullptr) state->plan().ReserveScratch(context.workspace);
+  if (one_dimensional_ || padding_mode_ != PaddingMode::kConstant) {
+    state->staging = StagingPlan(input);
+    state->staged_input.resize(ShapeElementCount(state->staging.output));
+  }
+  if (one_dimensional_) {
+    // The algorithm writes (samples, out_channels, L') with L' fastest; the output tensor of
+    // shape (N, out_channels, L') keeps its channels fastest (tensor.hpp).
+    const Shape& output = output_shapes[0];
+    const size_t rank = output.size();
+    const std::vector<std::ptrdiff_t> strides = SignedStorageStrides(output);
+    const size_t samples = state->staging.output[0];
+    const auto width = static_cast<std::ptrdiff_t>(shape.output_w);
+    StridedCopy copy;
+    copy.extents = {samples, static_cast<size_t>(spec_.out_channels),
+                    static_cast<size_t>(shape.output_w)};
+    copy.source_strides = {spec_.out_channels * width, width, 1};
+    copy.target_strides = {rank == 3 ? strides[0] : 0, strides[rank - 2], strides[rank - 1]};
+    state->output_copy = MakeStridedCopy(copy);
+    state->staged_output.resize(
+        CheckedMultiply(samples,
+                        ShapeElementCount({static_cast<uint32_t>(spec_.out_channels),
+                                           static_cast<uint32_t>(shape.output_w)}),
+                        "convolution output"));
+  }
+  return state;
+}
+
+void Convolution::Forward(const std::vector<const Tensor*>& inputs,
+                          const std::vector<Tensor*>& outputs,
+                          const ForwardContext& context) const {
+  ConvolutionState& state = context.state_as<ConvolutionState>();
+  const ConvolutionShape& shape = state.plan().shape;
+  const Tensor& input = *inputs[0];
+  Tensor& output = *outputs[0];
+  const float* source = input.data();
+  if (!state.staged_input.empty()) {
+    Pad(state.staging, input.data(), 0.0f, state.staged_input.data(), context.compute.pool);
+    source = state.staged_input.data();
+  }
+  float* target = one_dimensional_ ? state.staged_output.data() : output.data();
+  // Sample n's channels are slices n*C .. n*C + C-1 of the tensors, one after another.
+  const size_t batched_rank = one_dimensional_ ? 3 : 4;
+  const size_t samples = input.rank() == batched_rank ? input.shape()[0] : 1;
+  const size_t input_floats =
+      static_cast<size_t>(spec_.in_channels) * shape.input_h * shape.input_w;
+  const size_t output_floats =
+      static_cast<size_t>(spec_.out_channels) * shape.output_h * shape.output_w;
+  for (size_t sample = 0; sample < samples; ++sample) {
+    state.algorithm().Run(state.plan(), source + sample * input_floats,
+                          target + sample * output_floats, context.compute);
+  }
+  if (one_dimensional_) {
+    RunStridedCopy(state.output_copy, state.staged_output.data(), output.data(),
+                   context.compute.pool);
+  }
+}
+
+bool Convolution::FuseActivation(const Activation& activation) {
+  if (activation_fused_) return false;
+  activation_ = activation;
+  activation_fused_ = true;
+  return true;
+}
+
+LUMEN_REGISTER_LAYER(Convolution, "nn.Conv2d", "nn.Conv1d");
+
+}  // namespace lumen

@@ -1,0 +1,104 @@
+// nn.Conv2d and nn.Conv1d: convolution with stride, padding (zeros, reflect, replicate or
+// circular), dilation, groups and bias.
+#ifndef LUMEN_LAYER_CONVOLUTION_CONVOLUTION_HPP_
+#define LUMEN_LAYER_CONVOLUTION_CONVOLUTION_HPP_
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "kernel/convolution_algorithm.hpp"
+#include "kernel/padding.hpp"
+#include "layer/layer.hpp"
+#include "tensor/strided.hpp"
+
+namespace lumen {
+
+// What a Convolution keeps per session and input size: the algorithm it chose for that size (one
+// of the layer's, shared by every session) and how that algorithm runs it; and, for a 1-D
+// convolution or a padding mode other than zeros, the buffers the input is staged in.
+class ConvolutionState : public LayerState {
+ public:
+  // The chosen algorithm and its plan.
+  ConvolutionState(const ConvolutionAlgorithm* algorithm, const ConvolutionPlan& plan)
+      : algorithm_(algorithm), plan_(plan) {}
+  // The algorithm Forward runs (its name() tells profiles which one).
+  const ConvolutionAlgorithm& algorithm() const { return *algorithm_; }
+  // How it runs at this input size.
+  const ConvolutionPlan& plan() const { return plan_; }
+  // The staging buffers and the plans that fill and empty them.
+  size_t bytes() const override {
+    return (staged_input.size() + staged_output.size()) * sizeof(float) + staging.bytes();
+  }
+
+  // How the input is copied into staged_input: padded (reflect, replicate, circular), and for a
+  // 1-D convolution turned from (N,C,L), channels innermost, into N*C rows of L.
+  PaddingPlan staging;
+  std::vector<float> staged_input;  // empty: the algorithm reads the input tensor itself
+  // A 1-D convolution's output as the algorithm writes it (N*C rows of L), and the copy that
+  // turns it into the (N,C,L) layout of the output tensor.
+  std::vector<float> staged_output;
+  StridedCopy output_copy;
+
+ private:
+  const ConvolutionAlgorithm* algorithm_;
+  ConvolutionPlan plan_;
+};
+
+// The layer reads and checks the parameters; the arithmetic is done by a ConvolutionAlgorithm
+// (source/kernel/convolution_algorithm.hpp), chosen in Prepare once the input size is known.
+//
+// Each algorithm needs the weights in its own form (packed, Winograd-transformed), built once per
+// model and shared by every session. Most geometries have one candidate algorithm, built in the
+// constructor. 3x3 stride-1 layers use im2col, F(2x2, 3x3) or F(4x4, 3x3) depending on the map
+// size: each is built by the first Prepare that chooses it (under a mutex, since sessions prepare
+// concurrently), so a model run at one size holds one form of each layer's weights, not three.
+class Convolution : public Layer {
+ public:
+  // Reads the nn.Conv2d (nn.Conv1d) parameters and weights; throws lumen::Error on inconsistent
+  // ones.
+  explicit Convolution(const LayerConfig& config);
+  // (N, in_channels, H, W) or (in_channels, H, W) -> the same with out_channels and the size the
+  // window gives; for nn.Conv1d, (N, in_channels, L) or (in_channels, L).
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  // Chooses the algorithm for the input size (building its weights on first use), plans it for
+  // the session's threads and reserves its scratch.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& output_shapes,
+                                      const PrepareContext& context) const override;
+  // Convolves each sample.
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override;
+  // Applies `activation` to the output as well, if no activation is fused yet: the graph fuses a
+  // following ReLU or SiLU this way, saving one pass over memory.
+  bool FuseActivation(const Activation& activation) override;
+
+ private:
+  // The planes of one sample of `input` as the algorithm sees them (after padding; a 1-D input is
+  // a plane of height 1); throws lumen::Error naming the layer when the input is not
+  // (N, in_channels, H, W) or (in_channels, H, W) (1-D: (N, in_channels, L) or (in_channels, L)),
+  // the padding mode cannot pad it, or the window does not fit.
+  ConvolutionShape SampleShape(const Shape& input) const;
+  // Plans the staging of `input` (see ConvolutionState::staging).
+  PaddingPlan StagingPlan(const Shape& input) const;
+  // The algorithm `kind` with its weights, built on first use.
+  const ConvolutionAlgorithm& PreparedAlgorithm(ConvolutionAlgorithmKind kind) const;
+
+  // nn.Conv1d: the signal is a plane of height 1, the kernel a 1 x k window.
+  bool one_dimensional_ = false;
+  // Padding other than zeros is done by staging the input: then the window's own padding is 0 and
+  // `padding_` holds the amounts (pad_top, pad_bottom, pad_left, pad_right).
+  PaddingMode padding_mode_ = PaddingMode::kConstant;
+  Window2d padding_;
+  ConvolutionSpec spec_;  // weights released once every candidate algorithm is built
+  Activation activation_;
+  bool activation_fused_ = false;
+  mutable std::mutex mutex_;  // guards algorithms_ while Prepare builds one
+  mutable std::array<std::unique_ptr<const ConvolutionAlgorithm>, kConvolutionAlgorithmKinds>
+      algorithms_;
+};
+
+}  // namespace lumen
+
+#endif  // LUMEN_LAYER_CONVOLUTION_CONVOLUTION_HPP_

@@ -1,0 +1,113 @@
+// Layer: the interface every operator implementation follows.
+//
+// A layer is built once per model from its LayerConfig (parameters and weights are read and
+// converted, weights packed, in the constructor) and is read-only from then on: one layer object
+// serves every session of the model, from any number of threads at once. What depends on the
+// input shapes or changes during a run lives in the session:
+//
+//   OutputShapes(inputs)          shape inference: the output shapes for these input shapes
+//   Prepare(inputs, outputs, ..)  once per session and input shapes: choose an algorithm, size
+//                                 scratch, return the state Forward needs (or null)
+//   Forward(inputs, outputs, ..)  only computes, into outputs the session has allocated
+//
+// Errors caused by a model or its inputs (a bad parameter, a shape this layer cannot handle) are
+// lumen::Error exceptions whose message names the layer (Fail does that).
+#ifndef LUMEN_LAYER_LAYER_HPP_
+#define LUMEN_LAYER_LAYER_HPP_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/compute_context.hpp"
+#include "layer/layer_config.hpp"
+#include "lumen/tensor.hpp"
+#include "math/activation.hpp"
+
+namespace lumen {
+
+// What one layer keeps per session for one set of input shapes (a chosen algorithm, buffers that
+// live across a whole Forward). Layers derive their own.
+class LayerState {
+ public:
+  virtual ~LayerState() = default;
+  // Bytes this state holds, for the session's memory budget and report.
+  virtual size_t bytes() const { return 0; }
+};
+
+// What Prepare may use: the thread count it plans for, and the session's scratch, to reserve
+// what Forward will ask for (so that runs do not allocate).
+struct PrepareContext {
+  int threads = 1;
+  Workspace* workspace = nullptr;
+};
+
+// What Forward receives besides its operands: the session's threads and scratch, and the state
+// Prepare returned for this layer.
+struct ForwardContext {
+  ComputeContext compute;
+  LayerState* state = nullptr;
+
+  // The layer's own state, as the type its Prepare made.
+  template <typename State>
+  State& state_as() const {
+    return *static_cast<State*>(state);
+  }
+};
+
+// Base class of every operator implementation (one subclass per op type).
+class Layer {
+ public:
+  // Remembers how to name the operator in messages ("nn.Conv2d 'conv1'") and its operand counts.
+  explicit Layer(const LayerConfig& config);
+  virtual ~Layer() = default;
+  Layer(const Layer&) = delete;
+  Layer& operator=(const Layer&) = delete;
+
+  // Shape inference: the shapes of the outputs for inputs of these shapes. Throws lumen::Error
+  // naming the layer, with the shapes involved, when it cannot compute them.
+  virtual std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const = 0;
+
+  // Called by a session for each new set of input shapes, after OutputShapes: returns what Forward
+  // needs for these shapes (null by default). May reserve scratch through the context.
+  virtual std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                              const std::vector<Shape>& output_shapes,
+                                              const PrepareContext& context) const;
+
+  // Computes every output from the inputs. Outputs are allocated by the session with the shapes
+  // OutputShapes gave; a layer writes into them and never resizes them. Must not allocate.
+  virtual void Forward(const std::vector<const Tensor*>& inputs,
+                       const std::vector<Tensor*>& outputs,
+                       const ForwardContext& context) const = 0;
+
+  // --- Hooks for graph passes, asked while a model is built (before any session exists). ---
+
+  // The activation this layer applies, if it does nothing but apply it element by element to its
+  // one input; null otherwise.
+  virtual const Activation* ElementwiseActivation() const { return nullptr; }
+  // Asks this layer to apply `activation` to its own (single) output; true if it will, and the
+  // model then drops the activation's layer. By default a layer declines.
+  virtual bool FuseActivation(const Activation& activation);
+
+  // "nn.Conv2d 'conv1'": the operator this layer was built from.
+  const std::string& description() const { return description_; }
+
+ protected:
+  // Throws lumen::Error unless there are `inputs` inputs (and, at build time, the config's
+  // outputs).
+  void CheckInputCount(const std::vector<Shape>& input_shapes, size_t inputs) const;
+
+  // Converts a PyTorch dimension (negative counts from the end) for a tensor of rank `rank` into
+  // an index in [0, rank); throws lumen::Error naming the layer if it is out of range.
+  size_t Axis(int dim, size_t rank) const;
+
+  // Throws lumen::Error prefixed with this layer's description.
+  [[noreturn]] void Fail(const std::string& message) const;
+
+ private:
+  std::string description_;
+};
+
+}  // namespace lumen
+
+#endif  // LUMEN_LAYER_LAYER_HPP_

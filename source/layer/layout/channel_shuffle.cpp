@@ -1,0 +1,72 @@
+#include "layer/layout/channel_shuffle.hpp"
+
+#include <algorithm>
+
+#include "base/thread_pool.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
+#include "tensor/strided.hpp"
+
+namespace lumen {
+namespace {
+
+// Per session: the tensor seen as (outer, channels, inner) blocks around dim 1. For rank 4 and
+// up a channel is one contiguous block per sample; for rank 3, (N, C, L), the channel is the
+// fcube row, so its elements are single floats C apart.
+struct ChannelShuffleState : LayerState {
+  AxisSplit split{0, 0, 0};
+};
+
+// Below this many elements the copy runs on one thread.
+constexpr size_t kParallelElements = 1 << 15;
+
+}  // namespace
+
+ChannelShuffle::ChannelShuffle(const LayerConfig& config)
+    : Layer(config), groups_(config.IntParam("groups")) {
+  if (groups_ < 1) Fail("groups must be positive");
+}
+
+std::vector<Shape> ChannelShuffle::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, 1);
+  const Shape& input = input_shapes[0];
+  if (input.size() < 3 || input[1] % static_cast<uint32_t>(groups_) != 0) {
+    Fail(Concat("expected an (N,C,...) input of rank 3 or more with C divisible by groups ",
+                groups_, ", got ", ShapeToString(input)));
+  }
+  return {input};
+}
+
+std::unique_ptr<LayerState> ChannelShuffle::Prepare(const std::vector<Shape>& input_shapes,
+                                                    const std::vector<Shape>& /*output_shapes*/,
+                                                    const PrepareContext& /*context*/) const {
+  auto state = std::make_unique<ChannelShuffleState>();
+  if (ShapeElementCount(input_shapes[0]) > 0) state->split = SplitAroundAxis(input_shapes[0], 1);
+  return state;
+}
+
+void ChannelShuffle::Forward(const std::vector<const Tensor*>& inputs,
+                             const std::vector<Tensor*>& outputs,
+                             const ForwardContext& context) const {
+  const AxisSplit& split = context.state_as<ChannelShuffleState>().split;
+  const size_t channels = split.extent;
+  const size_t groups = static_cast<size_t>(groups_);
+  const size_t per_group = channels / groups;
+  const size_t inner = split.inner;
+  const float* source = inputs[0]->data();
+  float* target = outputs[0]->data();
+  ParallelFor(
+      context.compute.pool, static_cast<std::ptrdiff_t>(split.outer * channels),
+      [&](std::ptrdiff_t task) {
+        const size_t block = static_cast<size_t>(task) / channels;
+        const size_t channel = static_cast<size_t>(task) % channels;
+        const size_t from = (channel % groups) * per_group + channel / groups;
+        const float* first = source + (block * channels + from) * inner;
+        std::copy(first, first + inner, target + (block * channels + channel) * inner);
+      },
+      Schedule::kStatic, inputs[0]->size() >= kParallelElements);
+}
+
+LUMEN_REGISTER_LAYER(ChannelShuffle, "nn.ChannelShuffle", "F.channel_shuffle");
+
+}  // namespace lumen

@@ -1,0 +1,125 @@
+#include "layer/layout/concatenate.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "base/checked_math.hpp"
+#include "base/thread_pool.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
+#include "tensor/strided.hpp"
+
+namespace lumen {
+
+namespace {
+
+// Per session: how the blocks of the inputs interleave in the output.
+struct ConcatenateState : LayerState {
+  size_t output_block = 0;           // floats per output block
+  std::vector<size_t> block_sizes;   // floats per block, per input (extent * inner)
+  std::vector<size_t> block_starts;  // where each input's part starts inside an output block
+};
+
+// Below this many elements the copy stays on one thread.
+constexpr size_t kParallelElements = 1 << 15;
+
+}  // namespace
+
+Concatenate::Concatenate(const LayerConfig& config)
+    : Layer(config), dim_(config.IntParam("dim", 0)) {
+  if (config.input_count() == 0) Fail("expected one or more inputs, got 0");
+}
+
+std::vector<Shape> Concatenate::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  if (input_shapes.empty()) Fail("expected one or more inputs, got 0");
+  const Shape& first = input_shapes[0];
+  const size_t axis = Axis(dim_, first.size());
+  Shape output = first;
+  uint64_t joined = 0;
+  for (size_t i = 0; i < input_shapes.size(); ++i) {
+    const Shape& input = input_shapes[i];
+    // Same rank, same extents outside dim: anything else would read outside an input.
+    Shape expected = first;
+    if (input.size() == first.size()) expected[axis] = input[axis];
+    if (input != expected) {
+      Shape pattern = first;
+      std::string text = "(";
+      for (size_t d = 0; d < pattern.size(); ++d) {
+        if (d > 0) text += ",";
+        text += d == axis ? std::string("*") : std::to_string(pattern[d]);
+      }
+      Fail(Concat("input ", i, " has shape ", ShapeToString(input), ", expected ", text + ")",
+                  " (input 0 is ", ShapeToString(first), "; only dim ", dim_, " may differ)"));
+    }
+    joined += input[axis];
+  }
+  if (joined > std::numeric_limits<uint32_t>::max()) {
+    Fail(Concat("the inputs join to an extent of ", joined, " along dim ", dim_,
+                ", above 2^32 - 1"));
+  }
+  output[axis] = static_cast<uint32_t>(joined);
+  return {output};
+}
+
+std::unique_ptr<LayerState> Concatenate::Prepare(const std::vector<Shape>& input_shapes,
+                                                 const std::vector<Shape>& output_shapes,
+                                                 const PrepareContext& /*context*/) const {
+  const Shape& output = output_shapes[0];
+  const size_t axis = Axis(dim_, output.size());
+  auto state = std::make_unique<ConcatenateState>();
+  for (const Shape& input : input_shapes) {
+    // An input's block is its extent along dim times the memory stride of dim (not
+    // SplitAroundAxis, which divides by the extent, and an input may be empty along dim).
+    const size_t inner = StorageStrides(input)[axis];
+    state->block_starts.push_back(state->output_block);
+    state->block_sizes.push_back(CheckedMultiply(input[axis], inner, "concatenated block"));
+    state->output_block += state->block_sizes.back();
+  }
+  return state;
+}
+
+void Concatenate::Forward(const std::vector<const Tensor*>& inputs,
+                          const std::vector<Tensor*>& outputs,
+                          const ForwardContext& context) const {
+  const ConcatenateState& state = context.state_as<ConcatenateState>();
+  float* target = outputs[0]->data();
+  const size_t total = outputs[0]->size();
+  // The output in fixed chunks, so that the threads share the work however few blocks there are
+  // (joining on dim 0 gives one block per input).
+  constexpr size_t kChunk = 1 << 14;
+  const auto chunks = static_cast<std::ptrdiff_t>((total + kChunk - 1) / kChunk);
+  ParallelFor(
+      context.compute.pool, chunks,
+      [&](std::ptrdiff_t chunk) {
+        size_t position = static_cast<size_t>(chunk) * kChunk;
+        const size_t end = std::min(total, position + kChunk);
+        size_t block = position / state.output_block;
+        size_t within = position % state.output_block;
+        size_t input = 0;
+        while (within >= state.block_starts[input] + state.block_sizes[input]) ++input;
+        while (position < end) {
+          const size_t size = state.block_sizes[input];
+          const size_t offset = within - state.block_starts[input];
+          const size_t count = std::min(size - offset, end - position);
+          const float* source = inputs[input]->data() + block * size + offset;
+          std::copy(source, source + count, target + position);
+          position += count;
+          within += count;
+          if (offset + count == size) {
+            // Next input with elements in this block, or the next block.
+            do {
+              if (++input == inputs.size()) {
+                input = 0;
+                within = 0;
+                ++block;
+              }
+            } while (state.block_sizes[input] == 0 && position < end);
+          }
+        }
+      },
+      Schedule::kStatic, total >= kParallelElements);
+}
+
+LUMEN_REGISTER_LAYER(Concatenate, "torch.cat", "torch.concat");
+
+}  // namespace lumen

@@ -1,0 +1,47 @@
+#include "layer/layout/flatten.hpp"
+
+#include <limits>
+
+#include "base/checked_math.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
+
+namespace lumen {
+
+Flatten::Flatten(const LayerConfig& config)
+    : ViewLayer(config),
+      start_dim_(config.IntParam("start_dim", 0)),
+      end_dim_(config.IntParam("end_dim", -1)) {}
+
+std::vector<Shape> Flatten::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, 1);
+  const Shape& input = input_shapes[0];
+  // PyTorch flattens a 0-d tensor to one element (start and end must then be 0 or -1).
+  if (input.empty()) {
+    Axis(start_dim_, 1);
+    Axis(end_dim_, 1);
+    return {Shape{1}};
+  }
+  const size_t start = Axis(start_dim_, input.size());
+  const size_t end = Axis(end_dim_, input.size());
+  if (start > end) {
+    Fail(Concat("start_dim ", start_dim_, " comes after end_dim ", end_dim_, " for input ",
+                ShapeToString(input)));
+  }
+  size_t merged = 1;
+  for (size_t axis = start; axis <= end; ++axis) {
+    merged = CheckedMultiply(merged, input[axis], "flattened extent");
+  }
+  if (merged > std::numeric_limits<uint32_t>::max()) {
+    Fail(Concat("flattening ", ShapeToString(input), " from dim ", start_dim_, " to ", end_dim_,
+                " gives an extent of ", merged, ", above 2^32 - 1"));
+  }
+  Shape output(input.begin(), input.begin() + static_cast<std::ptrdiff_t>(start));
+  output.push_back(static_cast<uint32_t>(merged));
+  output.insert(output.end(), input.begin() + static_cast<std::ptrdiff_t>(end) + 1, input.end());
+  return {output};
+}
+
+LUMEN_REGISTER_LAYER(Flatten, "torch.flatten");
+
+}  // namespace lumen

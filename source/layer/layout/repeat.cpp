@@ -1,0 +1,101 @@
+// Tensor.repeat: tiles a tensor, repeats[d] copies along each dimension d.
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "base/checked_math.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
+#include "tensor/strided.hpp"
+
+namespace lumen {
+namespace {
+
+// Per session: the copy that tiles the input into the output.
+struct RepeatState : LayerState {
+  StridedCopy copy;
+};
+
+}  // namespace
+
+// `repeats` may be longer than the input's rank: the input is then seen with leading extents of
+// 1, as in PyTorch. Each output dimension of extent r * s is walked as two, (r copies) x (s input
+// elements), the first reading the input with step 0: one strided copy does the whole tiling.
+class Repeat : public Layer {
+ public:
+  // Reads sizes (pnnx's name for the repeats).
+  explicit Repeat(const LayerConfig& config) : Layer(config) {
+    const Parameter& sizes = config.Param("sizes");
+    repeats_ = sizes.type() == Parameter::Type::kInt ? std::vector<int>{sizes.AsInt()}
+                                                     : config.IntArrayParam("sizes");
+    for (int repeat : repeats_) {
+      if (repeat < 0) Fail(Concat("repeats must not be negative, got ", sizes.text()));
+    }
+  }
+
+  // Each extent multiplied by its repeat count.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+    CheckInputCount(input_shapes, 1);
+    const Shape input = Padded(input_shapes[0]);
+    Shape output(input.size());
+    for (size_t d = 0; d < input.size(); ++d) {
+      const size_t extent = CheckedMultiply(input[d], static_cast<size_t>(repeats_[d]), "repeat");
+      if (extent > std::numeric_limits<uint32_t>::max()) {
+        Fail(Concat("repeating ", ShapeToString(input_shapes[0]), " gives an extent of ", extent,
+                    ", above 2^32 - 1"));
+      }
+      output[d] = static_cast<uint32_t>(extent);
+    }
+    return {output};
+  }
+
+  // Plans the tiling copy.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& output_shapes,
+                                      const PrepareContext& /*context*/) const override {
+    const Shape input = Padded(input_shapes[0]);
+    const std::vector<size_t> input_strides = StorageStrides(input);
+    const std::vector<size_t> output_strides = StorageStrides(output_shapes[0]);
+    StridedCopy copy;
+    for (size_t d = 0; d < input.size(); ++d) {
+      const auto output_stride = static_cast<std::ptrdiff_t>(output_strides[d]);
+      copy.extents.push_back(static_cast<size_t>(repeats_[d]));  // which copy
+      copy.source_strides.push_back(0);
+      copy.target_strides.push_back(output_stride * input[d]);
+      copy.extents.push_back(input[d]);  // which element of the copy
+      copy.source_strides.push_back(static_cast<std::ptrdiff_t>(input_strides[d]));
+      copy.target_strides.push_back(output_stride);
+    }
+    auto state = std::make_unique<RepeatState>();
+    state->copy = MakeStridedCopy(copy);
+    return state;
+  }
+
+  // Tiles the input.
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override {
+    RunStridedCopy(context.state_as<RepeatState>().copy, inputs[0]->data(), outputs[0]->data(),
+                   context.compute.pool);
+  }
+
+ private:
+  // The input's shape with leading 1s up to the length of repeats; throws lumen::Error when
+  // repeats is shorter than the rank, which PyTorch refuses.
+  Shape Padded(const Shape& input) const {
+    if (repeats_.size() < input.size()) {
+      Fail(Concat("the number of repeats (", repeats_.size(),
+                  ") must be at least the input's rank ", input.size(), " (input ",
+                  ShapeToString(input), ")"));
+    }
+    Shape padded(repeats_.size() - input.size(), 1);
+    padded.insert(padded.end(), input.begin(), input.end());
+    return padded;
+  }
+
+  std::vector<int> repeats_;
+};
+
+LUMEN_REGISTER_LAYER(Repeat, "Tensor.repeat");
+
+}  // namespace lumen

@@ -1,0 +1,81 @@
+#include "layer/layout/reshape.hpp"
+
+#include <limits>
+
+#include "base/checked_math.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
+
+namespace lumen {
+
+namespace {
+
+// "(1,-1,10)": the target as the file writes it, for messages.
+std::string TargetToString(const std::vector<int>& shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) text += ",";
+    text += std::to_string(shape[i]);
+  }
+  return text + ")";
+}
+
+}  // namespace
+
+Reshape::Reshape(const LayerConfig& config) : ViewLayer(config) {
+  const Parameter& shape = config.Param("shape");
+  shape_ = shape.type() == Parameter::Type::kInt ? std::vector<int>{shape.AsInt()}
+                                                 : config.IntArrayParam("shape");
+  if (shape_.size() > kMaxRank) {
+    Fail(Concat("shape ", TargetToString(shape_), " has more than ", kMaxRank, " dimensions"));
+  }
+  int unknown = 0;
+  for (int extent : shape_) {
+    if (extent == -1) {
+      ++unknown;
+    } else if (extent < 0) {
+      Fail(Concat("invalid extent ", extent, " in shape ", TargetToString(shape_)));
+    }
+  }
+  if (unknown > 1)
+    Fail(Concat("only one dimension of shape can be -1, got ", TargetToString(shape_)));
+}
+
+std::vector<Shape> Reshape::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, 1);
+  const Shape& input = input_shapes[0];
+  const size_t count = ShapeElementCount(input);
+  size_t known = 1;
+  bool has_unknown = false;
+  for (int extent : shape_) {
+    if (extent == -1) {
+      has_unknown = true;
+    } else {
+      known = CheckedMultiply(known, static_cast<size_t>(extent), "reshape target element count");
+    }
+  }
+  const auto refuse = [&] {
+    Fail(Concat("cannot reshape input ", ShapeToString(input), " (", count, " elements) to shape ",
+                TargetToString(shape_)));
+  };
+  size_t inferred = 0;
+  if (has_unknown) {
+    // -1 takes whatever is left, as in PyTorch; it must divide exactly, and is ambiguous when the
+    // other extents hold no element.
+    if (known == 0 || count % known != 0) refuse();
+    inferred = count / known;
+    if (inferred > std::numeric_limits<uint32_t>::max()) refuse();
+  } else if (known != count) {
+    refuse();
+  }
+  Shape target;
+  for (int extent : shape_) {
+    target.push_back(extent == -1 ? static_cast<uint32_t>(inferred)
+                                  : static_cast<uint32_t>(extent));
+  }
+  return {target};
+}
+
+LUMEN_REGISTER_LAYER(Reshape, "Tensor.reshape", "Tensor.view", "torch.reshape");
+
+}  // namespace lumen

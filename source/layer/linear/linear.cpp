@@ -1,0 +1,224 @@
+#include "layer/linear/linear.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "base/thread_pool.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
+#include "math/matrix_vector.hpp"
+
+namespace lumen {
+namespace {
+
+// Output features per task of the matrix-vector products.
+constexpr int kFeatureBlock = 64;
+// Below this many multiply-adds a matrix-vector product runs on one thread.
+constexpr size_t kParallelProducts = 1 << 15;
+// Slices of fewer rows than this are multiplied several at a time (see Linear::ForwardStacked).
+constexpr int kStackBelowRows = 128;
+// Scratch a stacked GEMM may use for its gathered input and its output (1 MB, in floats): as many
+// slices as fit, so that most layers need one GEMM (one pass of each parallel loop), and at least
+// kStackedRowsAtLeast rows, which keep the GEMM near its peak.
+constexpr std::ptrdiff_t kStackScratchFloats = 1 << 18;
+constexpr std::ptrdiff_t kStackedRowsAtLeast = 256;
+
+// How ForwardStacked groups the slices: `groups` GEMMs of up to `slices_per_group` slices each.
+struct StackPlan {
+  int slices_per_group = 0;
+  int groups = 0;
+};
+
+// Whether slices of `rows` rows (of `features` inputs and outputs together) are multiplied
+// together, and how many at a time.
+StackPlan PlanStacks(std::ptrdiff_t slices, int rows, int features) {
+  StackPlan plan;
+  if (slices < 2 || rows < 2 || rows >= kStackBelowRows) return plan;
+  const std::ptrdiff_t total_rows = slices * rows;
+  const std::ptrdiff_t group_rows = std::max(kStackedRowsAtLeast, kStackScratchFloats / features);
+  plan.groups = static_cast<int>((total_rows + group_rows - 1) / group_rows);
+  plan.slices_per_group = static_cast<int>((slices + plan.groups - 1) / plan.groups);
+  plan.groups = static_cast<int>((slices + plan.slices_per_group - 1) / plan.slices_per_group);
+  return plan;
+}
+
+}  // namespace
+
+Linear::Linear(const LayerConfig& config)
+    : Layer(config),
+      in_features_(config.IntParam("in_features")),
+      out_features_(config.IntParam("out_features")) {
+  if (in_features_ < 1 || out_features_ < 1) Fail("in_features and out_features must be positive");
+  weights_ = config.AttributeFloats("weight", {out_features_, in_features_});
+  // PyTorch's (out, in) buffer read column-major is W^T, the (in x out) right-hand side.
+  packed_weights_ = PackedMatrix(weights_.data(), in_features_, out_features_, in_features_);
+  if (config.BoolParam("bias", false)) bias_ = config.AttributeFloats("bias", {out_features_});
+}
+
+std::vector<Shape> Linear::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, 1);
+  const Shape& input = input_shapes[0];
+  if (input.empty() || input.back() != static_cast<uint32_t>(in_features_)) {
+    Fail(Concat("expected an input of shape (...,", in_features_, ") (in_features ", in_features_,
+                "), got ", ShapeToString(input)));
+  }
+  // The GEMM indexes rows with ints.
+  if (input.size() >= 2 && input[input.size() - 2] > std::numeric_limits<int>::max()) {
+    Fail(Concat("input ", ShapeToString(input), " has too many rows"));
+  }
+  Shape output = input;
+  output.back() = static_cast<uint32_t>(out_features_);
+  return {output};
+}
+
+std::unique_ptr<LayerState> Linear::Prepare(const std::vector<Shape>& input_shapes,
+                                            const std::vector<Shape>& /*output_shapes*/,
+                                            const PrepareContext& context) const {
+  const Shape& input = input_shapes[0];
+  const int rows = input.size() >= 2 ? static_cast<int>(input[input.size() - 2]) : 1;
+  if (rows <= 1 || context.workspace == nullptr) return nullptr;
+  const auto slices = static_cast<std::ptrdiff_t>(ShapeElementCount(input) / in_features_ / rows);
+  const StackPlan plan = PlanStacks(slices, rows, in_features_ + out_features_);
+  if (plan.groups == 0) {
+    context.workspace->Reserve(ScratchSlot::kGemmPacking,
+                               PackedGemmScratchSize(rows, in_features_));
+    return nullptr;
+  }
+  const size_t stacked_rows = static_cast<size_t>(plan.slices_per_group) * rows;
+  context.workspace->Reserve(ScratchSlot::kFirst, stacked_rows * in_features_);
+  context.workspace->Reserve(ScratchSlot::kSecond, stacked_rows * out_features_);
+  context.workspace->Reserve(ScratchSlot::kGemmPacking,
+                             PackedGemmScratchSize(static_cast<int>(stacked_rows), in_features_));
+  return nullptr;
+}
+
+bool Linear::FuseActivation(const Activation& activation) {
+  if (activation_.kind != Activation::Kind::kIdentity) return false;
+  activation_ = activation;
+  return true;
+}
+
+void Linear::FinishFeatures(float* result, int rows, int first, int end) const {
+  if (bias_.empty() && activation_.kind == Activation::Kind::kIdentity) return;
+  WithActivation(activation_, [&](auto function) {
+    for (int feature = first; feature < end; ++feature) {
+      float* column = result + static_cast<size_t>(feature) * rows;
+      const float bias = bias_.empty() ? 0.0f : bias_[feature];
+      for (int row = 0; row < rows; ++row) column[row] = function(column[row] + bias);
+    }
+  });
+}
+
+void Linear::Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+                     const ForwardContext& context) const {
+  // LESSON 09 BEGIN: x W^T + b for every row of every slice
+  const Tensor& input = *inputs[0];
+  Tensor& output = *outputs[0];
+  if (output.empty()) return;
+  const int rows = static_cast<int>(input.rows());
+  const auto slices = static_cast<std::ptrdiff_t>(input.channels());
+  if (rows == 1) {
+    // One vector per slice (a classifier's head): a dot product per output feature, a
+    // matrix-vector product that a GEMM's row panels would mostly waste.
+    const int blocks = (out_features_ + kFeatureBlock - 1) / kFeatureBlock;
+    const size_t products = static_cast<size_t>(slices) * out_features_ * in_features_;
+    ParallelFor(
+        context.compute.pool, slices * blocks,
+        [&](std::ptrdiff_t task) {
+          const float* x = input.channel_data(task / blocks);
+          float* result = output.channel_data(task / blocks);
+          const int first = static_cast<int>(task % blocks) * kFeatureBlock;
+          const int end = std::min(out_features_, first + kFeatureBlock);
+          MatrixVector(weights_.data() + static_cast<size_t>(first) * in_features_, in_features_,
+                       end - first, x, in_features_, result + first);
+          FinishFeatures(result, 1, first, end);
+        },
+        Schedule::kStatic, products >= kParallelProducts);
+    return;
+  }
+  if (PlanStacks(slices, rows, in_features_ + out_features_).groups > 0) {
+    ForwardStacked(input, output, context.compute);
+    return;
+  }
+  // Many slices (a batch of sequences): one slice per task, each GEMM on its own thread. Few
+  // slices: one after another, each GEMM spread over the threads.
+  const auto multiply = [&](std::ptrdiff_t slice) {
+    PackedGemm(rows, input.channel_data(slice), rows, packed_weights_, output.channel_data(slice),
+               rows, context.compute);
+  };
+  if (slices > 1 && slices >= context.compute.threads()) {
+    ParallelFor(
+        context.compute.pool, slices,
+        [&](std::ptrdiff_t slice) {
+          multiply(slice);
+          FinishFeatures(output.channel_data(slice), rows, 0, out_features_);
+        },
+        Schedule::kDynamic);
+    return;
+  }
+  const int blocks = (out_features_ + kFeatureBlock - 1) / kFeatureBlock;
+  for (std::ptrdiff_t slice = 0; slice < slices; ++slice) {
+    multiply(slice);
+    float* result = output.channel_data(slice);
+    ParallelFor(
+        context.compute.pool, blocks,
+        [&](std::ptrdiff_t block) {
+          const int first = static_cast<int>(block) * kFeatureBlock;
+          FinishFeatures(result, rows, first, std::min(out_features_, first + kFeatureBlock));
+        },
+        Schedule::kStatic, static_cast<size_t>(rows) * out_features_ >= kParallelProducts);
+  }
+  // LESSON 09 END
+}
+
+void Linear::ForwardStacked(const Tensor& input, Tensor& output,
+                            const ComputeContext& compute) const {
+  // Slice s holds rows [s * rows, (s + 1) * rows) of the stack. A column of the stacked input is
+  // that column of each slice, one after another; the stacked output is split back the same way.
+  const int rows = static_cast<int>(input.rows());
+  const auto slices = static_cast<std::ptrdiff_t>(input.channels());
+  const StackPlan plan = PlanStacks(slices, rows, in_features_ + out_features_);
+  for (int group = 0; group < plan.groups; ++group) {
+    const std::ptrdiff_t first_slice = static_cast<std::ptrdiff_t>(group) * plan.slices_per_group;
+    const int count =
+        static_cast<int>(std::min<std::ptrdiff_t>(plan.slices_per_group, slices - first_slice));
+    const int stacked_rows = count * rows;
+    const size_t size = static_cast<size_t>(stacked_rows);
+    float* stacked_input = compute.Scratch(ScratchSlot::kFirst, size * in_features_);
+    float* stacked_output = compute.Scratch(ScratchSlot::kSecond, size * out_features_);
+    const bool parallel = size * (in_features_ + out_features_) >= kParallelProducts;
+    ParallelFor(
+        compute.pool, in_features_,
+        [&](std::ptrdiff_t column) {
+          for (int slice = 0; slice < count; ++slice) {
+            const float* source = input.channel_data(first_slice + slice) + column * rows;
+            std::copy(source, source + rows, stacked_input + column * size + slice * rows);
+          }
+        },
+        Schedule::kStatic, parallel);
+    PackedGemm(stacked_rows, stacked_input, stacked_rows, packed_weights_, stacked_output,
+               stacked_rows, compute);
+    // Bias and activation over each stacked column in one run of `size` floats, which the
+    // compiler vectorises (per slice, runs of 6 rows left GELU's erf mostly scalar), then the
+    // column goes back to its slices while it is still in the cache.
+    WithActivation(activation_, [&](auto function) {
+      ParallelFor(
+          compute.pool, out_features_,
+          [&](std::ptrdiff_t feature) {
+            const float bias = bias_.empty() ? 0.0f : bias_[feature];
+            float* column = stacked_output + feature * size;
+            for (size_t i = 0; i < size; ++i) column[i] = function(column[i] + bias);
+            for (int slice = 0; slice < count; ++slice) {
+              const float* source = column + slice * rows;
+              std::copy(source, source + rows,
+                        output.channel_data(first_slice + slice) + feature * rows);
+            }
+          },
+          Schedule::kStatic, parallel);
+    });
+  }
+}
+
+LUMEN_REGISTER_LAYER(Linear, "nn.Linear");
+
+}  // namespace lumen

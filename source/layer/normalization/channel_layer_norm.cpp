@@ -1,0 +1,81 @@
+// lumen.ChannelLayerNorm: nn.LayerNorm over the channels of an (N, C, *spatial) tensor, that is
+// permute(0,2,3,1) -> nn.LayerNorm(C) -> permute(0,3,1,2) without the two permutes. No model file
+// contains it: the graph rewrite of ConvNeXt-style blocks (graph/channels_first_blocks.hpp) puts it
+// where it finds that chain. Parameters and weights are the nn.LayerNorm's (eps,
+// elementwise_affine, normalized_shape = (C), weight and bias of C values).
+//
+// In memory each channel of a sample is a contiguous plane, so one group (one pixel's C values)
+// lies a plane apart: the shared kernel's "lanes" layout, which walks every plane contiguously.
+#include "layer/layer_registry.hpp"
+#include "layer/normalization/normalization.hpp"
+#include "lumen/error.hpp"
+
+namespace lumen {
+namespace {
+
+// Per session: the input's groups in memory.
+struct ChannelLayerNormState : LayerState {
+  NormalizationGroups groups;
+};
+
+// Layer normalisation over dimension 1 of a rank-3-or-more input.
+class ChannelLayerNorm : public Layer {
+ public:
+  explicit ChannelLayerNorm(const LayerConfig& config)
+      : Layer(config), eps_(EpsParam(config, 1e-5f, 1e-5f)) {
+    const Shape normalized_shape = NormalizedShapeParam(config);
+    if (normalized_shape.size() != 1) {
+      Fail(Concat("normalized_shape must be one channel count, got ",
+                  ShapeToString(normalized_shape)));
+    }
+    channels_ = normalized_shape[0];
+    affine_ = LayerNormAffine(config, normalized_shape);
+  }
+
+  // One input, (N, C, H, W) with C = normalized_shape.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+    CheckInputCount(input_shapes, 1);
+    const Shape& input = input_shapes[0];
+    if (input.size() != 4 || input[1] != channels_) {
+      Fail(
+          Concat("expected an input of shape (N,", channels_, ",H,W), got ", ShapeToString(input)));
+    }
+    return {input};
+  }
+
+  // Group (n, pixel) holds the C values at memory (n * C + c) * H * W + pixel.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& /*output_shapes*/,
+                                      const PrepareContext& context) const override {
+    const Shape& input = input_shapes[0];
+    auto state = std::make_unique<ChannelLayerNormState>();
+    state->groups = {input[0], input[1], static_cast<size_t>(input[2]) * input[3], 1};
+    if (context.workspace != nullptr) {
+      context.workspace->Reserve(ScratchSlot::kFirst, NormalizationScratchSize(state->groups));
+    }
+    return state;
+  }
+
+  // Normalises every pixel's channels; channel c takes weight[c] and bias[c].
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override {
+    NormalizationAffine affine;
+    affine.weight = affine_.weight.data(inputs);
+    affine.bias = affine_.bias.data(inputs);
+    affine.extent_step = 1;
+    NormalizeGroups(inputs[0]->data(), outputs[0]->data(),
+                    context.state_as<ChannelLayerNormState>().groups,
+                    {NormalizationStatistic::kStandardize, eps_}, affine, context.compute);
+  }
+
+ private:
+  float eps_;
+  uint32_t channels_ = 0;
+  AffineParameters affine_;
+};
+
+}  // namespace
+
+LUMEN_REGISTER_LAYER(ChannelLayerNorm, "lumen.ChannelLayerNorm");
+
+}  // namespace lumen

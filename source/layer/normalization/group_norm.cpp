@@ -1,0 +1,130 @@
+// nn.GroupNorm / F.group_norm: the channels of each sample are split into num_groups groups; each
+// group (its channels and all their positions) is standardised with its own mean and biased
+// variance, then every channel gets its weight and bias. Input (N, C, *), any rank from 2.
+#include "layer/layer_registry.hpp"
+#include "layer/normalization/normalization.hpp"
+#include "lumen/error.hpp"
+
+namespace lumen {
+namespace {
+
+// Per session: where the groups lie in memory and which weight each element takes.
+struct GroupNormState : LayerState {
+  NormalizationGroups groups;
+  NormalizationAffine affine;
+};
+
+// Group normalisation.
+class GroupNorm : public Layer {
+ public:
+  explicit GroupNorm(const LayerConfig& config)
+      : Layer(config),
+        groups_(config.IntParam("num_groups")),
+        channels_(config.IntParam("num_channels", -1)),
+        eps_(EpsParam(config, 1e-5f, 1e-5f)) {
+    if (groups_ < 1) Fail(Concat("num_groups must be positive, got ", groups_));
+    if (channels_ >= 0 && channels_ % groups_ != 0) {
+      Fail(Concat("num_channels ", channels_, " is not divisible by num_groups ", groups_));
+    }
+    if (config.type() == "F.group_norm") {
+      affine_ = FunctionAffineArguments(config);
+    } else if (config.BoolParam("affine", true)) {
+      if (channels_ < 0) channels_ = config.GetAttribute("weight").shape.at(0);
+      const Shape shape{static_cast<uint32_t>(channels_)};
+      affine_.weight = AffineParameter::FromAttribute(config, "weight", shape);
+      affine_.bias = AffineParameter::FromAttribute(config, "bias", shape);
+    }
+  }
+
+  // One input of shape (N, C, *) with C divisible by num_groups, plus F.group_norm's operands.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+    const size_t operands =
+        1 + (affine_.weight.input() >= 0 ? 1 : 0) + (affine_.bias.input() >= 0 ? 1 : 0);
+    CheckInputCount(input_shapes, operands);
+    const Shape& input = input_shapes[0];
+    if (input.size() < 2) {
+      Fail(Concat("expected an input of shape (N,C,*), got ", ShapeToString(input)));
+    }
+    const uint32_t channels = input[1];
+    if (channels_ >= 0 && channels != static_cast<uint32_t>(channels_)) {
+      Fail(Concat("expected ", channels_, " channels (num_channels), got input ",
+                  ShapeToString(input)));
+    }
+    if (channels % static_cast<uint32_t>(groups_) != 0) {
+      Fail(Concat("input ", ShapeToString(input), " has ", channels,
+                  " channels, not divisible by num_groups ", groups_));
+    }
+    for (const AffineParameter* parameter : {&affine_.weight, &affine_.bias}) {
+      const int index = parameter->input();
+      if (index >= 0 && input_shapes[static_cast<size_t>(index)] != Shape{channels}) {
+        Fail(Concat(parameter == &affine_.weight ? "weight" : "bias", " must have shape (",
+                    channels, "), got ", ShapeToString(input_shapes[static_cast<size_t>(index)])));
+      }
+    }
+    return {input};
+  }
+
+  // Lays the groups out for the input's rank (see the comments inside).
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& /*output_shapes*/,
+                                      const PrepareContext& context) const override {
+    auto state = std::make_unique<GroupNormState>();
+    const Shape& input = input_shapes[0];
+    const size_t batch = input[0];
+    const size_t channels = input[1];
+    const auto groups = static_cast<size_t>(groups_);
+    const size_t per_group = channels / groups;
+    NormalizationGroups& layout = state->groups;
+    NormalizationAffine& affine = state->affine;
+    if (input.size() >= 4) {
+      // (N, C, D..., H, W): each channel's positions are one contiguous plane, the channels of a
+      // group neighbouring planes: group o = n * G + g is one contiguous block.
+      size_t plane = 1;
+      for (size_t d = 2; d < input.size(); ++d) plane *= input[d];
+      layout = {batch * groups, per_group * plane, 1, 1};
+      affine.outer_period = groups;
+      affine.outer_step = per_group;
+      affine.extent_block = plane;
+      affine.extent_step = 1;
+    } else if (input.size() == 3) {
+      // (N, C, L) is stored as N slices of C x L column-major: the channels are the lanes, and
+      // each group pools per_group neighbouring lanes.
+      layout = {batch, input[2], channels, per_group};
+      affine.lane_step = 1;
+    } else {
+      // (N, C) is one N x C matrix stored column-major: channel c of sample n is at
+      // c * N + n: group (n, g) is lane n of the per_group rows from g * per_group on.
+      layout = {groups, per_group, batch, 1};
+      affine.outer_period = groups;
+      affine.outer_step = per_group;
+      affine.extent_step = 1;
+    }
+    if (context.workspace != nullptr) {
+      context.workspace->Reserve(ScratchSlot::kFirst, NormalizationScratchSize(layout));
+    }
+    return state;
+  }
+
+  // Normalises every group.
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override {
+    const GroupNormState& state = context.state_as<GroupNormState>();
+    NormalizationAffine affine = state.affine;
+    affine.weight = affine_.weight.data(inputs);
+    affine.bias = affine_.bias.data(inputs);
+    NormalizeGroups(inputs[0]->data(), outputs[0]->data(), state.groups,
+                    {NormalizationStatistic::kStandardize, eps_}, affine, context.compute);
+  }
+
+ private:
+  int groups_;
+  int channels_;  // -1 when the file does not say (F.group_norm, nn.GroupNorm without affine)
+  float eps_;
+  AffineParameters affine_;
+};
+
+}  // namespace
+
+LUMEN_REGISTER_LAYER(GroupNorm, "nn.GroupNorm", "F.group_norm");
+
+}  // namespace lumen

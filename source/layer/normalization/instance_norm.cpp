@@ -1,0 +1,183 @@
+// nn.InstanceNorm1d/2d/3d / F.instance_norm: every channel of every sample is standardised over
+// its own positions (mean and biased variance), then gets its weight and bias. The modules take a
+// batched (N, C, *spatial) or an unbatched (C, *spatial) input; F.instance_norm a batched one.
+// A module with track_running_stats=True uses its running mean and variance instead (PyTorch in
+// eval mode), which is a per-channel scale and shift.
+#include <cmath>
+
+#include "layer/layer_registry.hpp"
+#include "layer/normalization/normalization.hpp"
+#include "lumen/error.hpp"
+
+namespace lumen {
+namespace {
+
+// Per session: where the channels' positions lie in memory and which weight each element takes.
+struct InstanceNormState : LayerState {
+  NormalizationGroups groups;
+  NormalizationAffine affine;
+  size_t channels = 0;
+};
+
+// The spatial rank of nn.InstanceNorm<k>d, or 0 for F.instance_norm (any, batched).
+int SpatialRank(const std::string& type) {
+  if (type == "nn.InstanceNorm1d") return 1;
+  if (type == "nn.InstanceNorm2d") return 2;
+  if (type == "nn.InstanceNorm3d") return 3;
+  return 0;
+}
+
+// Instance normalisation.
+class InstanceNorm : public Layer {
+ public:
+  explicit InstanceNorm(const LayerConfig& config)
+      : Layer(config),
+        spatial_rank_(SpatialRank(config.type())),
+        features_(config.IntParam("num_features", -1)),
+        eps_(EpsParam(config, 1e-5f, 1e-5f)) {
+    if (spatial_rank_ == 0) {
+      // F.instance_norm: use_input_stats is True in every form pnnx matches, so running_mean and
+      // running_var, if given, do not change the output.
+      affine_ = FunctionAffineArguments(config);
+      return;
+    }
+    const bool affine = config.BoolParam("affine", false);
+    if (affine) {
+      if (features_ < 0) features_ = config.GetAttribute("weight").shape.at(0);
+      const Shape shape{static_cast<uint32_t>(features_)};
+      affine_.weight = AffineParameter::FromAttribute(config, "weight", shape);
+      affine_.bias = AffineParameter::FromAttribute(config, "bias", shape);
+    }
+    if (config.BoolParam("track_running_stats", false)) {
+      if (features_ < 0) features_ = config.GetAttribute("running_mean").shape.at(0);
+      const std::vector<float> mean = config.AttributeFloats("running_mean", {features_});
+      const std::vector<float> variance = config.AttributeFloats("running_var", {features_});
+      const std::vector<float> weight =
+          affine ? config.AttributeFloats("weight", {features_}) : std::vector<float>();
+      const std::vector<float> bias =
+          affine ? config.AttributeFloats("bias", {features_}) : std::vector<float>();
+      // Folded like nn.BatchNorm2d's inference: y = x * scale + shift.
+      for (int c = 0; c < features_; ++c) {
+        const float inverse_std = 1.0f / std::sqrt(variance[c] + eps_);
+        const float scale = (affine ? weight[c] : 1.0f) * inverse_std;
+        running_scale_.push_back(scale);
+        running_shift_.push_back((affine ? bias[c] : 0.0f) - mean[c] * scale);
+      }
+    }
+  }
+
+  // One input, (N, C, *spatial) or for the modules also (C, *spatial), plus F's operands.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+    const size_t operands =
+        1 + (affine_.weight.input() >= 0 ? 1 : 0) + (affine_.bias.input() >= 0 ? 1 : 0);
+    CheckInputCount(input_shapes, operands);
+    const Shape& input = input_shapes[0];
+    const size_t rank = input.size();
+    if (spatial_rank_ > 0) {
+      const auto batched = static_cast<size_t>(spatial_rank_) + 2;
+      if (rank != batched && rank != batched - 1) {
+        Fail(Concat("expected a ", batched - 1, "-D or ", batched, "-D input, got ",
+                    ShapeToString(input)));
+      }
+    } else if (rank < 3) {
+      Fail(Concat("expected an input of shape (N,C,*spatial), got ", ShapeToString(input)));
+    }
+    const size_t first_spatial = rank - (spatial_rank_ > 0 ? spatial_rank_ : rank - 2);
+    const uint32_t channels = input[first_spatial - 1];
+    // Without weights or running statistics PyTorch only warns about another channel count.
+    const bool uses_features = affine_.weight.present() || !running_scale_.empty();
+    if (features_ >= 0 && uses_features && channels != static_cast<uint32_t>(features_)) {
+      Fail(Concat("expected ", features_, " channels (num_features), got input ",
+                  ShapeToString(input)));
+    }
+    size_t positions = 1;
+    for (size_t d = first_spatial; d < rank; ++d) positions *= input[d];
+    if (positions == 1 && running_scale_.empty()) {
+      Fail(Concat("expected more than 1 spatial element per channel, got input ",
+                  ShapeToString(input)));
+    }
+    for (const AffineParameter* parameter : {&affine_.weight, &affine_.bias}) {
+      const int index = parameter->input();
+      if (index >= 0 && input_shapes[static_cast<size_t>(index)] != Shape{channels}) {
+        Fail(Concat(parameter == &affine_.weight ? "weight" : "bias", " must have shape (",
+                    channels, "), got ", ShapeToString(input_shapes[static_cast<size_t>(index)])));
+      }
+    }
+    return {input};
+  }
+
+  // Lays the channels out: contiguous planes with two or more spatial dimensions, lanes with one.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& /*output_shapes*/,
+                                      const PrepareContext& context) const override {
+    auto state = std::make_unique<InstanceNormState>();
+    const Shape& input = input_shapes[0];
+    const size_t rank = input.size();
+    const size_t spatial = spatial_rank_ > 0 ? static_cast<size_t>(spatial_rank_) : rank - 2;
+    const size_t first_spatial = rank - spatial;
+    const size_t channels = input[first_spatial - 1];
+    const size_t batch = first_spatial == 2 ? input[0] : 1;
+    state->channels = channels;
+    if (spatial >= 2) {
+      // Each channel of each sample is one contiguous plane: plane o has channel o % C.
+      size_t plane = 1;
+      for (size_t d = first_spatial; d < rank; ++d) plane *= input[d];
+      state->groups = {batch * channels, plane, 1, 1};
+      state->affine.outer_period = channels;
+      state->affine.outer_step = 1;
+      state->affine.extent_block = plane;
+    } else {
+      // (N, C, L) or (C, L): stored as slices of C x L column-major, so channels are the lanes.
+      state->groups = {batch, input[rank - 1], channels, 1};
+      state->affine.lane_step = 1;
+    }
+    if (context.workspace != nullptr) {
+      context.workspace->Reserve(ScratchSlot::kFirst, NormalizationScratchSize(state->groups));
+    }
+    return state;
+  }
+
+  // Normalises every channel of every sample (or applies the running statistics).
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override {
+    const InstanceNormState& state = context.state_as<InstanceNormState>();
+    if (!running_scale_.empty()) {
+      ApplyRunningStatistics(state, inputs[0]->data(), outputs[0]->data());
+      return;
+    }
+    NormalizationAffine affine = state.affine;
+    affine.weight = affine_.weight.data(inputs);
+    affine.bias = affine_.bias.data(inputs);
+    NormalizeGroups(inputs[0]->data(), outputs[0]->data(), state.groups,
+                    {NormalizationStatistic::kStandardize, eps_}, affine, context.compute);
+  }
+
+ private:
+  // y = x * scale[c] + shift[c] with the layout of `state` (planes or lanes).
+  void ApplyRunningStatistics(const InstanceNormState& state, const float* x, float* y) const {
+    const NormalizationGroups& groups = state.groups;
+    for (size_t o = 0; o < groups.outer; ++o) {
+      for (size_t e = 0; e < groups.extent; ++e) {
+        const size_t base = (o * groups.extent + e) * groups.inner;
+        for (size_t i = 0; i < groups.inner; ++i) {
+          const size_t channel = groups.inner == 1 ? o % state.channels : i;
+          y[base + i] = x[base + i] * running_scale_[channel] + running_shift_[channel];
+        }
+      }
+    }
+  }
+
+  int spatial_rank_;  // 0 for F.instance_norm
+  int features_;      // -1 when the file does not say
+  float eps_;
+  AffineParameters affine_;
+  std::vector<float> running_scale_;  // empty unless track_running_stats
+  std::vector<float> running_shift_;
+};
+
+}  // namespace
+
+LUMEN_REGISTER_LAYER(InstanceNorm, "nn.InstanceNorm1d", "nn.InstanceNorm2d", "nn.InstanceNorm3d",
+                     "F.instance_norm");
+
+}  // namespace lumen

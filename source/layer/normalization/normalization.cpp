@@ -1,0 +1,176 @@
+#include "layer/normalization/normalization.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "lumen/error.hpp"
+#include "tensor/strided.hpp"
+
+namespace lumen {
+namespace {
+
+// Per session: where the groups lie in memory for the input shape.
+struct TrailingState : LayerState {
+  NormalizationGroups groups;
+};
+
+}  // namespace
+
+AffineParameter AffineParameter::FromAttribute(const LayerConfig& config, const std::string& key,
+                                               const Shape& shape) {
+  const std::vector<int> expected(shape.begin(), shape.end());
+  const std::vector<float> row_major = config.AttributeFloats(key, expected);
+  AffineParameter parameter;
+  const Tensor stored = Tensor::FromRowMajor(row_major, shape);
+  parameter.values_.assign(stored.data(), stored.data() + stored.size());
+  return parameter;
+}
+
+AffineParameter AffineParameter::FromInput(size_t index) {
+  AffineParameter parameter;
+  parameter.input_ = static_cast<int>(index);
+  return parameter;
+}
+
+AffineParameter AffineParameter::FromFunctionArgument(const LayerConfig& config,
+                                                      const std::string& role, size_t* next_input) {
+  if (config.HasParam(role) && config.Param(role).IsNone()) return {};
+  const int by_role = config.InputIndexOfRole(role);
+  if (by_role >= 0) {
+    *next_input = std::max(*next_input, static_cast<size_t>(by_role) + 1);
+    return FromInput(static_cast<size_t>(by_role));
+  }
+  if (*next_input < config.input_count()) return FromInput((*next_input)++);
+  return {};
+}
+
+AffineParameters FunctionAffineArguments(const LayerConfig& config) {
+  size_t next_input = 1;
+  AffineParameters affine;
+  affine.weight = AffineParameter::FromFunctionArgument(config, "weight", &next_input);
+  affine.bias = AffineParameter::FromFunctionArgument(config, "bias", &next_input);
+  return affine;
+}
+
+const float* AffineParameter::data(const std::vector<const Tensor*>& inputs) const {
+  if (input_ >= 0) return inputs[static_cast<size_t>(input_)]->data();
+  return values_.empty() ? nullptr : values_.data();
+}
+
+Shape NormalizedShapeParam(const LayerConfig& config) {
+  const Parameter& parameter = config.Param("normalized_shape");
+  std::vector<int> extents;
+  if (parameter.type() == Parameter::Type::kInt) {
+    extents = {parameter.AsInt()};
+  } else {
+    extents = config.IntArrayParam("normalized_shape");
+  }
+  if (extents.empty()) {
+    throw Error(Concat(config.Describe(), ": normalized_shape must not be empty"));
+  }
+  Shape shape;
+  for (int extent : extents) {
+    if (extent < 1) {
+      throw Error(
+          Concat(config.Describe(), ": normalized_shape ", parameter.text(), " must be positive"));
+    }
+    shape.push_back(static_cast<uint32_t>(extent));
+  }
+  return shape;
+}
+
+float EpsParam(const LayerConfig& config, float fallback, float none_value) {
+  if (!config.HasParam("eps")) return fallback;
+  if (config.Param("eps").IsNone()) return none_value;
+  const float eps = config.FloatParam("eps");
+  if (!(eps >= 0.0f)) throw Error(Concat(config.Describe(), ": eps must be >= 0, got ", eps));
+  return eps;
+}
+
+NormalizationGroups TrailingGroups(const Shape& shape, size_t trailing) {
+  NormalizationGroups groups;
+  const size_t rank = shape.size();
+  if (trailing == 1 && rank >= 2) {
+    // The last dimension is the column index of each fcube slice, rows() apart in memory.
+    const AxisSplit split = SplitAroundAxis(shape, rank - 1);
+    groups.outer = split.outer;
+    groups.extent = split.extent;
+    groups.inner = split.inner;
+    return groups;
+  }
+  // The trailing block holds both swapped dimensions (or the only one): contiguous.
+  size_t block = 1;
+  for (size_t d = rank - trailing; d < rank; ++d) block *= shape[d];
+  groups.extent = block;
+  groups.outer = block == 0 ? 0 : ShapeElementCount(shape) / block;
+  groups.inner = 1;
+  return groups;
+}
+
+TrailingNormalization::TrailingNormalization(const LayerConfig& config, Shape normalized_shape,
+                                             const NormalizationSpec& spec, AffineParameters affine)
+    : Layer(config),
+      normalized_shape_(std::move(normalized_shape)),
+      spec_(spec),
+      weight_(std::move(affine.weight)),
+      bias_(std::move(affine.bias)) {}
+
+std::vector<Shape> TrailingNormalization::OutputShapes(
+    const std::vector<Shape>& input_shapes) const {
+  const size_t operands = 1 + (weight_.input() >= 0 ? 1 : 0) + (bias_.input() >= 0 ? 1 : 0);
+  CheckInputCount(input_shapes, operands);
+  const Shape& input = input_shapes[0];
+  const size_t trailing = normalized_shape_.size();
+  if (input.size() < trailing || !std::equal(normalized_shape_.begin(), normalized_shape_.end(),
+                                             input.end() - static_cast<std::ptrdiff_t>(trailing))) {
+    Fail(Concat("expected an input whose last dimensions are normalized_shape ",
+                ShapeToString(normalized_shape_), ", got ", ShapeToString(input)));
+  }
+  for (const AffineParameter* parameter : {&weight_, &bias_}) {
+    const int index = parameter->input();
+    if (index >= 0 && input_shapes[static_cast<size_t>(index)] != normalized_shape_) {
+      Fail(Concat(parameter == &weight_ ? "weight" : "bias", " must have shape ",
+                  ShapeToString(normalized_shape_), ", got ",
+                  ShapeToString(input_shapes[static_cast<size_t>(index)])));
+    }
+  }
+  return {input};
+}
+
+std::unique_ptr<LayerState> TrailingNormalization::Prepare(
+    const std::vector<Shape>& input_shapes, const std::vector<Shape>& /*output_shapes*/,
+    const PrepareContext& context) const {
+  auto state = std::make_unique<TrailingState>();
+  state->groups = TrailingGroups(input_shapes[0], normalized_shape_.size());
+  if (context.workspace != nullptr) {
+    context.workspace->Reserve(ScratchSlot::kFirst, NormalizationScratchSize(state->groups));
+  }
+  return state;
+}
+
+void TrailingNormalization::Forward(const std::vector<const Tensor*>& inputs,
+                                    const std::vector<Tensor*>& outputs,
+                                    const ForwardContext& context) const {
+  NormalizationAffine affine;
+  affine.weight = weight_.data(inputs);
+  affine.bias = bias_.data(inputs);
+  // Element e of a group has weight e: the weights are stored in the group's memory order.
+  affine.extent_step = 1;
+  NormalizeGroups(inputs[0]->data(), outputs[0]->data(), context.state_as<TrailingState>().groups,
+                  spec_, affine, context.compute);
+}
+
+// nn.LayerNorm's weight and bias are stored with the model when elementwise_affine is True (newer
+// PyTorch may drop the bias alone, bias=False); F.layer_norm's are operands or None.
+AffineParameters LayerNormAffine(const LayerConfig& config, const Shape& normalized_shape) {
+  if (config.type() == "F.layer_norm") return FunctionAffineArguments(config);
+  AffineParameters affine;
+  if (!config.BoolParam("elementwise_affine", true)) return affine;
+  affine.weight = AffineParameter::FromAttribute(config, "weight", normalized_shape);
+  if (config.HasAttribute("bias")) {
+    affine.bias = AffineParameter::FromAttribute(config, "bias", normalized_shape);
+  }
+  return affine;
+}
+
+}  // namespace lumen

@@ -1,0 +1,99 @@
+// What the normalisation layers share (LayerNorm, RMSNorm, GroupNorm, InstanceNorm): where their
+// weight and bias come from, and the layer that normalises over the trailing dimensions
+// (LayerNorm and RMSNorm). The arithmetic is kernel/normalization.hpp.
+#ifndef LUMEN_LAYER_NORMALIZATION_NORMALIZATION_HPP_
+#define LUMEN_LAYER_NORMALIZATION_NORMALIZATION_HPP_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernel/normalization.hpp"
+#include "layer/layer.hpp"
+
+namespace lumen {
+
+// A normalisation's weight or bias: absent, a weight stored with the model (the nn.* modules'
+// @weight), or an operand of the graph (the F.* functions' weight=... argument).
+class AffineParameter {
+ public:
+  // An absent weight.
+  AffineParameter() = default;
+  // The model's weight `key`, which must have `shape`, stored in a tensor's memory order (so that
+  // a weight of rank 2 or more lines up with the trailing block of the input it scales).
+  static AffineParameter FromAttribute(const LayerConfig& config, const std::string& key,
+                                       const Shape& shape);
+  // The operand at input `index`.
+  static AffineParameter FromInput(size_t index);
+  // For the F.* spellings: the operand playing `role` (`$weight=...`), absent when the parameter
+  // `role` is None. Files without role names list weight and bias in that order after the input:
+  // `next_input` is the position the next such operand would have, advanced past this one.
+  static AffineParameter FromFunctionArgument(const LayerConfig& config, const std::string& role,
+                                              size_t* next_input);
+
+  // True unless absent.
+  bool present() const { return input_ >= 0 || !values_.empty(); }
+  // The operand's position, or -1 if the values are not an operand.
+  int input() const { return input_; }
+  // The values for one run (null when absent): the stored ones or the operand's memory.
+  const float* data(const std::vector<const Tensor*>& inputs) const;
+
+ private:
+  std::vector<float> values_;
+  int input_ = -1;
+};
+
+// A normalisation's weight and bias together.
+struct AffineParameters {
+  AffineParameter weight;
+  AffineParameter bias;
+};
+
+// For the F.* spellings: the weight and bias operands (or None) of `config`, whose first input is
+// the data.
+AffineParameters FunctionAffineArguments(const LayerConfig& config);
+
+// nn.LayerNorm's weight and bias (stored with the model when elementwise_affine is True, the bias
+// possibly alone missing), or F.layer_norm's operands; used by LayerNorm and ChannelLayerNorm.
+AffineParameters LayerNormAffine(const LayerConfig& config, const Shape& normalized_shape);
+
+// normalized_shape as pnnx writes it, `(64)` or `(9,11)` (or a bare int); throws lumen::Error
+// naming the operator when it is missing, empty or not positive.
+Shape NormalizedShapeParam(const LayerConfig& config);
+
+// eps as pnnx writes it; None (RMSNorm's default) gives `none_value`.
+float EpsParam(const LayerConfig& config, float fallback, float none_value);
+
+// Normalises over the last len(normalized_shape) dimensions of its input, whose trailing extents
+// must equal normalized_shape, with a weight and bias of that shape (LayerNorm, RMSNorm).
+class TrailingNormalization : public Layer {
+ public:
+  // One input plus the operands weight and bias read (the F.* spellings).
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  // Finds the groups in memory for this input shape and reserves the kernel's scratch.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& output_shapes,
+                                      const PrepareContext& context) const override;
+  // Normalises every group.
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override;
+
+ protected:
+  // A layer computing `spec` over `normalized_shape`, with optional weight and bias.
+  TrailingNormalization(const LayerConfig& config, Shape normalized_shape,
+                        const NormalizationSpec& spec, AffineParameters affine);
+
+ private:
+  Shape normalized_shape_;
+  NormalizationSpec spec_;
+  AffineParameter weight_;
+  AffineParameter bias_;
+};
+
+// The groups of the last `trailing` dimensions of `shape` (1 <= trailing <= rank): contiguous
+// blocks when they include both of the last two dimensions, lanes otherwise.
+NormalizationGroups TrailingGroups(const Shape& shape, size_t trailing);
+
+}  // namespace lumen
+
+#endif  // LUMEN_LAYER_NORMALIZATION_NORMALIZATION_HPP_

@@ -1,0 +1,76 @@
+#include "layer/pooling/pooling_shape.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "lumen/error.hpp"
+
+namespace lumen {
+
+PlaneSize FeatureMapPlane(const Layer& layer, const std::vector<Shape>& input_shapes,
+                          bool one_dimensional) {
+  if (input_shapes.size() != 1) {
+    throw Error(Concat(layer.description(), ": expected 1 input(s), got ", input_shapes.size()));
+  }
+  const Shape& input = input_shapes[0];
+  const size_t rank = input.size();
+  constexpr uint32_t kIntMax = std::numeric_limits<int>::max();
+  const size_t smallest_rank = one_dimensional ? 2 : 3;
+  if ((rank != smallest_rank && rank != smallest_rank + 1) || input[rank - 2] == 0 ||
+      input[rank - 1] == 0 || input[rank - 2] > kIntMax || input[rank - 1] > kIntMax) {
+    throw Error(Concat(layer.description(), ": expected a ",
+                       one_dimensional ? "(C,L) or (N,C,L) input with non-empty C and L"
+                                       : "(C,H,W) or (N,C,H,W) input with non-empty H and W",
+                       ", got ", ShapeToString(input)));
+  }
+  return PlaneSize{static_cast<int>(input[rank - 2]), static_cast<int>(input[rank - 1])};
+}
+
+Shape PooledShape(const Layer& layer, const Shape& input, int output_h, int output_w) {
+  Shape output = input;
+  output[output.size() - 2] = static_cast<uint32_t>(std::max(output_h, 0));
+  output[output.size() - 1] = static_cast<uint32_t>(std::max(output_w, 0));
+  if (output_h < 1 || output_w < 1) {
+    throw Error(Concat(layer.description(), ": input ", ShapeToString(input),
+                       " is too small for the window: the output would be ",
+                       ShapeToString(output)));
+  }
+  return output;
+}
+
+PlaneSize ReadAdaptiveOutputSize(const LayerConfig& config) {
+  const Parameter& size = config.Param("output_size");
+  const auto fail = [&config, &size](const char* what) {
+    throw Error(Concat(config.Describe(), ": output_size ", what, ", got '", size.text(), "'"));
+  };
+  PlaneSize requested;
+  if (size.type() == Parameter::Type::kInt) {
+    requested.height = requested.width = size.AsInt();
+    if (requested.height < 1) fail("must be positive");
+    return requested;
+  }
+  if (size.type() == Parameter::Type::kStringArray) {
+    // (None,7) style: None keeps that input extent.
+    const std::vector<std::string>& items = size.AsStringArray();
+    if (items.size() != 2) fail("must have 2 entries");
+    int* extents[2] = {&requested.height, &requested.width};
+    for (int i = 0; i < 2; ++i) {
+      if (items[i] == "None") continue;
+      const Parameter item = Parameter::Parse(items[i]);
+      if (item.type() != Parameter::Type::kInt || item.AsInt() < 1) {
+        fail("entries must be positive ints or None");
+      }
+      *extents[i] = item.AsInt();
+    }
+    return requested;
+  }
+  const std::vector<int> pair = config.IntPairParam("output_size");
+  requested.height = pair[0];
+  requested.width = pair[1];
+  if (requested.height < 1 || requested.width < 1) fail("must be positive");
+  return requested;
+}
+
+}  // namespace lumen

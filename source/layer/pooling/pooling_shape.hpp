@@ -1,0 +1,38 @@
+// Shape inference shared by the 2-D pooling layers: a (C,H,W) or (N,C,H,W) feature map keeps every
+// dimension but its last two, the plane the window slides over.
+#ifndef LUMEN_LAYER_POOLING_POOLING_SHAPE_HPP_
+#define LUMEN_LAYER_POOLING_POOLING_SHAPE_HPP_
+
+#include <vector>
+
+#include "layer/layer.hpp"
+
+namespace lumen {
+
+// Height and width of a feature map's plane.
+struct PlaneSize {
+  int height = 0;
+  int width = 0;
+};
+
+// Checks that `input_shapes` is one feature map of rank 3 or 4 (PyTorch's unbatched and batched
+// forms) whose plane is non-empty and fits in ints, and returns the plane. Throws lumen::Error
+// naming `layer` and the shape otherwise.
+//
+// With `one_dimensional`, the input is a 1-D signal, (C,L) or (N,C,L), and the "plane" is its
+// last two dimensions, C x L: a 1-D pooling is a 2-D pooling of that plane with a window of
+// height 1, which leaves C alone.
+PlaneSize FeatureMapPlane(const Layer& layer, const std::vector<Shape>& input_shapes,
+                          bool one_dimensional = false);
+
+// `input` with its plane replaced by output_h x output_w. Throws lumen::Error naming `layer` and
+// the shapes when the output would be empty, which PyTorch refuses too.
+Shape PooledShape(const Layer& layer, const Shape& input, int output_h, int output_w);
+
+// An adaptive pooling's output_size: a pair, an int (square), or a pair with None entries, which
+// keep that input extent (0 here). Throws lumen::Error naming the operator on anything else.
+PlaneSize ReadAdaptiveOutputSize(const LayerConfig& config);
+
+}  // namespace lumen
+
+#endif  // LUMEN_LAYER_POOLING_POOLING_SHAPE_HPP_

@@ -1,0 +1,129 @@
+// Pointwise activation functions: the math, shared by the activation layers and by kernels that
+// apply an activation to their own output (a convolution followed by a ReLU, for instance).
+#ifndef LUMEN_MATH_ACTIVATION_HPP_
+#define LUMEN_MATH_ACTIVATION_HPP_
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+#include "base/compute_context.hpp"
+#include "math/fast_exp.hpp"
+
+namespace lumen {
+
+// erf(x) for float as PyTorch's vectorised CPU kernels compute it (Abramowitz and Stegun 7.1.26,
+// absolute error below 1.5e-7): sign(x) * (1 - t * r(t) * exp(-x^2)) with t = 1 / (1 + p|x|).
+// Unlike std::erf, a loop over it vectorises, and it rounds like PyTorch's GELU.
+inline float FastErf(float x) {
+  const float magnitude = std::fabs(x);
+  const float t = 1.0f / (0.3275911f * magnitude + 1.0f);
+  float r = 1.061405429f;
+  r = r * t - 1.453152027f;
+  r = r * t + 1.421413741f;
+  r = r * t - 0.284496736f;
+  r = r * t + 0.254829592f;
+  const float value = 1.0f - r * t * FastExpOfNonPositive(-x * x);
+  return std::copysign(value, x);
+}
+
+// Which function, plus its parameters where it has them.
+struct Activation {
+  enum class Kind {
+    kIdentity,
+    kRelu,
+    kRelu6,
+    kLeakyRelu,  // alpha = negative_slope
+    kElu,        // alpha
+    kSigmoid,
+    kSilu,
+    kTanh,
+    kHardswish,
+    kHardsigmoid,
+    kGelu,      // exact: x * Phi(x), through erf
+    kGeluTanh,  // approximate='tanh'
+    kClamp,     // alpha = min, beta = max (Hardtanh, torch.clamp; +-inf for an open side)
+    kMish,
+    kSoftplus,  // alpha = beta, beta = threshold
+  };
+  Kind kind = Kind::kIdentity;
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+
+// Calls body(f) with the activation as a plain function object (float -> float), so that the
+// caller's loop is compiled, and vectorised, once per activation, with f inlined. This switch is
+// the one place the math lives; the formulas follow PyTorch's CPU kernels so that results round
+// the same way (and NaN stays NaN).
+template <typename Body>
+void WithActivation(const Activation& activation, Body body) {
+  const float alpha = activation.alpha;
+  const float beta = activation.beta;
+  switch (activation.kind) {
+    case Activation::Kind::kIdentity:
+      body([](float x) { return x; });
+      break;
+    case Activation::Kind::kRelu:
+      body([](float x) { return std::max(x, 0.0f); });
+      break;
+    case Activation::Kind::kRelu6:
+      body([](float x) { return std::min(std::max(x, 0.0f), 6.0f); });
+      break;
+    case Activation::Kind::kLeakyRelu:
+      body([alpha](float x) { return x > 0.0f ? x : x * alpha; });
+      break;
+    case Activation::Kind::kElu:
+      body([alpha](float x) { return x > 0.0f ? x : alpha * std::expm1(x); });
+      break;
+    case Activation::Kind::kSigmoid:
+      body([](float x) { return 1.0f / (1.0f + FastExp(-x)); });
+      break;
+    case Activation::Kind::kSilu:
+      body([](float x) { return x / (1.0f + FastExp(-x)); });
+      break;
+    case Activation::Kind::kTanh:
+      body([](float x) { return std::tanh(x); });
+      break;
+    case Activation::Kind::kHardswish:
+      body([](float x) { return x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f; });
+      break;
+    case Activation::Kind::kHardsigmoid:
+      body([](float x) { return std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f; });
+      break;
+    case Activation::Kind::kGelu:
+      body([](float x) { return 0.5f * x * (1.0f + FastErf(x * 0.70710678118654752f)); });
+      break;
+    case Activation::Kind::kGeluTanh:
+      // 0.5 * x * (1 + tanh(u)) is exactly x / (1 + exp(-2u)): one vectorisable exp, no tanh.
+      body([](float x) {
+        const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+        return x / (1.0f + FastExp(-2.0f * inner));
+      });
+      break;
+    case Activation::Kind::kClamp:
+      // NaN passes through both comparisons unchanged, as in torch.clamp.
+      body([alpha, beta](float x) { return std::min(std::max(x, alpha), beta); });
+      break;
+    case Activation::Kind::kMish:
+      body([](float x) { return x * std::tanh(std::log1p(std::exp(x))); });
+      break;
+    case Activation::Kind::kSoftplus:
+      body([alpha, beta](float x) {
+        return x * alpha > beta ? x : std::log1p(std::exp(x * alpha)) / alpha;
+      });
+      break;
+  }
+}
+
+// Computes output[i] = f(input[i]) for `count` elements (input may equal output), spread over the
+// context's threads when there is enough work.
+void ApplyActivation(const Activation& activation, const float* input, float* output, size_t count,
+                     const ComputeContext& context);
+
+// Computes values[i] = f(values[i] + bias) for `count` elements on the calling thread: the last
+// step of a convolution's output channel, run inside the caller's parallel loop.
+void AddBiasAndActivate(const Activation& activation, float bias, float* values, size_t count);
+
+}  // namespace lumen
+
+#endif  // LUMEN_MATH_ACTIVATION_HPP_

@@ -1,0 +1,38 @@
+// Reading an ONNX model (a ModelProto protobuf, as torch.onnx.export writes it) into a Graph.
+//
+// The reader is the only code that knows ONNX. It maps every ONNX node onto the Lumen node type
+// with the same semantics (Conv -> nn.Conv2d, Gemm -> nn.Linear, Add -> pnnx.Expression, ...), so
+// the runtime and the layers never learn which format a model came from. Initializers become
+// weights, and the exporter's shape arithmetic (Shape, Gather, Concat, Reshape, Constant,
+// ConstantOfShape, Range, Cast, ...) is evaluated once, here, from the shapes the file declares.
+// An op outside the supported set is refused naming its type, node and opset.
+#ifndef LUMEN_ONNX_ONNX_READER_HPP_
+#define LUMEN_ONNX_ONNX_READER_HPP_
+
+#include <string>
+
+#include "graph/graph.hpp"
+
+namespace lumen {
+
+// The ONNX default-domain opsets the reader accepts.
+inline constexpr int kOldestOnnxOpset = 11;
+inline constexpr int kNewestOnnxOpset = 17;
+
+// Reads the .onnx file at `path`. External data must lie in the file's folder. Throws
+// lumen::Error naming the file (and the node, with its op type and the opset) on any problem.
+Graph ReadOnnxGraph(const std::string& path);
+
+// Reads a model from the bytes of a .onnx file; `source` names it in messages and
+// `model_folder` is where external data may be read from (empty: none may be). For tests and
+// fuzzing.
+Graph ReadOnnxGraphFromBytes(const std::string& bytes, const std::string& source,
+                             const std::string& model_folder);
+
+// True if `head`, the first bytes of a file, can start an ONNX ModelProto (and not a PNNX param
+// file): its first byte is the key of a ModelProto field.
+bool LooksLikeOnnx(const std::string& head);
+
+}  // namespace lumen
+
+#endif  // LUMEN_ONNX_ONNX_READER_HPP_

@@ -1,0 +1,149 @@
+// nn.Linear against PyTorch: no bias, ranks 1 to 4, batches, a fused ReLU; the three ways the
+// layer multiplies (dot products, one GEMM spread over threads, one GEMM per slice) against a
+// direct loop on random shapes; shape inference and its errors.
+//
+// The cases run PNNX models written by scripts/make_layer_cases.py, whose expected outputs come
+// from PyTorch.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "layer/layer_config.hpp"
+#include "layer/layer_registry.hpp"
+#include "support/case_runner.hpp"
+#include "support/kernel_testing.hpp"
+
+namespace lumen {
+namespace {
+
+using test_support::ExpectClose;
+using test_support::InferShapes;
+using test_support::LayerError;
+using test_support::MakeOperator;
+using test_support::RandomValues;
+using test_support::RunLayer;
+using test_support::TestContext;
+using ::testing::HasSubstr;
+
+LUMEN_LAYER_CASE_TEST(Linear, linear_batch2)
+LUMEN_LAYER_CASE_TEST(Linear, linear_nobias)
+LUMEN_LAYER_CASE_TEST(Linear, linear_rank3)
+LUMEN_LAYER_CASE_TEST(Linear, linear_rank3_batch3)
+LUMEN_LAYER_CASE_TEST(Linear, linear_rank4)
+LUMEN_LAYER_CASE_TEST(Linear, linear_relu)
+LUMEN_LAYER_CASE_TEST(Linear, linear_vector)
+
+// A Linear layer with random weights and bias.
+struct RandomLinear {
+  int in, out;
+  std::vector<float> weight, bias;
+  Node op;
+
+  RandomLinear(int in_features, int out_features, std::mt19937* generator)
+      : in(in_features),
+        out(out_features),
+        weight(RandomValues(static_cast<size_t>(in) * out, generator)),
+        bias(RandomValues(out, generator)),
+        op(MakeOperator("nn.Linear",
+                        {"in_features=" + std::to_string(in), "out_features=" + std::to_string(out),
+                         "bias=True"},
+                        {{"weight", {{out, in}, weight}}, {"bias", {{out}, bias}}})) {}
+
+  // y = x W^T + b over the last dimension of row-major `x`, in double.
+  std::vector<float> Reference(const std::vector<float>& x) const {
+    std::vector<float> y;
+    for (size_t row = 0; row < x.size() / in; ++row) {
+      for (int feature = 0; feature < out; ++feature) {
+        double sum = bias[feature];
+        for (int i = 0; i < in; ++i) {
+          sum +=
+              static_cast<double>(x[row * in + i]) * weight[static_cast<size_t>(feature) * in + i];
+        }
+        y.push_back(static_cast<float>(sum));
+      }
+    }
+    return y;
+  }
+};
+
+TEST(Linear, InfersTheShapeForAnyLeadingDimensions) {
+  const Node op = MakeOperator("nn.Linear", {"in_features=4", "out_features=3", "bias=False"},
+                               {{"weight", {{3, 4}, {}}}});
+  EXPECT_EQ(InferShapes(op, {{4}}), std::vector<Shape>({{3}}));
+  EXPECT_EQ(InferShapes(op, {{8, 4}}), std::vector<Shape>({{8, 3}}));
+  EXPECT_EQ(InferShapes(op, {{2, 77, 4}}), std::vector<Shape>({{2, 77, 3}}));
+  EXPECT_EQ(InferShapes(op, {{2, 3, 5, 6, 4}}), std::vector<Shape>({{2, 3, 5, 6, 3}}));
+}
+
+// Random shapes through each of the layer's paths, on 1 and 3 threads: single rows (dot
+// products), one tall slice (a GEMM split over the threads), many tall slices (one GEMM each),
+// slices of few rows stacked into one GEMM or, past 1 MB of scratch, into several.
+TEST(Linear, MatchesADirectLoopOnRandomShapes) {
+  std::mt19937 generator(41);
+  const std::vector<Shape> shapes = {{1, 300},    {4, 1, 300},     {70, 24},      {1, 129, 40},
+                                     {5, 37, 24}, {2, 3, 9, 17},   {3, 300},      {6, 1, 1, 45},
+                                     {4, 130, 9}, {1, 29, 23, 33}, {40, 20, 600}, {0, 5, 7}};
+  for (const Shape& shape : shapes) {
+    const int in = static_cast<int>(shape.back());
+    const int out = std::uniform_int_distribution<int>(1, 140)(generator);
+    const RandomLinear linear(in, out, &generator);
+    const std::vector<float> x = RandomValues(ShapeElementCount(shape), &generator);
+    const std::vector<float> expected = linear.Reference(x);
+    for (int threads : {1, 3}) {
+      const std::vector<Tensor> outputs =
+          RunLayer(linear.op, {Tensor::FromRowMajor(x, shape)}, threads);
+      Shape output_shape = shape;
+      output_shape.back() = static_cast<uint32_t>(out);
+      ASSERT_EQ(outputs[0].shape(), output_shape);
+      ExpectClose(outputs[0].ToRowMajor(), expected, 1e-5f, 1e-4f,
+                  ShapeToString(shape) + " -> " + std::to_string(out) + " on " +
+                      std::to_string(threads) + " threads");
+    }
+  }
+}
+
+// A fused activation is applied after the bias, on every path.
+TEST(Linear, AppliesAFusedActivationAfterTheBias) {
+  std::mt19937 generator(43);
+  const RandomLinear linear(20, 30, &generator);
+  std::unique_ptr<Layer> layer = LayerRegistry::Create(LayerConfig(linear.op));
+  const Activation relu6{Activation::Kind::kRelu6};
+  ASSERT_TRUE(layer->FuseActivation(relu6));
+  EXPECT_FALSE(layer->FuseActivation(relu6));  // one activation only
+  for (const Shape& shape : std::vector<Shape>{{3, 20}, {1, 20}, {4, 5, 20}}) {
+    const std::vector<float> x = RandomValues(ShapeElementCount(shape), &generator, -3.0f, 3.0f);
+    std::vector<float> expected = linear.Reference(x);
+    for (float& value : expected) value = std::min(std::max(value, 0.0f), 6.0f);
+    const Tensor input = Tensor::FromRowMajor(x, shape);
+    const std::vector<Shape> output_shapes = layer->OutputShapes({shape});
+    TestContext context(2);
+    std::unique_ptr<LayerState> state = layer->Prepare({shape}, output_shapes, context.prepare());
+    Tensor output(output_shapes[0]);
+    layer->Forward({&input}, {&output}, ForwardContext{context.compute(), state.get()});
+    ExpectClose(output.ToRowMajor(), expected, 1e-5f, 1e-4f,
+                "relu6(linear) " + ShapeToString(shape));
+  }
+}
+
+TEST(Linear, RejectsAnInputWithOtherFeatures) {
+  const Node op = MakeOperator("nn.Linear", {"in_features=4", "out_features=3", "bias=False"},
+                               {{"weight", {{3, 4}, {}}}});
+  EXPECT_THAT(LayerError(op, {{1, 5}}),
+              HasSubstr("expected an input of shape (...,4) (in_features 4), got (1,5)"));
+  EXPECT_THAT(LayerError(op, std::vector<Shape>{Shape{}}), HasSubstr("got ()"));
+}
+
+TEST(Linear, RejectsWeightsOfAnotherShape) {
+  const Node op = MakeOperator("nn.Linear", {"in_features=4", "out_features=3", "bias=False"},
+                               {{"weight", {{4, 3}, {}}}});
+  EXPECT_THAT(LayerError(op, {{1, 4}}),
+              HasSubstr("weight '@weight' has shape (4,3) but the parameters imply (3,4)"));
+}
+
+}  // namespace
+}  // namespace lumen

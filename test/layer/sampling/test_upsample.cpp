@@ -1,0 +1,111 @@
+// nn.Upsample / F.upsample / F.interpolate against PyTorch: nearest and bilinear, scale or size,
+// align_corners, batches, fractional scales; output sizes computed from other input sizes; errors.
+//
+// The cases run one-operator PNNX models written by scripts/make_layer_cases.py, whose expected
+// outputs come from PyTorch.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "layer/layer_registry.hpp"
+#include "support/case_runner.hpp"
+#include "support/kernel_testing.hpp"
+
+namespace lumen {
+namespace {
+
+using test_support::InferShapes;
+using test_support::LayerError;
+using test_support::MakeOperator;
+using test_support::RandomValues;
+using test_support::RunLayer;
+using ::testing::HasSubstr;
+
+LUMEN_LAYER_CASE_TEST(Upsample, interpolate_bilinear_scale)
+LUMEN_LAYER_CASE_TEST(Upsample, interpolate_nearest_scale_0p7)
+LUMEN_LAYER_CASE_TEST(Upsample, interpolate_recompute)
+LUMEN_LAYER_CASE_TEST(Upsample, upsample_bilinear_downscale)
+LUMEN_LAYER_CASE_TEST(Upsample, upsample_bilinear_scale_0p7)
+LUMEN_LAYER_CASE_TEST(Upsample, upsample_bilinear_scale_corners)
+LUMEN_LAYER_CASE_TEST(Upsample, upsample_bilinear_size)
+LUMEN_LAYER_CASE_TEST(Upsample, upsample_bilinear_size_corners)
+LUMEN_LAYER_CASE_TEST(Upsample, upsample_nearest_fraction)
+LUMEN_LAYER_CASE_TEST(Upsample, upsample_nearest_scale2_batch2)
+LUMEN_LAYER_CASE_TEST(Upsample, upsample_nearest_scale3)
+LUMEN_LAYER_CASE_TEST(Upsample, upsample_nearest_size)
+// F.upsample_nearest, pnnx's spelling of interpolate(mode='nearest').
+LUMEN_LAYER_CASE_TEST(Upsample, upsample_nearest_fn_size)
+LUMEN_LAYER_CASE_TEST(Upsample, upsample_nearest_fn_scale3)
+
+TEST(Upsample, RegistersEverySpelling) {
+  for (const char* type : {"nn.Upsample", "F.upsample", "F.interpolate", "F.upsample_nearest"}) {
+    EXPECT_TRUE(LayerRegistry::Has(type)) << type;
+  }
+}
+
+// With a scale factor the output size follows the input given (YOLOv5's nn.Upsample(None, 2) on
+// any image size); with a size it does not.
+TEST(Upsample, ComputesTheOutputSizeFromTheInput) {
+  const Node twice = MakeOperator("nn.Upsample", {"mode=nearest", "scale_factor=(2.0,2.0)"});
+  EXPECT_EQ(InferShapes(twice, {{1, 256, 10, 10}}), std::vector<Shape>({{1, 256, 20, 20}}));
+  EXPECT_EQ(InferShapes(twice, {{3, 256, 12, 20}}), std::vector<Shape>({{3, 256, 24, 40}}));
+  // floor(10 * 0.7) = 7 in double (PyTorch), 6 in float.
+  const Node fraction =
+      MakeOperator("F.interpolate", {"mode=bilinear", "scale_factor=0.7", "align_corners=False"});
+  EXPECT_EQ(InferShapes(fraction, {{1, 2, 10, 20}}), std::vector<Shape>({{1, 2, 7, 14}}));
+  const Node sized = MakeOperator("nn.Upsample", {"mode=bilinear", "size=(7,9)"});
+  EXPECT_EQ(InferShapes(sized, {{2, 5, 30, 3}}), std::vector<Shape>({{2, 5, 7, 9}}));
+}
+
+// Doubling with nearest repeats every pixel in a 2x2 block, in every plane of a batch, on threads.
+TEST(Upsample, NearestDoublingRepeatsEveryPixel) {
+  const Shape shape{2, 3, 31, 29};
+  std::mt19937 generator(71);
+  const std::vector<float> values = RandomValues(ShapeElementCount(shape), &generator);
+  const std::vector<Tensor> outputs =
+      RunLayer(MakeOperator("nn.Upsample", {"mode=nearest", "scale_factor=(2.0,2.0)"}),
+               {Tensor::FromRowMajor(values, shape)}, 3);
+  ASSERT_EQ(outputs[0].shape(), Shape({2, 3, 62, 58}));
+  const std::vector<float> result = outputs[0].ToRowMajor();
+  for (size_t plane = 0; plane < 6; ++plane) {
+    for (size_t y = 0; y < 62; ++y) {
+      for (size_t x = 0; x < 58; ++x) {
+        ASSERT_EQ(result[(plane * 62 + y) * 58 + x], values[(plane * 31 + y / 2) * 29 + x / 2])
+            << "plane " << plane << " y " << y << " x " << x;
+      }
+    }
+  }
+}
+
+TEST(Upsample, RejectsBicubic) {
+  EXPECT_THAT(LayerError(MakeOperator("nn.Upsample", {"mode=bicubic", "scale_factor=(2.0,2.0)"}),
+                         {{1, 2, 3, 3}}),
+              HasSubstr("mode 'bicubic' is not supported"));
+}
+
+TEST(Upsample, RejectsBothSizeAndScale) {
+  EXPECT_THAT(LayerError(MakeOperator("nn.Upsample",
+                                      {"mode=nearest", "scale_factor=(2.0,2.0)", "size=(6,6)"}),
+                         {{1, 2, 3, 3}}),
+              HasSubstr("exactly one of size and scale_factor must be given"));
+}
+
+TEST(Upsample, RejectsInputsAndScalesItCannotResize) {
+  const Node op = MakeOperator("nn.Upsample", {"mode=nearest", "scale_factor=(2.0,2.0)"});
+  EXPECT_THAT(LayerError(op, {{2, 3, 3}}),
+              HasSubstr("expected an (N,C,H,W) input with non-empty H and W, got (2,3,3)"));
+  EXPECT_THAT(LayerError(MakeOperator("nn.Upsample", {"mode=nearest", "scale_factor=(0.1,0.1)"}),
+                         {{1, 2, 3, 3}}),
+              HasSubstr("input (1,2,3,3) resizes to (1,2,0,0), which is empty"));
+  EXPECT_THAT(LayerError(MakeOperator("nn.Upsample", {"mode=nearest", "scale_factor=(-2.0,2.0)"}),
+                         {{1, 2, 3, 3}}),
+              HasSubstr("scale_factor must be positive"));
+  EXPECT_THAT(LayerError(MakeOperator("nn.Upsample", {"mode=nearest", "scale_factor=(1e30,1e30)"}),
+                         {{1, 2, 3, 3}}),
+              HasSubstr("too large"));
+}
+
+}  // namespace
+}  // namespace lumen
