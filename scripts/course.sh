@@ -103,7 +103,7 @@ stub_file() {
     BEGIN { inside = 0; printed = 0 }
     # The stubs throw lumen::Error: make sure the file sees it.
     include_error && /^#include / {
-      print; print "#include \"lumen/base/error.hpp\""; printed += 2; include_error = 0; next
+      print; print "#include \"lumen/error.hpp\""; printed += 2; include_error = 0; next
     }
     {
       if (!inside && $0 ~ "^[ \t]*// LESSON " lesson " BEGIN") {

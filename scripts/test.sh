@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite from any state: installs what is missing, builds Release in build/, runs
 # ctest and the Python tests, the unit tests under ASan/UBSan (build-sanitize), the libFuzzer
-# harnesses for 60 s (linked in build-sanitize), then proves the course works (scripts/course.sh
-# verify: for every lesson, the stubbed tree compiles, the lesson's tests fail on the stubs and on
-# its known-bad variants, and pass on Lumen). Each stage prints how long it took.
+# harnesses for 60 s (linked in build-sanitize), the unit tests under ThreadSanitizer with
+# concurrent sessions (build-sanitize-thread: only the library is compiled, the rest comes from
+# build/ through ccache), then proves the course works (scripts/course.sh verify: for every lesson,
+# the stubbed tree compiles, the lesson's tests fail on the stubs and on its known-bad variants, and
+# pass on Lumen). Each stage prints how long it took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,4 +29,5 @@ stage pytest env PYTHONPATH=build/python /usr/bin/python3 -m pytest -q python/te
 stage hostile scripts/hostile.sh
 stage sanitize scripts/sanitize.sh
 stage fuzz scripts/fuzz.sh 60
+stage tsan env SANITIZERS=thread scripts/sanitize.sh
 stage course scripts/course.sh verify

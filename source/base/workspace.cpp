@@ -18,7 +18,7 @@ float* Workspace::Get(ScratchSlot slot, size_t count) {
   std::vector<float>& buffer = buffers_.at(thread)[static_cast<size_t>(slot)];
   if (buffer.size() < count) {
     buffer.resize(count);
-    grew_ = true;  // a benign race: any thread that grows sets it, and ShareSizes reads it alone
+    grew_.store(true, std::memory_order_relaxed);  // several workers may grow at once
   }
   return buffer.data();
   // LESSON 13 END
@@ -49,8 +49,8 @@ void Workspace::Reserve(ScratchSlot slot, size_t count) {
 }
 
 void Workspace::ShareSizes() {
-  if (!grew_) return;
-  grew_ = false;
+  if (!grew_.load(std::memory_order_relaxed)) return;
+  grew_.store(false, std::memory_order_relaxed);
   for (int slot = 0; slot < kSlots; ++slot) {
     size_t largest = 0;
     for (const auto& thread_buffers : buffers_) {

@@ -9,6 +9,7 @@
 #ifndef LUMEN_BASE_WORKSPACE_HPP_
 #define LUMEN_BASE_WORKSPACE_HPP_
 
+#include <atomic>
 #include <cstddef>
 #include <vector>
 
@@ -45,7 +46,11 @@ class Workspace {
  private:
   static constexpr int kSlots = static_cast<int>(ScratchSlot::kCount);
   std::vector<std::vector<std::vector<float>>> buffers_;  // [thread][slot]
-  bool grew_ = false;
+  // Set by every worker that grows one of its buffers, several at once in one loop: a plain bool
+  // written so would be a data race (undefined behaviour, and ThreadSanitizer reports it). Relaxed
+  // order is enough: ShareSizes reads it when no loop runs, after the pool's end-of-loop handshake
+  // has ordered the workers' writes before it; a relaxed store is a plain store on x86 and ARM.
+  std::atomic<bool> grew_{false};
   size_t limit_ = 0;
 };
 

@@ -64,13 +64,27 @@ TEST(ThreadPool, NestedLoopsRunInlineOnTheCallingWorker) {
 TEST(ThreadPool, WorkerIndicesStayInRange) {
   ThreadPool pool(3);
   std::vector<std::atomic<int>> seen(3);
+  std::atomic<bool> caller_came{true};
   ParallelFor(&pool, 3000, [&](std::ptrdiff_t) {
     const int worker = ThreadPool::CurrentWorker();
     ASSERT_GE(worker, 0);
     ASSERT_LT(worker, 3);
     seen[worker].fetch_add(1);
+    // Workers that ran all 3000 while the caller, descheduled right after opening the loop, had
+    // not come back yet would leave it nothing (seen once under ThreadSanitizer on two busy
+    // cores). So each waits for the caller's first iteration: a worker holds one chunk at a time,
+    // which leaves the caller some, and what is checked is that it takes them, not its timing.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (seen[0].load() == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        caller_came = false;
+        return;
+      }
+      std::this_thread::yield();
+    }
   });
-  EXPECT_GT(seen[0].load(), 0);  // the caller always takes part
+  EXPECT_TRUE(caller_came.load()) << "the caller took no chunk: it must work, not only wait";
+  EXPECT_EQ(seen[0].load() + seen[1].load() + seen[2].load(), 3000);
 }
 
 TEST(ThreadPool, PoolsInSeveralThreadsRunAtOnce) {

@@ -70,15 +70,23 @@ std::vector<std::string> UnsupportedOps(const std::string& param_path) {
 
 class GoldenCaseTest : public testing::TestWithParam<std::string> {};
 
-TEST_P(GoldenCaseTest, MatchesPyTorch) {
-  const std::string directory = kSourceDirectory + "/" + GetParam();
+// Runs the case on `threads` threads and EXPECTs it to match PyTorch.
+void ExpectGoldenCaseMatches(const std::string& name, int threads) {
+  const std::string directory = kSourceDirectory + "/" + name;
   const GoldenCase golden = ReadGoldenCase(directory);
   const std::vector<std::string> missing = UnsupportedOps(golden.param_path);
   if (!missing.empty()) GTEST_SKIP() << "unsupported op " << missing.front();
   test_support::CaseOptions options;
-  options.check_annotated_shapes = GetParam().rfind("tmp/anysize/", 0) != 0;
+  options.threads = threads;
+  options.check_annotated_shapes = name.rfind("tmp/anysize/", 0) != 0;
   test_support::ExpectCaseMatches(directory, options);
 }
+
+TEST_P(GoldenCaseTest, MatchesPyTorch) { ExpectGoldenCaseMatches(GetParam(), 1); }
+
+// Two threads share every parallel loop's chunks and grow their own scratch: the same case must
+// still match (scripts/sanitize.sh runs this under ThreadSanitizer).
+TEST_P(GoldenCaseTest, MatchesPyTorchOnTwoThreads) { ExpectGoldenCaseMatches(GetParam(), 2); }
 
 // Every corpus case must run: a case skipped for a missing op would hide a regression.
 TEST(Corpus, EveryCaseIsSupported) {
