@@ -11,7 +11,7 @@
 #include <cctype>
 
 #include "lumen/error.hpp"
-#include "onnx_graph_builder.hpp"
+#include "onnx/onnx_graph_builder.hpp"
 
 namespace lumen {
 namespace onnx {
