@@ -12,6 +12,7 @@
 
 #include "graph/graph.hpp"
 #include "onnx.pb.h"
+#include "onnx/constant_folding.hpp"
 #include "onnx_tensor.hpp"
 
 namespace lumen {
