@@ -176,6 +176,11 @@ class GraphBuilder {
 
   // operators/recurrent.cpp: LSTM, GRU and RNN.
   void MapRecurrent();
+  // The layer's run-time inputs: X, then the initial states (state_count of them) unless they
+  // are known zeros.
+  std::vector<std::string> RecurrentInputs(size_t state_count);
+  // The layer's output `y`, (L, N, D*H), as ONNX's Y `y_onnx`, (L, D, N, H).
+  void EmitOnnxRecurrentOutput(const std::string& y, const std::string& y_onnx, int64_t directions);
 
   // operators/sampling.cpp
   void MapResize();
