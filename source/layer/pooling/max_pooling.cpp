@@ -3,11 +3,10 @@
 #include <memory>
 #include <vector>
 
-#include "base/thread_pool.hpp"
 #include "kernel/max_pooling_kernels.hpp"
 #include "layer/layer.hpp"
 #include "layer/layer_registry.hpp"
-#include "layer/pooling/pooling_shape.hpp"
+#include "layer/pooling/pooling_layer.hpp"
 #include "layer/window.hpp"
 #include "lumen/error.hpp"
 #include "math/window.hpp"
@@ -37,19 +36,6 @@ class MaxPooling : public Layer {
   Window2d window_;
   bool ceil_mode_ = false;
 };
-
-namespace {
-
-// Below this many input elements the planes are pooled on one thread.
-constexpr size_t kParallelElements = 1 << 12;
-
-// The geometry of one plane of `input` pooled into `output`.
-PoolingPlane PlaneOf(const Tensor& input, const Tensor& output) {
-  return PoolingPlane{static_cast<int>(input.rows()), static_cast<int>(input.cols()),
-                      static_cast<int>(output.rows()), static_cast<int>(output.cols())};
-}
-
-}  // namespace
 
 MaxPooling::MaxPooling(const LayerConfig& config)
     : Layer(config),
@@ -94,19 +80,14 @@ void MaxPooling::Forward(const std::vector<const Tensor*>& inputs,
   const PoolingPlane plane = PlaneOf(input, output);
   const bool separable = window_.dilation_h == 1 && window_.dilation_w == 1;
   const size_t scratch_size = separable ? MaxPoolSeparableScratchSize(plane) : 0;
-  ParallelFor(
-      context.compute.pool, static_cast<std::ptrdiff_t>(input.channels()),
-      [&](std::ptrdiff_t channel) {
-        if (separable) {
-          float* scratch = context.compute.Scratch(ScratchSlot::kFirst, scratch_size);
-          MaxPoolSeparable(window_, plane, input.channel_data(channel),
-                           output.channel_data(channel), scratch);
-        } else {
-          MaxPoolReference(window_, plane, input.channel_data(channel),
-                           output.channel_data(channel));
-        }
-      },
-      Schedule::kStatic, input.size() >= kParallelElements);
+  ForEachPlane(input, &output, context.compute.pool, [&](const float* source, float* target) {
+    if (separable) {
+      float* scratch = context.compute.Scratch(ScratchSlot::kFirst, scratch_size);
+      MaxPoolSeparable(window_, plane, source, target, scratch);
+    } else {
+      MaxPoolReference(window_, plane, source, target);
+    }
+  });
 }
 
 LUMEN_REGISTER_LAYER(MaxPooling, "nn.MaxPool2d", "F.max_pool2d", "nn.MaxPool1d", "F.max_pool1d");

@@ -1,4 +1,4 @@
-#include "layer/pooling/pooling_shape.hpp"
+#include "layer/pooling/pooling_layer.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -71,6 +71,19 @@ PlaneSize ReadAdaptiveOutputSize(const LayerConfig& config) {
   requested.width = pair[1];
   if (requested.height < 1 || requested.width < 1) fail("must be positive");
   return requested;
+}
+
+Shape AdaptivePooledShape(const Layer& layer, const std::vector<Shape>& input_shapes,
+                          const PlaneSize& requested) {
+  const PlaneSize plane = FeatureMapPlane(layer, input_shapes);
+  return PooledShape(layer, input_shapes[0],
+                     requested.height == 0 ? plane.height : requested.height,
+                     requested.width == 0 ? plane.width : requested.width);
+}
+
+PoolingPlane PlaneOf(const Tensor& input, const Tensor& output) {
+  return PoolingPlane{static_cast<int>(input.rows()), static_cast<int>(input.cols()),
+                      static_cast<int>(output.rows()), static_cast<int>(output.cols())};
 }
 
 }  // namespace lumen
