@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "layer/window.hpp"
 #include "lumen/error.hpp"
 
 namespace lumen {
@@ -38,6 +39,29 @@ Shape PooledShape(const Layer& layer, const Shape& input, int output_h, int outp
                        ShapeToString(output)));
   }
   return output;
+}
+
+SlidingWindow ReadSlidingWindow(const LayerConfig& config, bool one_dimensional) {
+  SlidingWindow sliding;
+  sliding.one_dimensional = one_dimensional;
+  sliding.window = one_dimensional ? ReadWindow1d(config, /*stride_defaults_to_kernel=*/true)
+                                   : ReadWindow2d(config, /*stride_defaults_to_kernel=*/true);
+  sliding.ceil_mode = config.BoolParam("ceil_mode", false);
+  const Window2d& w = sliding.window;
+  if (int64_t{w.pad_top} * 2 > w.kernel_h || int64_t{w.pad_bottom} * 2 > w.kernel_h ||
+      int64_t{w.pad_left} * 2 > w.kernel_w || int64_t{w.pad_right} * 2 > w.kernel_w) {
+    throw Error(Concat(config.Describe(),
+                       ": padding must be at most half the kernel size (as PyTorch requires)"));
+  }
+  return sliding;
+}
+
+Shape SlidingPooledShape(const Layer& layer, const std::vector<Shape>& input_shapes,
+                         const SlidingWindow& sliding) {
+  const PlaneSize plane = FeatureMapPlane(layer, input_shapes, sliding.one_dimensional);
+  return PooledShape(layer, input_shapes[0],
+                     sliding.window.OutputHeight(plane.height, sliding.ceil_mode),
+                     sliding.window.OutputWidth(plane.width, sliding.ceil_mode));
 }
 
 PlaneSize ReadAdaptiveOutputSize(const LayerConfig& config) {

@@ -10,6 +10,7 @@
 #include "base/thread_pool.hpp"
 #include "kernel/pooling_plane.hpp"
 #include "layer/layer.hpp"
+#include "math/window.hpp"
 
 namespace lumen {
 
@@ -32,6 +33,24 @@ PlaneSize FeatureMapPlane(const Layer& layer, const std::vector<Shape>& input_sh
 // `input` with its plane replaced by output_h x output_w. Throws lumen::Error naming `layer` and
 // the shapes when the output would be empty, which PyTorch refuses too.
 Shape PooledShape(const Layer& layer, const Shape& input, int output_h, int output_w);
+
+// What a sliding pooling (nn.MaxPool2d, nn.AvgPool2d and their 1-D forms) reads from its config.
+struct SlidingWindow {
+  bool one_dimensional = false;  // a 1-D pooling: a window of height 1 over the C x L plane
+  Window2d window;
+  bool ceil_mode = false;
+};
+
+// Reads kernel_size, stride (the kernel's by default), padding, dilation and ceil_mode, as 1-D
+// parameters when `one_dimensional`. Throws lumen::Error naming the operator when the padding is
+// more than half the kernel, which PyTorch refuses too (and which guarantees that every window
+// holds an input value).
+SlidingWindow ReadSlidingWindow(const LayerConfig& config, bool one_dimensional);
+
+// The output shape of a sliding pooling: `input_shapes`' one feature map (checked as
+// FeatureMapPlane does) with its plane pooled by PyTorch's size formula.
+Shape SlidingPooledShape(const Layer& layer, const std::vector<Shape>& input_shapes,
+                         const SlidingWindow& sliding);
 
 // An adaptive pooling's output_size: a pair, an int (square), or a pair with None entries, which
 // keep that input extent (0 here). Throws lumen::Error naming the operator on anything else.
