@@ -10,18 +10,19 @@
 // them into probabilities.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <numeric>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <string>
 #include <vector>
 
 #include "common/demo_support.hpp"
+#include "common/image_input.hpp"
 #include "lumen/error.hpp"
 #include "lumen/model.hpp"
 #include "lumen/session.hpp"
@@ -30,14 +31,15 @@ namespace {
 
 using lumen::Concat;
 using lumen::Error;
+using lumen::demo::ImageSize;
 using lumen::demo::ReadLines;
 
 const std::string kDemoDirectory = std::string(LUMEN_SOURCE_DIR) + "/demos/resnet";
 const std::string kModelDirectory = std::string(LUMEN_SOURCE_DIR) + "/tmp/models/resnet18";
 
 // torchvision's ImageNet normalisation, in RGB order.
-constexpr float kMean[3] = {0.485f, 0.456f, 0.406f};
-constexpr float kStandardDeviation[3] = {0.229f, 0.224f, 0.225f};
+constexpr std::array<float, 3> kMean = {0.485f, 0.456f, 0.406f};
+constexpr std::array<float, 3> kStandardDeviation = {0.229f, 0.224f, 0.225f};
 
 struct Options {
   std::string image = kDemoDirectory + "/chelsea.jpg";
@@ -61,21 +63,7 @@ lumen::Tensor MakeInput(const cv::Mat& image, int width, int height) {
   cv::resize(image, resized, cv::Size(resized_width, resized_height), 0, 0,
              scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
   const cv::Rect crop((resized_width - width) / 2, (resized_height - height) / 2, width, height);
-  const cv::Mat cropped = resized(crop);
-
-  std::vector<float> chw(3 * static_cast<size_t>(width) * height);
-  for (int y = 0; y < height; ++y) {
-    const cv::Vec3b* row = cropped.ptr<cv::Vec3b>(y);
-    for (int x = 0; x < width; ++x) {
-      for (int channel = 0; channel < 3; ++channel) {  // OpenCV is BGR, the model wants RGB
-        const float value = row[x][2 - channel] / 255.0f;
-        chw[(static_cast<size_t>(channel) * height + y) * width + x] =
-            (value - kMean[channel]) / kStandardDeviation[channel];
-      }
-    }
-  }
-  return lumen::Tensor::FromRowMajor(
-      chw.data(), {1, 3, static_cast<uint32_t>(height), static_cast<uint32_t>(width)});
+  return lumen::demo::ImageToTensor(resized(crop), kMean, kStandardDeviation);
 }
 
 // Softmax of the logits, subtracting the largest first so that exp never overflows.
@@ -93,22 +81,14 @@ std::vector<float> Softmax(const std::vector<float>& logits) {
 
 int Run(const Options& options) {
   const std::vector<std::string> labels = ReadLines(options.labels, "labels");
-  const cv::Mat image = cv::imread(options.image, cv::IMREAD_COLOR);
-  if (image.empty()) throw Error(Concat(options.image, ": cannot read the image"));
+  const cv::Mat image = lumen::demo::ReadImage(options.image);
 
   lumen::ModelOptions model_options;
   model_options.weights_path = options.bin;
   const auto model = lumen::Model::Load(options.param, model_options);
-  // The input size: --size, else the one the model was exported at.
-  const std::vector<int> export_shape = model->export_input_shapes().at(0);
-  if (export_shape.size() != 4 || export_shape[1] != 3) {
-    throw Error("expected a model with an (N,3,H,W) input");
-  }
-  const int height = options.size > 0 ? options.size : export_shape[2];
-  const int width = options.size > 0 ? options.size : export_shape[3];
-  if (height < 1 || width < 1) {
-    throw Error("the model does not say its input size: give --size");
-  }
+  const ImageSize size = lumen::demo::ModelInputSize(*model, options.size);
+  const int width = size.width;
+  const int height = size.height;
   lumen::SessionOptions session_options;
   session_options.threads = options.threads;
   lumen::Session session(model, session_options);

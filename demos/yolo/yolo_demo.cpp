@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/demo_support.hpp"
+#include "common/image_input.hpp"
 #include "lumen/error.hpp"
 #include "lumen/model.hpp"
 #include "lumen/session.hpp"
@@ -26,6 +27,7 @@ namespace {
 
 using lumen::Concat;
 using lumen::Error;
+using lumen::demo::ImageSize;
 using lumen::demo::ReadLines;
 
 const std::string kDemoDirectory = std::string(LUMEN_SOURCE_DIR) + "/demos/yolo";
@@ -55,17 +57,7 @@ lumen::Tensor MakeInput(const cv::Mat& image, const lumen::yolo::Letterbox& lett
   const int pad_bottom = height - letterbox.resized_height - letterbox.pad_top;
   cv::copyMakeBorder(resized, padded, letterbox.pad_top, pad_bottom, letterbox.pad_left, pad_right,
                      cv::BORDER_CONSTANT, cv::Scalar(114, 114, 114));
-  std::vector<float> chw(3 * static_cast<size_t>(width) * height);
-  for (int y = 0; y < height; ++y) {
-    const cv::Vec3b* row = padded.ptr<cv::Vec3b>(y);
-    for (int x = 0; x < width; ++x) {
-      for (int channel = 0; channel < 3; ++channel) {  // OpenCV is BGR, the model wants RGB
-        chw[(static_cast<size_t>(channel) * height + y) * width + x] = row[x][2 - channel] / 255.0f;
-      }
-    }
-  }
-  return lumen::Tensor::FromRowMajor(
-      chw.data(), {1, 3, static_cast<uint32_t>(height), static_cast<uint32_t>(width)});
+  return lumen::demo::ImageToTensor(padded);
 }
 
 void Draw(cv::Mat& image, const lumen::yolo::Detection& detection, const std::string& label) {
@@ -89,20 +81,14 @@ void Draw(cv::Mat& image, const lumen::yolo::Detection& detection, const std::st
 
 int Run(const Options& options) {
   const std::vector<std::string> names = ReadLines(options.names, "class names");
-  cv::Mat image = cv::imread(options.image, cv::IMREAD_COLOR);
-  if (image.empty()) throw Error(Concat(options.image, ": cannot read the image"));
+  cv::Mat image = lumen::demo::ReadImage(options.image);
 
   lumen::ModelOptions model_options;
   model_options.weights_path = options.bin;
   const auto model = lumen::Model::Load(options.param, model_options);
-  // The input size: --size, else the one the model was exported at.
-  const std::vector<int> export_shape = model->export_input_shapes().at(0);
-  if (export_shape.size() != 4 || export_shape[1] != 3) {
-    throw Error("expected a model with an (N,3,H,W) input");
-  }
-  const int height = options.size > 0 ? options.size : export_shape[2];
-  const int width = options.size > 0 ? options.size : export_shape[3];
-  if (height < 1 || width < 1) throw Error("the model does not say its input size: give --size");
+  const ImageSize size = lumen::demo::ModelInputSize(*model, options.size);
+  const int width = size.width;
+  const int height = size.height;
   const lumen::yolo::Letterbox letterbox =
       lumen::yolo::ComputeLetterbox(image.cols, image.rows, width, height);
   lumen::SessionOptions session_options;

@@ -4,15 +4,10 @@
 
 #include <cstddef>
 
+#include "kernel/pooling_plane.hpp"
 #include "math/window.hpp"
 
 namespace lumen {
-
-// One channel's geometry: column-major input_h x input_w in, column-major output_h x output_w out.
-struct PoolingPlane {
-  int input_h = 0, input_w = 0;
-  int output_h = 0, output_w = 0;
-};
 
 // Floats of scratch MaxPoolSeparable needs for `plane` (input_w x output_h); throws lumen::Error
 // when the count does not fit in size_t.

@@ -14,25 +14,23 @@
 // in-projection is one GEMM over all tokens (one for q, k and v together in self-attention);
 // then each task (a batch item, a head or all heads, a block of query rows) packs K_h^T and V_h,
 // multiplies Q_h by K_h^T, adds the masks, takes the softmax of each row, and multiplies by V_h
-// into the output token matrix, which the out-projection multiplies in one GEMM more.
+// into the output token matrix (kernel/attention.hpp: Attend, the inner loop), which the
+// out-projection multiplies in one GEMM more.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "base/checked_math.hpp"
+#include "kernel/attention.hpp"
 #include "layer/layer.hpp"
 #include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
-#include "math/fast_exp.hpp"
 #include "math/packed_gemm.hpp"
 
 namespace lumen {
 namespace {
-
-constexpr float kNegativeInfinity = -std::numeric_limits<float>::infinity();
 
 // Query rows one task handles at most: its scores (rows x keys) stay in the L2 cache.
 constexpr int kMaxBlockRows = 128;
@@ -52,7 +50,6 @@ struct AttentionState : LayerState {
   int source = 0;                   // S, key tokens per item
   int keys = 0;                     // S plus the keys add_bias_kv and add_zero_attn append
   int block_rows = 0;               // query rows per task
-  int blocks = 0;                   // blocks per item
   std::vector<float> query_tokens;  // gathered inputs, when the input is not a token matrix
   std::vector<float> key_tokens;
   std::vector<float> value_tokens;
@@ -66,35 +63,6 @@ struct AttentionState : LayerState {
            sizeof(float);
   }
 };
-
-// Softmax of each row of the column-major rows x columns block `scores` (leading dimension rows),
-// in place; `maxima` and `sums` are rows floats of scratch. Loops run down the columns, so the
-// inner loop is contiguous and vectorises. A row of only -inf gives NaN, as in PyTorch.
-void SoftmaxRows(float* scores, int rows, int columns, float* maxima, float* sums) {
-  // LESSON 12 BEGIN: a stable softmax of every row of a column-major block; -inf weighs 0
-  std::fill(maxima, maxima + rows, kNegativeInfinity);
-  std::fill(sums, sums + rows, 0.0f);
-  for (int s = 0; s < columns; ++s) {
-    const float* column = scores + static_cast<size_t>(s) * rows;
-    for (int i = 0; i < rows; ++i) maxima[i] = std::max(maxima[i], column[i]);
-  }
-  for (int s = 0; s < columns; ++s) {
-    float* column = scores + static_cast<size_t>(s) * rows;
-    for (int i = 0; i < rows; ++i) {
-      const float shifted = column[i] - maxima[i];
-      // A masked key (-inf) weighs exactly 0 (FastExp clamps its argument, giving 1e-38).
-      const float weight = shifted == kNegativeInfinity ? 0.0f : FastExp(shifted);
-      column[i] = weight;
-      sums[i] += weight;
-    }
-  }
-  for (int i = 0; i < rows; ++i) sums[i] = 1.0f / sums[i];
-  for (int s = 0; s < columns; ++s) {
-    float* column = scores + static_cast<size_t>(s) * rows;
-    for (int i = 0; i < rows; ++i) column[i] *= sums[i];
-  }
-  // LESSON 12 END
-}
 
 // c[i + j * ldc] += bias[j] for an m x n column-major block.
 void AddColumnBias(const float* bias, int m, int n, float* c, int ldc) {
@@ -302,20 +270,12 @@ class MultiheadAttentionLayer : public Layer {
       ++blocks;
     }
     state->block_rows = std::max(1, (state->target + blocks - 1) / blocks);
-    state->blocks =
-        state->target == 0 ? 0 : (state->target + state->block_rows - 1) / state->block_rows;
 
-    const int rows = state->block_rows;
     Workspace& workspace = *context.workspace;
-    workspace.Reserve(ScratchSlot::kFirst,
-                      CheckedMultiply(static_cast<size_t>(rows), state->keys + 2, "scores"));
-    workspace.Reserve(ScratchSlot::kSecond, PackedColumnsSize(head_dim_, state->keys));
-    workspace.Reserve(ScratchSlot::kThird, PackedColumnsSize(state->keys, head_dim_));
+    ReserveAttentionScratch(Heads(*state), state->block_rows, &workspace);
     for (const auto& [m, k] : {std::pair<int, int>{static_cast<int>(query_tokens), embed_},
                                {static_cast<int>(key_tokens), key_dim_},
-                               {static_cast<int>(key_tokens), value_dim_},
-                               {rows, head_dim_},
-                               {rows, state->keys}}) {
+                               {static_cast<int>(key_tokens), value_dim_}}) {
       workspace.Reserve(ScratchSlot::kGemmPacking, PackedGemmScratchSize(m, k));
     }
     return state;
@@ -370,101 +330,20 @@ class MultiheadAttentionLayer : public Layer {
                   state, v, compute);
     }
 
-    // 3. Attention per (item, head or heads, block of query rows).
-    const float* mask = mask_input_ >= 0 ? inputs[mask_input_]->data() : nullptr;
-    const bool per_head_mask = mask != nullptr && inputs[mask_input_]->rank() == 3;
-    const float* padding = padding_input_ >= 0 ? inputs[padding_input_]->data() : nullptr;
-    float* weights = outputs.size() > 1 ? outputs[1]->data() : nullptr;
-    const int heads_per_task = HeadsPerTask();
-    const int head_groups = heads_ / heads_per_task;
-    const int blocks = state.blocks;
-    const int rows_per_block = state.block_rows;
-    float* attended = state.attended.data();
-    // No keys (S = 0 without added ones): every product over keys is empty, so the heads give 0.
-    const int tasks = keys == 0 ? 0 : n * head_groups * blocks;
-    if (keys == 0) std::fill(state.attended.begin(), state.attended.end(), 0.0f);
-    ParallelFor(
-        compute.pool, tasks,
-        [&](std::ptrdiff_t task) {
-          const int block = static_cast<int>(task % blocks);
-          const int group = static_cast<int>(task / blocks % head_groups);
-          const int item = static_cast<int>(task / blocks / head_groups);
-          const int first_row = block * rows_per_block;
-          const int rows = std::min(rows_per_block, target - first_row);
-          float* scores = compute.Scratch(ScratchSlot::kFirst,
-                                          static_cast<size_t>(rows_per_block) * (keys + 2));
-          float* maxima = scores + static_cast<size_t>(rows) * keys;
-          float* sums = maxima + rows;
-          float* packed_k =
-              compute.Scratch(ScratchSlot::kSecond, PackedColumnsSize(head_dim_, keys));
-          float* packed_v =
-              compute.Scratch(ScratchSlot::kThird, PackedColumnsSize(keys, head_dim_));
-          if (weights != nullptr && average_weights_) {
-            for (int s = 0; s < keys; ++s) {
-              float* column = weights + WeightsOffset(state, item, 0, first_row, s);
-              std::fill(column, column + rows, 0.0f);
-            }
-          }
-          for (int head = group * heads_per_task; head < (group + 1) * heads_per_task; ++head) {
-            const size_t feature = static_cast<size_t>(head) * head_dim_;
-            const float* k_head = k + static_cast<size_t>(item) * keys + feature * key_rows;
-            const float* v_head = v + static_cast<size_t>(item) * keys + feature * key_rows;
-            // LESSON 12 BEGIN: scores = Q_h K_h^T for this block of query rows, as one GEMM
-            PackColumns(k_head, key_rows, 1, head_dim_, keys, packed_k);
-            PackColumns(v_head, 1, key_rows, keys, head_dim_, packed_v);
-            const float* q_block =
-                q + static_cast<size_t>(item) * target + first_row + feature * query_tokens;
-            PackedGemm(rows, q_block, query_tokens, PackedPanels(packed_k, head_dim_, keys), scores,
-                       rows, compute);
-            // LESSON 12 END
-            if (mask != nullptr) {
-              const size_t slice = per_head_mask ? static_cast<size_t>(item) * heads_ + head : 0;
-              const float* mask_block = mask + slice * target * source + first_row;
-              for (int s = 0; s < source; ++s) {
-                const float* mask_column = mask_block + static_cast<size_t>(s) * target;
-                float* column = scores + static_cast<size_t>(s) * rows;
-                if (mask_is_bool_) {
-                  for (int i = 0; i < rows; ++i) {
-                    column[i] += mask_column[i] != 0.0f ? kNegativeInfinity : 0.0f;
-                  }
-                } else {
-                  for (int i = 0; i < rows; ++i) column[i] += mask_column[i];
-                }
-              }
-            }
-            if (padding != nullptr) {
-              for (int s = 0; s < source; ++s) {
-                const float value = padding[item + static_cast<size_t>(s) * n];
-                const float add = !padding_is_bool_ ? value
-                                  : value != 0.0f   ? kNegativeInfinity
-                                                    : 0.0f;
-                float* column = scores + static_cast<size_t>(s) * rows;
-                for (int i = 0; i < rows; ++i) column[i] += add;
-              }
-            }
-            SoftmaxRows(scores, rows, keys, maxima, sums);
-            if (weights != nullptr) {
-              const float share = average_weights_ ? 1.0f / heads_ : 1.0f;
-              const int weight_head = average_weights_ ? 0 : head;
-              for (int s = 0; s < keys; ++s) {
-                float* column = weights + WeightsOffset(state, item, weight_head, first_row, s);
-                const float* p = scores + static_cast<size_t>(s) * rows;
-                if (average_weights_) {
-                  for (int i = 0; i < rows; ++i) column[i] += p[i] * share;
-                } else {
-                  std::copy(p, p + rows, column);
-                }
-              }
-            }
-            // LESSON 12 BEGIN: this head's output = P V_h, into its columns of the token matrix
-            PackedGemm(
-                rows, scores, rows, PackedPanels(packed_v, keys, head_dim_),
-                attended + static_cast<size_t>(item) * target + first_row + feature * query_tokens,
-                query_tokens, compute);
-            // LESSON 12 END
-          }
-        },
-        Schedule::kDynamic);
+    // 3. Attention per (item, head or heads, block of query rows): kernel/attention.hpp.
+    AttentionHeads heads = Heads(state);
+    heads.q = q;
+    heads.k = k;
+    heads.v = v;
+    if (mask_input_ >= 0) {
+      heads.mask = inputs[mask_input_]->data();
+      heads.mask_per_head = inputs[mask_input_]->rank() == 3;
+    }
+    if (padding_input_ >= 0) heads.padding = inputs[padding_input_]->data();
+    if (outputs.size() > 1) heads.weights = outputs[1]->data();
+    heads.attended = state.attended.data();
+    Attend(heads, state.block_rows, compute);
+    const float* attended = heads.attended;
 
     // 4. Out-projection, into the output's layout.
     float* output = outputs[0]->data();
@@ -499,9 +378,25 @@ class MultiheadAttentionLayer : public Layer {
   }
 
  private:
-  // Heads one task computes: all of them when it averages their weights (the tasks of one item
-  // would otherwise add into the same place), else one.
-  int HeadsPerTask() const { return output_count() == 2 && average_weights_ ? heads_ : 1; }
+  // Heads one task of Attend computes (the kernel's rule, for planning the blocks).
+  int HeadsPerTask() const {
+    return AttentionHeadsPerTask(heads_, output_count() == 2 && average_weights_);
+  }
+
+  // The sizes and flags of this attention for the kernel; the operands are filled in by Forward.
+  AttentionHeads Heads(const AttentionState& state) const {
+    AttentionHeads heads;
+    heads.items = state.batch;
+    heads.heads = heads_;
+    heads.head_dim = head_dim_;
+    heads.queries = state.target;
+    heads.sources = state.source;
+    heads.keys = state.keys;
+    heads.mask_is_bool = mask_is_bool_;
+    heads.padding_is_bool = padding_is_bool_;
+    heads.average_weights = average_weights_;
+    return heads;
+  }
 
   // The number of outputs the graph reads.
   size_t output_count() const { return outputs_; }
@@ -511,9 +406,6 @@ class MultiheadAttentionLayer : public Layer {
   static bool IsTokenMatrix(const AttentionState& state) {
     return state.order != SequenceOrder::kSequenceFirst && state.batch == 1;
   }
-
-  // Memory offset in the weights output of (item, head, query row, key).
-  size_t WeightsOffset(const AttentionState& state, int item, int head, int row, int key) const;
 
   // The input as a token matrix: itself when it is one, else gathered into `buffer`.
   const float* TokenMatrix(const AttentionState& state, const Tensor& input, int length,
@@ -547,13 +439,6 @@ class MultiheadAttentionLayer : public Layer {
   PackedMatrix out_weights_;
   std::vector<float> out_bias_;
 };
-
-size_t MultiheadAttentionLayer::WeightsOffset(const AttentionState& state, int item, int head,
-                                              int row, int key) const {
-  const size_t heads = average_weights_ ? 1 : static_cast<size_t>(heads_);
-  const size_t slice = static_cast<size_t>(item) * heads + head;
-  return (slice * state.keys + key) * state.target + row;
-}
 
 const float* MultiheadAttentionLayer::TokenMatrix(const AttentionState& state, const Tensor& input,
                                                   int length, int features,

@@ -38,9 +38,7 @@ class GroupNorm : public Layer {
 
   // One input of shape (N, C, *) with C divisible by num_groups, plus F.group_norm's operands.
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
-    const size_t operands =
-        1 + (affine_.weight.input() >= 0 ? 1 : 0) + (affine_.bias.input() >= 0 ? 1 : 0);
-    CheckInputCount(input_shapes, operands);
+    CheckInputCount(input_shapes, affine_.InputCount());
     const Shape& input = input_shapes[0];
     if (input.size() < 2) {
       Fail(Concat("expected an input of shape (N,C,*), got ", ShapeToString(input)));
@@ -54,13 +52,7 @@ class GroupNorm : public Layer {
       Fail(Concat("input ", ShapeToString(input), " has ", channels,
                   " channels, not divisible by num_groups ", groups_));
     }
-    for (const AffineParameter* parameter : {&affine_.weight, &affine_.bias}) {
-      const int index = parameter->input();
-      if (index >= 0 && input_shapes[static_cast<size_t>(index)] != Shape{channels}) {
-        Fail(Concat(parameter == &affine_.weight ? "weight" : "bias", " must have shape (",
-                    channels, "), got ", ShapeToString(input_shapes[static_cast<size_t>(index)])));
-      }
-    }
+    affine_.CheckOperandShapes(*this, input_shapes, Shape{channels});
     return {input};
   }
 

@@ -68,9 +68,7 @@ class InstanceNorm : public Layer {
 
   // One input, (N, C, *spatial) or for the modules also (C, *spatial), plus F's operands.
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
-    const size_t operands =
-        1 + (affine_.weight.input() >= 0 ? 1 : 0) + (affine_.bias.input() >= 0 ? 1 : 0);
-    CheckInputCount(input_shapes, operands);
+    CheckInputCount(input_shapes, affine_.InputCount());
     const Shape& input = input_shapes[0];
     const size_t rank = input.size();
     if (spatial_rank_ > 0) {
@@ -96,13 +94,7 @@ class InstanceNorm : public Layer {
       Fail(Concat("expected more than 1 spatial element per channel, got input ",
                   ShapeToString(input)));
     }
-    for (const AffineParameter* parameter : {&affine_.weight, &affine_.bias}) {
-      const int index = parameter->input();
-      if (index >= 0 && input_shapes[static_cast<size_t>(index)] != Shape{channels}) {
-        Fail(Concat(parameter == &affine_.weight ? "weight" : "bias", " must have shape (",
-                    channels, "), got ", ShapeToString(input_shapes[static_cast<size_t>(index)])));
-      }
-    }
+    affine_.CheckOperandShapes(*this, input_shapes, Shape{channels});
     return {input};
   }
 

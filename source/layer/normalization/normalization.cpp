@@ -44,6 +44,23 @@ AffineParameter AffineParameter::FromFunctionArgument(const LayerConfig& config,
   return {};
 }
 
+size_t AffineParameters::InputCount() const {
+  return 1 + (weight.input() >= 0 ? 1 : 0) + (bias.input() >= 0 ? 1 : 0);
+}
+
+void AffineParameters::CheckOperandShapes(const Layer& layer,
+                                          const std::vector<Shape>& input_shapes,
+                                          const Shape& shape) const {
+  for (const AffineParameter* parameter : {&weight, &bias}) {
+    const int index = parameter->input();
+    if (index >= 0 && input_shapes[static_cast<size_t>(index)] != shape) {
+      throw Error(Concat(layer.description(), ": ", parameter == &weight ? "weight" : "bias",
+                         " must have shape ", ShapeToString(shape), ", got ",
+                         ShapeToString(input_shapes[static_cast<size_t>(index)])));
+    }
+  }
+}
+
 AffineParameters FunctionAffineArguments(const LayerConfig& config) {
   size_t next_input = 1;
   AffineParameters affine;
@@ -112,13 +129,11 @@ TrailingNormalization::TrailingNormalization(const LayerConfig& config, Shape no
     : Layer(config),
       normalized_shape_(std::move(normalized_shape)),
       spec_(spec),
-      weight_(std::move(affine.weight)),
-      bias_(std::move(affine.bias)) {}
+      affine_(std::move(affine)) {}
 
 std::vector<Shape> TrailingNormalization::OutputShapes(
     const std::vector<Shape>& input_shapes) const {
-  const size_t operands = 1 + (weight_.input() >= 0 ? 1 : 0) + (bias_.input() >= 0 ? 1 : 0);
-  CheckInputCount(input_shapes, operands);
+  CheckInputCount(input_shapes, affine_.InputCount());
   const Shape& input = input_shapes[0];
   const size_t trailing = normalized_shape_.size();
   if (input.size() < trailing || !std::equal(normalized_shape_.begin(), normalized_shape_.end(),
@@ -126,14 +141,7 @@ std::vector<Shape> TrailingNormalization::OutputShapes(
     Fail(Concat("expected an input whose last dimensions are normalized_shape ",
                 ShapeToString(normalized_shape_), ", got ", ShapeToString(input)));
   }
-  for (const AffineParameter* parameter : {&weight_, &bias_}) {
-    const int index = parameter->input();
-    if (index >= 0 && input_shapes[static_cast<size_t>(index)] != normalized_shape_) {
-      Fail(Concat(parameter == &weight_ ? "weight" : "bias", " must have shape ",
-                  ShapeToString(normalized_shape_), ", got ",
-                  ShapeToString(input_shapes[static_cast<size_t>(index)])));
-    }
-  }
+  affine_.CheckOperandShapes(*this, input_shapes, normalized_shape_);
   return {input};
 }
 
@@ -152,8 +160,8 @@ void TrailingNormalization::Forward(const std::vector<const Tensor*>& inputs,
                                     const std::vector<Tensor*>& outputs,
                                     const ForwardContext& context) const {
   NormalizationAffine affine;
-  affine.weight = weight_.data(inputs);
-  affine.bias = bias_.data(inputs);
+  affine.weight = affine_.weight.data(inputs);
+  affine.bias = affine_.bias.data(inputs);
   // Element e of a group has weight e: the weights are stored in the group's memory order.
   affine.extent_step = 1;
   NormalizeGroups(inputs[0]->data(), outputs[0]->data(), context.state_as<TrailingState>().groups,

@@ -47,6 +47,14 @@ class AffineParameter {
 struct AffineParameters {
   AffineParameter weight;
   AffineParameter bias;
+
+  // The inputs a normalisation reads: its data, plus the weight and the bias when they are
+  // operands.
+  size_t InputCount() const;
+  // Throws lumen::Error naming `layer` unless the weight and the bias, where they are operands,
+  // have `shape` in `input_shapes`.
+  void CheckOperandShapes(const Layer& layer, const std::vector<Shape>& input_shapes,
+                          const Shape& shape) const;
 };
 
 // For the F.* spellings: the weight and bias operands (or None) of `config`, whose first input is
@@ -86,8 +94,7 @@ class TrailingNormalization : public Layer {
  private:
   Shape normalized_shape_;
   NormalizationSpec spec_;
-  AffineParameter weight_;
-  AffineParameter bias_;
+  AffineParameters affine_;
 };
 
 // The groups of the last `trailing` dimensions of `shape` (1 <= trailing <= rank): contiguous

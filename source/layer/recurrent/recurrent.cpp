@@ -5,26 +5,21 @@
 // The work of each layer splits in two. The input's share of every gate, at every time step and
 // for both directions, is one packed GEMM over all tokens (token t*N + n of step t, item n):
 // gates^T = [W_ih; W_ih_reverse] X^T, which leaves the gates of each token contiguous. What is
-// left is the recurrence: at each step, each direction adds W_hh h_{t-1} to its gates (W_hh^T
-// kept in contiguous panels and streamed once per step for every item, see RecurrentTile) and
-// applies PyTorch's gate math, vectorised across the hidden units:
-//   LSTM (gates i, f, g, o):  c = sigmoid(f) c + sigmoid(i) tanh(g);  h = sigmoid(o) tanh(c)
-//   GRU (gates r, z, n):      n = tanh(x_n + sigmoid(r) (W_hn h + b_hn));  h = (1 - z) n + z h
-//   RNN:                      h = tanh or relu(x + W_hh h + b)
+// left is the recurrence: at each step, each direction adds W_hh h_{t-1} to its gates and applies
+// PyTorch's gate math, vectorised across the hidden units: the cell's step, the inner loop, is
+// kernel/recurrent_cell.hpp's RecurrentCellStep.
 // The two directions step together (forward at t, reverse at L-1-t), each step one parallel loop
 // over the directions and blocks of hidden units, when a step has enough work to share.
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "base/checked_math.hpp"
+#include "kernel/recurrent_cell.hpp"
 #include "layer/layer.hpp"
 #include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
-#include "math/fast_exp.hpp"
 #include "math/packed_gemm.hpp"
 
 namespace lumen {
@@ -34,146 +29,6 @@ namespace {
 // costs a few microseconds, about this much arithmetic.
 constexpr int64_t kParallelStepWork = 1 << 15;
 
-enum class Cell { kLstm, kGru, kRnnTanh, kRnnRelu };
-
-// The gates a cell computes per hidden unit.
-int GateCount(Cell cell) {
-  switch (cell) {
-    case Cell::kLstm:
-      return 4;
-    case Cell::kGru:
-      return 3;
-    default:
-      return 1;
-  }
-}
-
-// The gate functions, on FastExp so that the gate loops vectorise (std::tanh is a libm call that
-// took 40% of an LSTM's time).
-float Sigmoid(float x) { return 1.0f / (1.0f + FastExp(-x)); }
-
-// tanh(x) = 1 - 2 / (exp(2x) + 1), exact at +-1; near 0, where that formula loses bits (its
-// absolute error is about 1e-7), the odd Taylor polynomial, accurate to 1e-11 below 1/16.
-float FastTanh(float x) {
-  const float x2 = x * x;
-  const float series =
-      x * (1.0f + x2 * (-1.0f / 3.0f + x2 * (2.0f / 15.0f + x2 * (-17.0f / 315.0f))));
-  const float formula = 1.0f - 2.0f / (FastExp(2.0f * x) + 1.0f);
-  return x2 < 1.0f / 256.0f ? series : formula;
-}
-
-// W_hh is kept transposed, gate by gate, each gate's units padded to whole vectors and cut into
-// panels of kPanelUnits columns stored one after another (depth x width floats each, row by
-// row). The recurrent product of a step, out[n][c] = sum_p h[n][p] W^T[p][c], then streams each
-// panel once for a few items at once, from contiguous memory: rows of the plain transposed
-// matrix lie a multiple of 4 KB apart and would all compete for the same cache sets.
-#if defined(__AVX512F__)
-constexpr int kUnitStep = 16;
-#else
-constexpr int kUnitStep = 8;
-#endif
-constexpr int kPanelUnits = 4 * kUnitStep;
-using UnitVector = float __attribute__((vector_size(kUnitStep * sizeof(float))));
-
-UnitVector LoadVector(const float* source) {
-  UnitVector value;
-  std::memcpy(&value, source, sizeof(value));
-  return value;
-}
-
-// out[i * ldo + c] = sum_p h[i * ldh + p] * w[p * ldw + c] for kItems items and kVectors vectors
-// of columns: kItems * kVectors independent sums in registers, so that the loop is bound by the
-// loads of W^T rather than by the latency of each addition.
-template <int kItems, int kVectors>
-void RecurrentTile(const float* w, int ldw, int depth, const float* h, int ldh, float* out,
-                   int ldo) {
-  UnitVector sums[kItems][kVectors] = {};
-  for (int p = 0; p < depth; ++p) {
-    const float* row = w + static_cast<size_t>(p) * ldw;
-    UnitVector weights[kVectors];
-    for (int v = 0; v < kVectors; ++v) weights[v] = LoadVector(row + v * kUnitStep);
-    for (int i = 0; i < kItems; ++i) {
-      const float state = h[i * ldh + p];
-      for (int v = 0; v < kVectors; ++v) sums[i][v] += weights[v] * state;
-    }
-  }
-  for (int i = 0; i < kItems; ++i) {
-    for (int v = 0; v < kVectors; ++v) {
-      std::memcpy(out + i * ldo + v * kUnitStep, &sums[i][v], sizeof(UnitVector));
-    }
-  }
-}
-
-// Columns [first, end) (multiples of kUnitStep) of the product of `items` states with one gate's
-// panels (`columns` padded units, `depth` rows), in tiles of at most 4 items x 4 vectors.
-void RecurrentProduct(const float* panels, int columns, int depth, int first, int end,
-                      const float* h, int ldh, int items, float* out, int ldo) {
-  using Tile = void (*)(const float*, int, int, const float*, int, float*, int);
-  static constexpr Tile kTiles[4][4] = {
-      {RecurrentTile<1, 1>, RecurrentTile<1, 2>, RecurrentTile<1, 3>, RecurrentTile<1, 4>},
-      {RecurrentTile<2, 1>, RecurrentTile<2, 2>, RecurrentTile<2, 3>, RecurrentTile<2, 4>},
-      {RecurrentTile<3, 1>, RecurrentTile<3, 2>, RecurrentTile<3, 3>, RecurrentTile<3, 4>},
-      {RecurrentTile<4, 1>, RecurrentTile<4, 2>, RecurrentTile<4, 3>, RecurrentTile<4, 4>}};
-  for (int column = first; column < end;) {
-    const int panel = column / kPanelUnits;
-    const int offset = column % kPanelUnits;
-    const int width = std::min(kPanelUnits, columns - panel * kPanelUnits);
-    const int vectors = std::min(width - offset, end - column) / kUnitStep;
-    const float* w = panels + static_cast<size_t>(panel) * kPanelUnits * depth + offset;
-    for (int item = 0; item < items; item += 4) {
-      const int tile_items = std::min(4, items - item);
-      kTiles[tile_items - 1][vectors - 1](w, width, depth, h + item * ldh, ldh,
-                                          out + item * ldo + column, ldo);
-    }
-    column += vectors * kUnitStep;
-  }
-}
-
-// The gate math of one token, units [first, end): x = the input's share of the gates (gate q of
-// unit j at q*h + j), r = W_hh h (at q*padded + j). Separate functions with restrict pointers,
-// branch-free, so that each loop vectorises.
-void LstmGates(int first, int end, int h, int padded, const float* __restrict x,
-               const float* __restrict r, float* __restrict c, float* __restrict next,
-               float* __restrict output) {
-  // LESSON 15 BEGIN: LSTM gates i, f, g, o of each unit; new cell state, then new hidden state
-  for (int j = first; j < end; ++j) {
-    const float i_gate = Sigmoid(x[j] + r[j]);
-    const float f_gate = Sigmoid(x[h + j] + r[padded + j]);
-    const float g_gate = FastTanh(x[2 * h + j] + r[2 * padded + j]);
-    const float o_gate = Sigmoid(x[3 * h + j] + r[3 * padded + j]);
-    c[j] = f_gate * c[j] + i_gate * g_gate;
-    const float value = o_gate * FastTanh(c[j]);
-    next[j] = value;
-    output[j] = value;
-  }
-  // LESSON 15 END
-}
-
-void GruGates(int first, int end, int h, int padded, const float* __restrict x,
-              const float* __restrict r, const float* __restrict b_hn,
-              const float* __restrict previous, float* __restrict next, float* __restrict output) {
-  // LESSON 15 BEGIN: GRU gates r, z, n of each unit; the new hidden state between n and h
-  for (int j = first; j < end; ++j) {
-    const float reset = Sigmoid(x[j] + r[j]);
-    const float update = Sigmoid(x[h + j] + r[padded + j]);
-    const float candidate = FastTanh(x[2 * h + j] + reset * (r[2 * padded + j] + b_hn[j]));
-    const float value = (1.0f - update) * candidate + update * previous[j];
-    next[j] = value;
-    output[j] = value;
-  }
-  // LESSON 15 END
-}
-
-void RnnGates(int first, int end, bool relu, const float* __restrict x, const float* __restrict r,
-              float* __restrict next, float* __restrict output) {
-  for (int j = first; j < end; ++j) {
-    const float sum = x[j] + r[j];
-    const float value = relu ? std::max(sum, 0.0f) : FastTanh(sum);
-    next[j] = value;
-    output[j] = value;
-  }
-}
-
 // How a sequence operand is laid out.
 enum class SequenceOrder { kUnbatched, kBatchFirst, kSequenceFirst };
 
@@ -181,7 +36,7 @@ enum class SequenceOrder { kUnbatched, kBatchFirst, kSequenceFirst };
 struct RecurrentLayerWeights {
   std::vector<float> input;                     // [W_ih; W_ih_reverse], column-major D*G*H x in
   std::vector<float> input_bias;                // D*G*H: b_ih, plus b_hh where it simply adds
-  std::vector<std::vector<float>> hidden;       // per direction: W_hh^T in panels (see above)
+  std::vector<std::vector<float>> hidden;       // per direction: PackRecurrentWeights(W_hh)
   std::vector<std::vector<float>> hidden_bias;  // per direction, GRU only: b_hn (H)
 };
 
@@ -259,20 +114,7 @@ class RecurrentLayer : public Layer {
           }
         }
         const std::vector<float> w_hh = config.AttributeFloats("weight_hh" + suffix, {gh, h});
-        const int padded = PaddedUnits();
-        std::vector<float> transposed(static_cast<size_t>(h) * gates * padded, 0.0f);
-        for (int row = 0; row < gh; ++row) {  // row q*H + j is unit j of gate q's panels
-          const int gate = row / h;
-          const int unit = row % h;
-          const int panel = unit / kPanelUnits;
-          const int width = std::min(kPanelUnits, padded - panel * kPanelUnits);
-          float* target = transposed.data() + static_cast<size_t>(gate) * padded * h +
-                          static_cast<size_t>(panel) * kPanelUnits * h + unit % kPanelUnits;
-          for (int p = 0; p < h; ++p) {
-            target[static_cast<size_t>(p) * width] = w_hh[static_cast<size_t>(row) * h + p];
-          }
-        }
-        weights.hidden.push_back(std::move(transposed));
+        weights.hidden.push_back(PackRecurrentWeights(w_hh, cell_, h));
         std::vector<float> b_hn(h, 0.0f);
         if (bias) {
           const std::vector<float> b_ih = config.AttributeFloats("bias_ih" + suffix, {gh});
@@ -364,7 +206,7 @@ class RecurrentLayer : public Layer {
     state->parallel_steps = context.threads > 1 && step_work >= kParallelStepWork;
     if (state->parallel_steps) {
       const int wanted = std::max(1, (2 * context.threads + directions_ - 1) / directions_);
-      state->unit_blocks = std::min(wanted, PaddedUnits() / kUnitStep);
+      state->unit_blocks = std::min(wanted, PaddedUnits() / kRecurrentUnitStep);
     }
     context.workspace->Reserve(
         ScratchSlot::kGemmPacking,
@@ -424,17 +266,27 @@ class RecurrentLayer : public Layer {
           const int direction = static_cast<int>(index) / blocks;
           const int block = static_cast<int>(index) % blocks;
           // Blocks of whole vectors of units.
-          const int steps = PaddedUnits() / kUnitStep;
-          const int first = steps * block / blocks * kUnitStep;
-          const int end = steps * (block + 1) / blocks * kUnitStep;
-          const int t = direction == 0 ? step : length - 1 - step;
+          const int vectors = PaddedUnits() / kRecurrentUnitStep;
+          const int first = vectors * block / blocks * kRecurrentUnitStep;
+          const int end = vectors * (block + 1) / blocks * kRecurrentUnitStep;
+          const size_t t = static_cast<size_t>(direction == 0 ? step : length - 1 - step);
           float* hidden = state.hidden.data() + 2 * direction * states;
-          Step(weights, direction, t, n, gates, hidden + parity * states,
-               hidden + (1 - parity) * states,
-               state.recurrent.data() +
-                   static_cast<size_t>(direction) * n * GateCount(cell_) * PaddedUnits(),
-               cell_ == Cell::kLstm ? state.cell.data() + direction * states : nullptr, first, end,
-               layer_output);
+          CellStep cell;
+          cell.cell = cell_;
+          cell.hidden = h;
+          cell.items = n;
+          cell.b_hn = weights.hidden_bias[direction].data();
+          cell.gates = gates + t * n * rows + static_cast<size_t>(direction) * gh;
+          cell.gates_stride = rows;
+          cell.previous = hidden + parity * states;
+          cell.next = hidden + (1 - parity) * states;
+          if (cell_ == Cell::kLstm) cell.cell_state = state.cell.data() + direction * states;
+          cell.output = layer_output + (t * n * directions_ + direction) * h;
+          cell.output_stride = static_cast<size_t>(directions_) * h;
+          RecurrentCellStep(cell, weights.hidden[direction].data(),
+                            state.recurrent.data() + static_cast<size_t>(direction) * n *
+                                                         GateCount(cell_) * PaddedUnits(),
+                            first, end);
         };
         ParallelFor(compute.pool, directions_ * blocks, task, Schedule::kStatic,
                     state.parallel_steps);
@@ -526,49 +378,7 @@ class RecurrentLayer : public Layer {
   }
 
   // Hidden units rounded up to whole vectors: the column count of each gate in W_hh^T.
-  int PaddedUnits() const { return (hidden_size_ + kUnitStep - 1) / kUnitStep * kUnitStep; }
-
-  // One time step `t` of one direction for hidden units [first, end) (multiples of 8, `end` may
-  // pass H) of every item: W_hh h of the previous state into `recurrent`, then the gate math,
-  // writing the next state (and the cell state in place) and the layer output.
-  void Step(const RecurrentLayerWeights& weights, int direction, int t, int n, const float* gates,
-            const float* previous, float* next, float* recurrent, float* cell, int first, int end,
-            float* layer_output) const {
-    const int h = hidden_size_;
-    const int gate_count = GateCount(cell_);
-    const int gh = gate_count * h;
-    const int padded = PaddedUnits();
-    const int stride = gate_count * padded;  // of `recurrent`'s rows
-    const float* w = weights.hidden[direction].data();
-    for (int gate = 0; gate < gate_count; ++gate) {
-      RecurrentProduct(w + static_cast<size_t>(gate) * padded * h, padded, h, first, end, previous,
-                       h, n, recurrent + gate * padded, stride);
-    }
-    const float* b_hn = weights.hidden_bias[direction].data();
-    end = std::min(end, h);
-    for (int item = 0; item < n; ++item) {
-      const size_t token = static_cast<size_t>(t) * n + item;
-      // This token's gates (input's share), W_hh h, state, and output, unit j at index j.
-      const float* x = gates + token * directions_ * gh + static_cast<size_t>(direction) * gh;
-      const float* r = recurrent + static_cast<size_t>(item) * stride;
-      const float* state = previous + static_cast<size_t>(item) * h;
-      float* next_state = next + static_cast<size_t>(item) * h;
-      float* output = layer_output + token * directions_ * h + static_cast<size_t>(direction) * h;
-      switch (cell_) {
-        case Cell::kLstm:
-          LstmGates(first, end, h, padded, x, r, cell + static_cast<size_t>(item) * h, next_state,
-                    output);
-          break;
-        case Cell::kGru:
-          GruGates(first, end, h, padded, x, r, b_hn, state, next_state, output);
-          break;
-        case Cell::kRnnTanh:
-        case Cell::kRnnRelu:
-          RnnGates(first, end, cell_ == Cell::kRnnRelu, x, r, next_state, output);
-          break;
-      }
-    }
-  }
+  int PaddedUnits() const { return RecurrentPaddedUnits(hidden_size_); }
 
   Cell cell_ = Cell::kLstm;
   int input_size_ = 0;

@@ -1,10 +1,11 @@
-#include "layer/pooling/pooling_shape.hpp"
+#include "layer/pooling/pooling_layer.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
 
+#include "layer/window.hpp"
 #include "lumen/error.hpp"
 
 namespace lumen {
@@ -40,6 +41,29 @@ Shape PooledShape(const Layer& layer, const Shape& input, int output_h, int outp
   return output;
 }
 
+SlidingWindow ReadSlidingWindow(const LayerConfig& config, bool one_dimensional) {
+  SlidingWindow sliding;
+  sliding.one_dimensional = one_dimensional;
+  sliding.window = one_dimensional ? ReadWindow1d(config, /*stride_defaults_to_kernel=*/true)
+                                   : ReadWindow2d(config, /*stride_defaults_to_kernel=*/true);
+  sliding.ceil_mode = config.BoolParam("ceil_mode", false);
+  const Window2d& w = sliding.window;
+  if (int64_t{w.pad_top} * 2 > w.kernel_h || int64_t{w.pad_bottom} * 2 > w.kernel_h ||
+      int64_t{w.pad_left} * 2 > w.kernel_w || int64_t{w.pad_right} * 2 > w.kernel_w) {
+    throw Error(Concat(config.Describe(),
+                       ": padding must be at most half the kernel size (as PyTorch requires)"));
+  }
+  return sliding;
+}
+
+Shape SlidingPooledShape(const Layer& layer, const std::vector<Shape>& input_shapes,
+                         const SlidingWindow& sliding) {
+  const PlaneSize plane = FeatureMapPlane(layer, input_shapes, sliding.one_dimensional);
+  return PooledShape(layer, input_shapes[0],
+                     sliding.window.OutputHeight(plane.height, sliding.ceil_mode),
+                     sliding.window.OutputWidth(plane.width, sliding.ceil_mode));
+}
+
 PlaneSize ReadAdaptiveOutputSize(const LayerConfig& config) {
   const Parameter& size = config.Param("output_size");
   const auto fail = [&config, &size](const char* what) {
@@ -71,6 +95,19 @@ PlaneSize ReadAdaptiveOutputSize(const LayerConfig& config) {
   requested.width = pair[1];
   if (requested.height < 1 || requested.width < 1) fail("must be positive");
   return requested;
+}
+
+Shape AdaptivePooledShape(const Layer& layer, const std::vector<Shape>& input_shapes,
+                          const PlaneSize& requested) {
+  const PlaneSize plane = FeatureMapPlane(layer, input_shapes);
+  return PooledShape(layer, input_shapes[0],
+                     requested.height == 0 ? plane.height : requested.height,
+                     requested.width == 0 ? plane.width : requested.width);
+}
+
+PoolingPlane PlaneOf(const Tensor& input, const Tensor& output) {
+  return PoolingPlane{static_cast<int>(input.rows()), static_cast<int>(input.cols()),
+                      static_cast<int>(output.rows()), static_cast<int>(output.cols())};
 }
 
 }  // namespace lumen

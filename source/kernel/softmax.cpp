@@ -1,0 +1,122 @@
+#include "kernel/softmax.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+
+#include "math/fast_exp.hpp"
+
+namespace lumen {
+namespace {
+
+// Slices one call normalises at most: their maxima and sums live on the stack.
+constexpr size_t kLanes = 256;
+
+// Below this many elements nn.Softmax normalises its slices on one thread.
+constexpr size_t kParallelElements = 1 << 14;
+
+constexpr float kNegativeInfinity = -std::numeric_limits<float>::infinity();
+
+// How the exponentials are taken: exactly (nn.Softmax, which divides by the sum), or on FastExp
+// (attention, which multiplies by the sum's reciprocal; FastExp clamps its argument, so a masked
+// -inf score is given a weight of exactly 0 by hand).
+enum class Exponential { kExact, kFast };
+
+// Softmax of `lanes` (at most kLanes) neighbouring slices of `extent` elements each: element e of
+// lane l at input[e * stride + l], written to output[e * stride + l] (kFast: in place, `input`
+// must be `output`). Three passes over the rows
+// of lanes: the maxima, the exponentials with their sums, the normalisation.
+template <Exponential kExponential>
+void SoftmaxLanes(const float* input, float* output, size_t extent, size_t stride, size_t lanes) {
+  // LESSON 12 BEGIN: subtract each lane's maximum, exponentiate, divide by the sum (along extent)
+  float maximum[kLanes];
+  float sum[kLanes];
+  std::fill(maximum, maximum + lanes, kNegativeInfinity);
+  std::fill(sum, sum + lanes, 0.0f);
+  for (size_t e = 0; e < extent; ++e) {
+    const float* row = input + e * stride;
+    for (size_t lane = 0; lane < lanes; ++lane) maximum[lane] = std::max(maximum[lane], row[lane]);
+  }
+  for (size_t e = 0; e < extent; ++e) {
+    float* out = output + e * stride;
+    // Attention's softmax works in place: one pointer, so the loop needs no check for overlap.
+    const float* row = kExponential == Exponential::kFast ? out : input + e * stride;
+    for (size_t lane = 0; lane < lanes; ++lane) {
+      const float shifted = row[lane] - maximum[lane];
+      float weight;
+      if constexpr (kExponential == Exponential::kExact) {
+        weight = std::exp(shifted);
+      } else {
+        weight = shifted == kNegativeInfinity ? 0.0f : FastExp(shifted);
+      }
+      out[lane] = weight;
+      sum[lane] += weight;
+    }
+  }
+  if constexpr (kExponential == Exponential::kExact) {
+    for (size_t e = 0; e < extent; ++e) {
+      float* out = output + e * stride;
+      for (size_t lane = 0; lane < lanes; ++lane) out[lane] /= sum[lane];
+    }
+  } else {
+    for (size_t lane = 0; lane < lanes; ++lane) sum[lane] = 1.0f / sum[lane];
+    for (size_t e = 0; e < extent; ++e) {
+      float* out = output + e * stride;
+      for (size_t lane = 0; lane < lanes; ++lane) out[lane] *= sum[lane];
+    }
+  }
+  // LESSON 12 END
+}
+
+}  // namespace
+
+void SoftmaxSlices(const AxisSplit& split, const float* input, float* output, ThreadPool* pool) {
+  // Elements of one slice are `inner` apart: a task takes up to kLanes neighbouring slices of one
+  // outer block.
+  const size_t extent = split.extent;
+  const size_t inner = split.inner;
+  const size_t lane_groups = (inner + kLanes - 1) / kLanes;
+  ParallelFor(
+      pool, static_cast<std::ptrdiff_t>(split.outer * lane_groups),
+      [&](std::ptrdiff_t task) {
+        const size_t block = static_cast<size_t>(task) / lane_groups;
+        const size_t first = static_cast<size_t>(task) % lane_groups * kLanes;
+        const size_t base = block * extent * inner + first;
+        SoftmaxLanes<Exponential::kExact>(input + base, output + base, extent, inner,
+                                          std::min(kLanes, inner - first));
+      },
+      Schedule::kStatic, split.outer * extent * inner >= kParallelElements);
+}
+
+void SoftmaxSlicesReference(const AxisSplit& split, const float* input, float* output) {
+  for (size_t block = 0; block < split.outer; ++block) {
+    for (size_t lane = 0; lane < split.inner; ++lane) {
+      // Slice (block, lane): element e at first + e * inner.
+      const size_t first = block * split.extent * split.inner + lane;
+      double maximum = -std::numeric_limits<double>::infinity();
+      for (size_t e = 0; e < split.extent; ++e) {
+        maximum = std::max<double>(maximum, input[first + e * split.inner]);
+      }
+      double sum = 0.0;
+      for (size_t e = 0; e < split.extent; ++e) {
+        sum += std::exp(input[first + e * split.inner] - maximum);
+      }
+      for (size_t e = 0; e < split.extent; ++e) {
+        const size_t at = first + e * split.inner;
+        output[at] = static_cast<float>(std::exp(input[at] - maximum) / sum);
+      }
+    }
+  }
+}
+
+void SoftmaxRows(float* scores, int rows, int columns) {
+  // Row i's elements are `rows` apart: the rows are the lanes.
+  for (int first = 0; first < rows; first += static_cast<int>(kLanes)) {
+    SoftmaxLanes<Exponential::kFast>(scores + first, scores + first, static_cast<size_t>(columns),
+                                     static_cast<size_t>(rows),
+                                     std::min(kLanes, static_cast<size_t>(rows - first)));
+  }
+}
+
+}  // namespace lumen
