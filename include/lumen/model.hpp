@@ -17,7 +17,8 @@
 
 namespace lumen {
 
-class RuntimeGraph;  // the built graph (runtime_graph.hpp, internal)
+// What only the engine reads of a model, its built graph (runtime/model_internals.hpp, internal).
+class ModelInternals;
 
 // How a model is loaded.
 struct ModelOptions {
@@ -38,8 +39,6 @@ class Model {
   static std::shared_ptr<const Model> Load(const std::string& path,
                                            const ModelOptions& options = {});
 
-  // Wraps a graph that is already built (tests and tools build graphs by hand).
-  explicit Model(std::unique_ptr<RuntimeGraph> graph);
   ~Model();
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
@@ -55,11 +54,13 @@ class Model {
   // Bytes of weights the model file held.
   size_t weight_bytes() const;
 
-  // The built graph (for sessions and tools that include runtime_graph.hpp).
-  const RuntimeGraph& graph() const { return *graph_; }
-
  private:
-  std::unique_ptr<RuntimeGraph> graph_;
+  // Sessions, tests and tools reach the built graph through ModelInternals, so that this header
+  // needs none of the engine's.
+  friend class ModelInternals;
+  explicit Model(std::unique_ptr<ModelInternals> internals);
+
+  std::unique_ptr<ModelInternals> internals_;
 };
 
 }  // namespace lumen

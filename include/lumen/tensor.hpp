@@ -1,5 +1,9 @@
 // Tensor: a whole operand (batch included), stored in a column-major Armadillo cube.
 //
+// The cube lives behind this header (TensorStorage, in source/tensor/tensor.cpp): a program that
+// uses Lumen compiles without Armadillo, and the accessors every kernel calls (data(), rows(),
+// at(channel, row, col), ...) read plain members cached from the cube, as cheap as the cube's own.
+//
 // How a tensor of any rank lives in an arma::fcube (the one place this is decided):
 //
 //   logical shape (PyTorch's, batch first):   (d0, d1, ..., d[k-3], d[k-2], d[k-1])
@@ -19,8 +23,9 @@
 #ifndef LUMEN_TENSOR_HPP_
 #define LUMEN_TENSOR_HPP_
 
-#include <armadillo>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,13 +44,16 @@ std::string ShapeToString(const Shape& shape);
 // the count does not fit in size_t, or the rank exceeds kMaxRank.
 size_t ShapeElementCount(const Shape& shape);
 
+// The arma::fcube that holds a tensor's elements (defined in source/tensor/tensor.cpp only).
+struct TensorStorage;
+
 // An operand's data: a logical shape of any rank over an fcube (see the top of this file).
 class Tensor {
  public:
   // An empty tensor: shape (0), no elements. Its shape is not the empty Shape{}, which is a rank-0
   // tensor (a scalar, one element, what PyTorch's x.sum() returns); keeping the two apart lets
   // code compare shapes without mistaking a placeholder for a scalar.
-  Tensor() : shape_{0} {}
+  Tensor();
 
   // A zero-filled tensor of the given logical shape, owning its memory.
   explicit Tensor(const Shape& shape);
@@ -56,10 +64,13 @@ class Tensor {
 
   // Copying always copies the elements (into this tensor's own memory, or into its external memory
   // when it is a view of the same size).
-  Tensor(const Tensor& other) = default;
-  Tensor& operator=(const Tensor& other) = default;
-  Tensor(Tensor&& other) = default;
-  Tensor& operator=(Tensor&& other) = default;
+  Tensor(const Tensor& other);
+  Tensor& operator=(const Tensor& other);
+  // Moving hands the storage over, data() included, and leaves `other` without elements; moving
+  // into a view copies instead, since a view is bound to its external memory for its whole life.
+  Tensor(Tensor&& other) noexcept;
+  Tensor& operator=(Tensor&& other);
+  ~Tensor();
 
   // Builds a tensor from `values` laid out row-major (PyTorch's contiguous order) in `shape`.
   static Tensor FromRowMajor(const float* values, const Shape& shape);
@@ -80,31 +91,29 @@ class Tensor {
   // Number of logical dimensions.
   size_t rank() const { return shape_.size(); }
   // fcube slices: the product of every dimension but the last two.
-  uint32_t channels() const { return static_cast<uint32_t>(cube_.n_slices); }
+  uint32_t channels() const { return channels_; }
   // fcube rows: the second-to-last dimension.
-  uint32_t rows() const { return static_cast<uint32_t>(cube_.n_rows); }
+  uint32_t rows() const { return rows_; }
   // fcube cols: the last dimension.
-  uint32_t cols() const { return static_cast<uint32_t>(cube_.n_cols); }
+  uint32_t cols() const { return cols_; }
   // Total number of elements.
-  size_t size() const { return cube_.n_elem; }
+  size_t size() const { return size_; }
   // True when the tensor holds no elements.
-  bool empty() const { return cube_.n_elem == 0; }
+  bool empty() const { return size_ == 0; }
 
   // Raw storage in fcube order (channel by channel, each channel column-major).
-  float* data() { return cube_.memptr(); }
-  const float* data() const { return cube_.memptr(); }
+  float* data() { return data_; }
+  const float* data() const { return data_; }
   // Start of one channel's rows x cols column-major matrix.
-  float* channel_data(size_t channel) { return data() + channel * rows() * cols(); }
-  const float* channel_data(size_t channel) const { return data() + channel * rows() * cols(); }
-
-  // The underlying cube, for Armadillo expressions.
-  arma::fcube& cube() { return cube_; }
-  const arma::fcube& cube() const { return cube_; }
+  float* channel_data(size_t channel) { return data_ + channel * rows_ * cols_; }
+  const float* channel_data(size_t channel) const { return data_ + channel * rows_ * cols_; }
 
   // Element at (channel, row, col) in fcube coordinates, unchecked.
-  float& at(uint32_t channel, uint32_t row, uint32_t col) { return cube_.at(row, col, channel); }
+  float& at(uint32_t channel, uint32_t row, uint32_t col) {
+    return data_[(static_cast<size_t>(channel) * cols_ + col) * rows_ + row];
+  }
   float at(uint32_t channel, uint32_t row, uint32_t col) const {
-    return cube_.at(row, col, channel);
+    return data_[(static_cast<size_t>(channel) * cols_ + col) * rows_ + row];
   }
 
   // Element at a logical index (one entry per dimension of shape()), checked; throws on a bad
@@ -126,8 +135,22 @@ class Tensor {
   // Computes where in storage the element at a logical index lives (checked).
   size_t StorageOffset(const std::vector<uint32_t>& index) const;
 
+  // Reads the members below from the storage again, after anything that may have changed it.
+  void CacheStorage();
+  // Gives the cube new dimensions (the same element count keeps the same memory, a view's too)
+  // and caches them.
+  void SetCubeSize(uint32_t channels, uint32_t rows, uint32_t cols);
+
   Shape shape_;
-  arma::fcube cube_;
+  // The cube; null while the tensor has never held elements (a default-constructed tensor
+  // allocates nothing).
+  std::unique_ptr<TensorStorage> storage_;
+  // The cube's memory and dimensions, cached so that the accessors above stay inline.
+  float* data_ = nullptr;
+  uint32_t channels_ = 0;
+  uint32_t rows_ = 0;
+  uint32_t cols_ = 0;
+  size_t size_ = 0;
 };
 
 // Copies `source` into `target` element by element in row-major order, as PyTorch's view/reshape

@@ -8,8 +8,9 @@
 # harness) is included by no folder of the library. Internal headers are named from source/
 # ("layer/layer.hpp"); public ones from include/ ("lumen/session.hpp"), each at the level of the
 # folder whose code it declares. Also: the runtime names no concrete layer (only layer.hpp,
-# layer_config.hpp and layer_registry.hpp), no reader (formats register themselves), and the public
-# headers include only public headers.
+# layer_config.hpp and layer_registry.hpp), no reader (formats register themselves), the public
+# headers include only public and standard headers, and Armadillo is included by
+# source/tensor/tensor.cpp alone (the tensors' storage; a program using Lumen compiles without it).
 #
 #   cmake -DROOT=<lumen source directory> -P check_includes.cmake
 cmake_policy(SET CMP0057 NEW)
@@ -54,6 +55,15 @@ foreach(file IN LISTS files)
     string(APPEND problems "\n  ${relative}: folder '${folder}' has no place in the layering")
     continue()
   endif()
+  file(STRINGS "${file}" system_includes REGEX "^[ \t]*#[ \t]*include[ \t]+<")
+  foreach(line IN LISTS system_includes)
+    string(REGEX REPLACE ".*<([^>]+)>.*" "\\1" header "${line}")
+    if(header STREQUAL "armadillo" AND NOT relative STREQUAL "source/tensor/tensor.cpp")
+      string(APPEND problems "\n  ${relative}: includes <armadillo> (only tensor.cpp may)")
+    elseif(public AND header MATCHES "[/.]")
+      string(APPEND problems "\n  ${relative}: a public header includes <${header}>, not standard")
+    endif()
+  endforeach()
   file(STRINGS "${file}" includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"")
   foreach(line IN LISTS includes)
     string(REGEX REPLACE ".*\"([^\"]+)\".*" "\\1" header "${line}")

@@ -6,6 +6,7 @@
 #include "graph/channels_first_blocks.hpp"
 #include "graph/graph_reader.hpp"
 #include "lumen/error.hpp"
+#include "runtime/model_internals.hpp"
 #include "runtime/runtime_graph.hpp"
 
 namespace lumen {
@@ -17,37 +18,39 @@ std::shared_ptr<const Model> Model::Load(const std::string& path, const ModelOpt
     Graph graph = ReadGraph(path, options.weights_path);
     // Like fusing activations, this changes which intermediate operands exist: off with fuse.
     if (options.fuse) RewriteChannelsLastBlocks(&graph);
-    return std::make_shared<const Model>(
-        std::make_unique<RuntimeGraph>(std::move(graph), graph_options));
+    return ModelInternals::Wrap(std::make_unique<RuntimeGraph>(std::move(graph), graph_options));
   } catch (const std::bad_alloc&) {
     throw Error(Concat(path, ": out of memory while loading the model"));
   }
 }
 
-Model::Model(std::unique_ptr<RuntimeGraph> graph) : graph_(std::move(graph)) {}
+Model::Model(std::unique_ptr<ModelInternals> internals) : internals_(std::move(internals)) {}
 
 Model::~Model() = default;
 
 std::vector<std::string> Model::input_names() const {
+  const RuntimeGraph& graph = ModelInternals::Graph(*this);
   std::vector<std::string> names;
-  for (int input : graph_->inputs()) names.push_back(graph_->operands()[input].name);
+  for (int input : graph.inputs()) names.push_back(graph.operands()[input].name);
   return names;
 }
 
 std::vector<std::string> Model::output_names() const {
+  const RuntimeGraph& graph = ModelInternals::Graph(*this);
   std::vector<std::string> names;
-  for (int output : graph_->outputs()) names.push_back(graph_->operands()[output].name);
+  for (int output : graph.outputs()) names.push_back(graph.operands()[output].name);
   return names;
 }
 
 std::vector<std::vector<int>> Model::export_input_shapes() const {
+  const RuntimeGraph& graph = ModelInternals::Graph(*this);
   std::vector<std::vector<int>> shapes;
-  for (int input : graph_->inputs()) shapes.push_back(graph_->operands()[input].annotated_shape);
+  for (int input : graph.inputs()) shapes.push_back(graph.operands()[input].annotated_shape);
   return shapes;
 }
 
-size_t Model::operator_count() const { return graph_->steps().size(); }
+size_t Model::operator_count() const { return ModelInternals::Graph(*this).steps().size(); }
 
-size_t Model::weight_bytes() const { return graph_->weight_bytes(); }
+size_t Model::weight_bytes() const { return ModelInternals::Graph(*this).weight_bytes(); }
 
 }  // namespace lumen

@@ -14,6 +14,7 @@
 #include "base/workspace.hpp"
 #include "lumen/error.hpp"
 #include "runtime/memory_plan.hpp"
+#include "runtime/model_internals.hpp"
 #include "runtime/runtime_graph.hpp"
 
 namespace lumen {
@@ -62,7 +63,7 @@ std::string Megabytes(size_t bytes) {
 struct Session::State {
   State(std::shared_ptr<const Model> shared_model, const SessionOptions& session_options)
       : model(std::move(shared_model)),
-        graph(model->graph()),
+        graph(ModelInternals::Graph(*model)),
         options(session_options),
         threads(options.threads > 0 ? options.threads : DefaultThreadCount()),
         pool(threads),

@@ -1,12 +1,23 @@
 #include "lumen/tensor.hpp"
 
 #include <algorithm>
+#include <armadillo>
 #include <limits>
+#include <utility>
 
 #include "base/checked_math.hpp"
 #include "lumen/error.hpp"
 
 namespace lumen {
+
+// A tensor's elements: Armadillo's column-major cube, slices = channels (see tensor.hpp). Only this
+// file sees it, so that a program using Lumen compiles without Armadillo.
+struct TensorStorage {
+  arma::fcube cube;
+  // True for a view: its cube is bound to the external memory for its whole life (strict).
+  bool external = false;
+};
+
 namespace {
 
 // The fcube dimensions (slices, rows, cols) that hold a logical shape; see tensor.hpp.
@@ -56,17 +67,80 @@ size_t ShapeElementCount(const Shape& shape) {
   return count;
 }
 
+// Out of line like every special member: only this file knows what destroying the storage takes.
+Tensor::Tensor() : shape_{0} {}
+
 Tensor::Tensor(const Shape& shape) : shape_(shape) {
   ShapeElementCount(shape);  // throws on an element count that overflows
   const CubeDims dims = CubeDimsOf(shape);
-  cube_.zeros(dims.rows, dims.cols, dims.channels);
+  storage_ = std::make_unique<TensorStorage>();
+  storage_->cube.zeros(dims.rows, dims.cols, dims.channels);
+  CacheStorage();
 }
 
 Tensor::Tensor(float* external_memory, const Shape& shape) : shape_(shape) {
   ShapeElementCount(shape);
   const CubeDims dims = CubeDimsOf(shape);
   // copy_aux_mem = false, strict = true: the cube is bound to this memory for its whole life.
-  cube_ = arma::fcube(external_memory, dims.rows, dims.cols, dims.channels, false, true);
+  storage_.reset(new TensorStorage{
+      arma::fcube(external_memory, dims.rows, dims.cols, dims.channels, false, true), true});
+  CacheStorage();
+}
+
+Tensor::Tensor(const Tensor& other) : shape_(other.shape_) {
+  // Armadillo's copy constructor gives the copy memory of its own, even from a view.
+  if (other.storage_) storage_.reset(new TensorStorage{other.storage_->cube, false});
+  CacheStorage();
+}
+
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (this == &other) return *this;
+  static const arma::fcube kNoElements;
+  if (!storage_) storage_ = std::make_unique<TensorStorage>();
+  // Armadillo copies into a view's memory when the count matches, and refuses any other count.
+  storage_->cube = other.storage_ ? other.storage_->cube : kNoElements;
+  shape_ = other.shape_;
+  CacheStorage();
+  return *this;
+}
+
+Tensor::Tensor(Tensor&& other) noexcept
+    : shape_(std::move(other.shape_)), storage_(std::move(other.storage_)) {
+  CacheStorage();
+  other.CacheStorage();
+}
+
+Tensor& Tensor::operator=(Tensor&& other) {
+  if (this == &other) return *this;
+  if (storage_ && storage_->external) return *this = other;  // a copy: the view stays in place
+  shape_ = std::move(other.shape_);
+  storage_ = std::move(other.storage_);
+  CacheStorage();
+  other.CacheStorage();
+  return *this;
+}
+
+Tensor::~Tensor() = default;
+
+void Tensor::CacheStorage() {
+  if (!storage_) {
+    data_ = nullptr;
+    channels_ = rows_ = cols_ = 0;
+    size_ = 0;
+    return;
+  }
+  arma::fcube& cube = storage_->cube;
+  data_ = cube.memptr();
+  channels_ = static_cast<uint32_t>(cube.n_slices);
+  rows_ = static_cast<uint32_t>(cube.n_rows);
+  cols_ = static_cast<uint32_t>(cube.n_cols);
+  size_ = cube.n_elem;
+}
+
+void Tensor::SetCubeSize(uint32_t channels, uint32_t rows, uint32_t cols) {
+  if (!storage_) storage_ = std::make_unique<TensorStorage>();
+  storage_->cube.set_size(rows, cols, channels);  // Armadillo's order: rows, cols, slices
+  CacheStorage();
 }
 
 Tensor Tensor::FromRowMajor(const float* values, const Shape& shape) {
@@ -151,7 +225,7 @@ float& Tensor::at(const std::vector<uint32_t>& index) { return data()[StorageOff
 
 float Tensor::at(const std::vector<uint32_t>& index) const { return data()[StorageOffset(index)]; }
 
-void Tensor::Fill(float value) { cube_.fill(value); }
+void Tensor::Fill(float value) { std::fill(data_, data_ + size_, value); }
 
 void Tensor::Fill(const std::vector<float>& values) {
   if (values.size() != size()) {
@@ -175,12 +249,12 @@ void Tensor::Reshape(const Shape& new_shape) {
   const bool same_order = (StorageIsRowMajor(old_dims) && StorageIsRowMajor(new_dims)) ||
                           (old_dims.rows == new_dims.rows && old_dims.cols == new_dims.cols);
   if (same_order) {
-    cube_.set_size(new_dims.rows, new_dims.cols, new_dims.channels);  // same count: no reallocation
+    SetCubeSize(new_dims.channels, new_dims.rows, new_dims.cols);  // same count: no reallocation
     shape_ = new_shape;
     return;
   }
   const std::vector<float> values = ToRowMajor();
-  cube_.set_size(new_dims.rows, new_dims.cols, new_dims.channels);
+  SetCubeSize(new_dims.channels, new_dims.rows, new_dims.cols);
   shape_ = new_shape;
   CopyFromRowMajor(values.data());
   // LESSON 02 END

@@ -27,6 +27,13 @@ if [ "$installed_headers" != "$expected_headers" ]; then
   echo "installed headers: $installed_headers; expected: $expected_headers" >&2
   exit 1
 fi
+# Nor does the package ask for Armadillo (comments aside): its headers and settings stay inside
+# liblumen.a, and consumer/main.cpp fails to compile if they reach it.
+package_files=("$prefix/lib/cmake/Lumen" "$prefix/lib/pkgconfig")
+if grep -rhv '^#' "${package_files[@]}" | grep -i 'armadillo\|ARMA_'; then
+  echo "the installed package asks for Armadillo (lines above)" >&2
+  exit 1
+fi
 
 echo "== find_package(Lumen)"
 cmake -S "$source_dir/test/package/consumer" -B "$work/find" -DCMAKE_PREFIX_PATH="$prefix" \

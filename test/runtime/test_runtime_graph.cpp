@@ -9,6 +9,7 @@
 #include "lumen/session.hpp"
 #include "pnnx/param_reader.hpp"
 #include "pnnx/pnnx_reader.hpp"
+#include "runtime/model_internals.hpp"
 #include "runtime/runtime_graph.hpp"
 #include "support/source_directory.hpp"
 
@@ -21,13 +22,13 @@ using ::testing::HasSubstr;
 std::shared_ptr<const Model> ModelFromText(const std::string& text) {
   Graph graph = ParsePnnxParam(text, "graph.param");
   ResolvePnnxInputsAndOutputs(&graph);
-  return std::make_shared<const Model>(std::make_unique<RuntimeGraph>(std::move(graph)));
+  return ModelInternals::Wrap(std::make_unique<RuntimeGraph>(std::move(graph)));
 }
 
 // The names of the steps in execution order.
 std::vector<std::string> StepNames(const Model& model) {
   std::vector<std::string> names;
-  for (const auto& step : model.graph().steps()) names.push_back(step.name);
+  for (const auto& step : ModelInternals::Graph(model).steps()) names.push_back(step.name);
   return names;
 }
 
@@ -121,7 +122,7 @@ TEST(RuntimeGraph, FusesAnActivationIntoTheConvolutionBeforeIt) {
   const auto model =
       Model::Load(lumen::test_support::SourceDirectory() + "/tmp/models/resnet18/model.pnnx.param");
   int fused = 0;
-  for (const auto& step : model->graph().steps()) {
+  for (const auto& step : ModelInternals::Graph(*model).steps()) {
     if (step.fused.empty()) continue;
     EXPECT_EQ(step.type, "nn.Conv2d");
     EXPECT_THAT(step.fused[0], HasSubstr("nn.ReLU"));

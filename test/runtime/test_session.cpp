@@ -11,6 +11,7 @@
 #include "lumen/session.hpp"
 #include "pnnx/param_reader.hpp"
 #include "pnnx/pnnx_reader.hpp"
+#include "runtime/model_internals.hpp"
 #include "runtime/runtime_graph.hpp"
 #include "support/kernel_testing.hpp"
 
@@ -25,7 +26,7 @@ std::shared_ptr<const Model> ModelFromText(const std::string& text, bool fuse = 
   ResolvePnnxInputsAndOutputs(&graph);
   RuntimeGraphOptions options;
   options.fuse = fuse;
-  return std::make_shared<const Model>(std::make_unique<RuntimeGraph>(std::move(graph), options));
+  return ModelInternals::Wrap(std::make_unique<RuntimeGraph>(std::move(graph), options));
 }
 
 // The message of the lumen::Error that `action` throws, or "" if it throws none.
@@ -134,7 +135,7 @@ TEST(Model, SortsOperatorsWrittenOutOfOrder) {
       "nn.Sigmoid first 1 1 0 1 #0=(1,3)f32 #1=(1,3)f32\n"
       "pnnx.Input in 0 1 0 #0=(1,3)f32\n");
   std::vector<std::string> names;
-  for (const auto& step : model->graph().steps()) names.push_back(step.name);
+  for (const auto& step : ModelInternals::Graph(*model).steps()) names.push_back(step.name);
   EXPECT_EQ(names, (std::vector<std::string>{"first", "second"}));
 }
 

@@ -11,6 +11,7 @@
 #include "lumen/error.hpp"
 #include "lumen/model.hpp"
 #include "lumen/session.hpp"
+#include "runtime/model_internals.hpp"
 #include "runtime/runtime_graph.hpp"
 #include "support/kernel_testing.hpp"
 #include "support/source_directory.hpp"
@@ -90,7 +91,7 @@ bool ExpectCaseMatches(const std::string& directory, const CaseOptions& options)
   }
   if (!options.check_annotated_shapes) return true;
   // Shape inference must reproduce what pnnx recorded while tracing PyTorch at this size.
-  const RuntimeGraph& graph = model->graph();
+  const RuntimeGraph& graph = ModelInternals::Graph(*model);
   bool shapes_match = true;
   for (const OperandReport& report : session.Operands()) {
     const int index = graph.FindOperand(report.name);

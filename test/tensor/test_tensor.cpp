@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <utility>
+#include <vector>
 
 #include "lumen/error.hpp"
 #include "lumen/tensor.hpp"
@@ -112,6 +114,43 @@ TEST(Tensor, ViewUsesExternalMemory) {
   view.Reshape({4, 6});        // a view stays on its memory, elements move to the new order
   EXPECT_EQ(view.data(), memory.data());
   EXPECT_EQ(view.ToRowMajor(), Iota(24));
+}
+
+// The copy semantics tensor.hpp promises, which sessions rely on: a view stays on its memory
+// whatever is assigned to it, a copy has memory of its own, and a move hands the memory over.
+TEST(Tensor, CopiesIntoAViewAndMovesTheMemory) {
+  std::vector<float> memory(6, -1.0f);
+  Tensor view(memory.data(), {2, 3});
+  view = Tensor::FromRowMajor(Iota(6), {3, 2});  // same count: written into the view's memory
+  EXPECT_EQ(view.data(), memory.data());
+  EXPECT_EQ(view.shape(), (Shape{3, 2}));
+  EXPECT_EQ(view.ToRowMajor(), Iota(6));
+  EXPECT_EQ(memory[1], 2.0f);  // (1,0) in column-major order
+
+  Tensor copy(view);  // memory of its own, same elements
+  EXPECT_NE(copy.data(), memory.data());
+  EXPECT_EQ(copy.ToRowMajor(), Iota(6));
+  copy.Fill(0.0f);
+  EXPECT_EQ(memory[1], 2.0f);
+
+  Tensor small({2});  // also a small tensor, which Armadillo would keep inside the cube object
+  const float* small_data = small.data();
+  Tensor moved(std::move(small));
+  EXPECT_EQ(moved.data(), small_data);
+  Tensor moved_view(std::move(view));
+  EXPECT_EQ(moved_view.data(), memory.data());
+  moved = std::move(moved_view);  // moving into an owning tensor: it takes the view over
+  EXPECT_EQ(moved.data(), memory.data());
+
+  Tensor other_view(memory.data() + 3, {3});
+  other_view = Tensor::FromRowMajor({7, 8, 9}, {3});  // moving into a view: a copy
+  EXPECT_EQ(other_view.data(), memory.data() + 3);
+  EXPECT_EQ(memory[3], 7.0f);
+
+  const Tensor empty;
+  EXPECT_EQ(empty.shape(), (Shape{0}));
+  EXPECT_EQ(empty.size(), 0u);
+  EXPECT_EQ(Tensor(empty).size(), 0u);
 }
 
 TEST(Tensor, FillFromValues) {

@@ -8,6 +8,12 @@
 
 #include "lumen/lumen.hpp"
 
+// Armadillo stays inside the library (the tensors' storage, behind lumen/tensor.hpp): a program
+// that uses Lumen compiles without it, and gets none of its settings from the package.
+#if defined(ARMA_VERSION_MAJOR) || defined(ARMA_DONT_USE_WRAPPER)
+#error "Armadillo reaches this program through Lumen's headers or its package"
+#endif
+
 static std::vector<float> ReadFloats(const std::string& path, size_t count) {
   std::vector<float> values(count);
   std::ifstream file(path, std::ios::binary);
