@@ -452,6 +452,18 @@ void Expression::Forward(const std::vector<const Tensor*>& inputs,
   }
 }
 
+bool Expression::MultipliesItsTwoInputs() const {
+  if (input_count_ != 2 || program_.size() != 1 || result_.kind != Value::Kind::kInstruction) {
+    return false;
+  }
+  const Instruction& product = program_[0];
+  const Value& first = product.arguments[0];
+  const Value& second = product.arguments[1];
+  return product.function == ExpressionFunction::kMul && product.arity == 2 &&
+         first.kind == Value::Kind::kInput && second.kind == Value::Kind::kInput &&
+         first.index != second.index;  // both inputs, in either order
+}
+
 LUMEN_REGISTER_LAYER(Expression, "pnnx.Expression");
 
 }  // namespace lumen

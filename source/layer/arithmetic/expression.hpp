@@ -34,6 +34,8 @@ class Expression : public Layer {
   // Runs the instructions in order.
   void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                const ForwardContext& context) const override;
+  // True for mul(@0,@1) and mul(@1,@0): the product the gated-activation pass looks for.
+  bool MultipliesItsTwoInputs() const override;
 
  private:
   // A value an instruction reads.

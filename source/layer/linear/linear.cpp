@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "base/thread_pool.hpp"
+#include "layer/convolution/convolution.hpp"
 #include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
 #include "math/matrix_vector.hpp"
@@ -96,6 +98,20 @@ bool Linear::FuseActivation(const Activation& activation) {
   if (activation_.kind != Activation::Kind::kIdentity) return false;
   activation_ = activation;
   return true;
+}
+
+std::unique_ptr<Layer> Linear::ChannelsFirstForm() const {
+  Node convolution_node;  // names the convolution in profiles and messages
+  convolution_node.type = "nn.Conv2d";
+  convolution_node.name = name();
+  ConvolutionSpec spec;  // the default window: 1x1, stride 1, no padding
+  spec.in_channels = in_features_;
+  spec.out_channels = out_features_;
+  spec.weights = weights_;
+  spec.bias = bias_;
+  auto convolution = std::make_unique<Convolution>(LayerConfig(convolution_node), std::move(spec));
+  if (activation_.kind != Activation::Kind::kIdentity) convolution->FuseActivation(activation_);
+  return convolution;
 }
 
 void Linear::FinishFeatures(float* result, int rows, int first, int end) const {

@@ -35,6 +35,9 @@ class Linear : public Layer {
                const ForwardContext& context) const override;
   // Applies `activation` after the bias, while the output is still in cache.
   bool FuseActivation(const Activation& activation) override;
+  // Per pixel of a channels-last map, x W^T + b is a 1x1 nn.Conv2d on the channels-first map,
+  // with the same weights: PyTorch's (out, in) buffer is the (out, in, 1, 1) kernel.
+  std::unique_ptr<Layer> ChannelsFirstForm() const override;
 
  private:
   // Adds the bias to output features [first, end) of a column-major (rows x out) slice and
