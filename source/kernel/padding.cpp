@@ -8,17 +8,6 @@
 #include "tensor/strided.hpp"
 
 namespace lumen {
-namespace {
-
-// Position of logical dimension `axis` in memory order (the last two dimensions are swapped; see
-// tensor.hpp).
-size_t MemoryPosition(size_t axis, size_t rank) {
-  if (rank >= 2 && axis == rank - 1) return rank - 2;
-  if (rank >= 2 && axis == rank - 2) return rank - 1;
-  return axis;
-}
-
-}  // namespace
 
 std::vector<std::ptrdiff_t> SignedStorageStrides(const Shape& shape) {
   const std::vector<size_t> strides = StorageStrides(shape);

@@ -10,16 +10,12 @@
 #include "lumen/error.hpp"
 
 namespace lumen {
-namespace {
 
-// Position of logical dimension `axis` in memory order (the last two dimensions are swapped).
 size_t MemoryPosition(size_t axis, size_t rank) {
   if (rank >= 2 && axis == rank - 1) return rank - 2;
   if (rank >= 2 && axis == rank - 2) return rank - 1;
   return axis;
 }
-
-}  // namespace
 
 std::vector<size_t> StorageStrides(const Shape& shape) {
   const size_t rank = shape.size();

@@ -14,6 +14,12 @@
 
 namespace lumen {
 
+// The position of logical dimension `axis` of a rank-`rank` tensor in memory order, slowest
+// first: the layout rule of tensor.hpp (row-major with the last two dimensions swapped) in one
+// place. Its own inverse: dimension `position` in memory order is logical dimension
+// MemoryPosition(position, rank).
+size_t MemoryPosition(size_t axis, size_t rank);
+
 // For each logical dimension of `shape`, the distance in memory between neighbouring elements.
 std::vector<size_t> StorageStrides(const Shape& shape);
 

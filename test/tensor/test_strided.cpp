@@ -16,7 +16,7 @@ namespace {
 using test_support::ForEachLogicalIndex;
 
 // Where `index` lives in the tensor's memory, in floats from its start.
-size_t MemoryPosition(Tensor& tensor, const std::vector<uint32_t>& index) {
+size_t OffsetOf(Tensor& tensor, const std::vector<uint32_t>& index) {
   return static_cast<size_t>(&tensor.at(index) - tensor.data());
 }
 
@@ -38,10 +38,30 @@ TEST(Strided, StorageStridesAgreeWithTensorAt) {
       if (::testing::Test::HasFailure()) return;  // one message, not one per element
       size_t offset = 0;
       for (size_t axis = 0; axis < shape.size(); ++axis) offset += index[axis] * strides[axis];
-      ASSERT_EQ(offset, MemoryPosition(tensor, index))
+      ASSERT_EQ(offset, OffsetOf(tensor, index))
           << "shape " << ShapeToString(shape) << " index " << ShapeToString(index);
     });
   }
+}
+
+TEST(Strided, MemoryPositionIsTheOrderOfTheStorageStrides) {
+  for (const Shape& shape : kShapes) {
+    const size_t rank = shape.size();
+    const std::vector<size_t> strides = StorageStrides(shape);
+    // Walking memory positions from the fastest, each axis's stride is the product of the
+    // extents of the axes after it in memory order.
+    size_t stride = 1;
+    for (size_t position = rank; position-- > 0;) {
+      const size_t axis = MemoryPosition(position, rank);
+      EXPECT_EQ(MemoryPosition(axis, rank), position) << "rank " << rank;  // its own inverse
+      EXPECT_EQ(strides[axis], stride) << "shape " << ShapeToString(shape) << " axis " << axis;
+      stride *= shape[axis];
+    }
+  }
+  EXPECT_EQ(MemoryPosition(0, 1), 0u);
+  EXPECT_EQ(MemoryPosition(1, 4), 1u);
+  EXPECT_EQ(MemoryPosition(2, 4), 3u);
+  EXPECT_EQ(MemoryPosition(3, 4), 2u);
 }
 
 TEST(Strided, SplitAroundAxisAgreesWithTensorAt) {
@@ -54,9 +74,9 @@ TEST(Strided, SplitAroundAxisAgreesWithTensorAt) {
       // Moving one step along `axis` must move `inner` floats in memory, wherever we start.
       ForEachLogicalIndex(shape, [&](std::vector<uint32_t> index) {
         if (::testing::Test::HasFailure() || index[axis] + 1 >= shape[axis]) return;
-        const size_t here = MemoryPosition(tensor, index);
+        const size_t here = OffsetOf(tensor, index);
         ++index[axis];
-        ASSERT_EQ(MemoryPosition(tensor, index) - here, split.inner)
+        ASSERT_EQ(OffsetOf(tensor, index) - here, split.inner)
             << "shape " << ShapeToString(shape) << " axis " << axis;
       });
     }

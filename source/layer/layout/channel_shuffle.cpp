@@ -1,13 +1,36 @@
-#include "layer/layout/channel_shuffle.hpp"
-
+// nn.ChannelShuffle: interleave the channels of `groups` groups (ShuffleNet).
 #include <algorithm>
+#include <memory>
+#include <vector>
 
 #include "base/thread_pool.hpp"
+#include "layer/layer.hpp"
 #include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
 #include "tensor/strided.hpp"
 
 namespace lumen {
+
+// PyTorch's view (N, g, C/g, *) -> transpose -> view (N, C, *): output channel i*g + j is input
+// channel j*(C/g) + i, for an input of rank 3 or more with channels at dim 1.
+class ChannelShuffle : public Layer {
+ public:
+  // Reads groups.
+  explicit ChannelShuffle(const LayerConfig& config);
+  // The input's shape, after checking that C is divisible by groups.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  // Locates the channel dimension in memory for these shapes.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& output_shapes,
+                                      const PrepareContext& context) const override;
+  // Copies every channel to its new place.
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override;
+
+ private:
+  int groups_ = 1;
+};
+
 namespace {
 
 // Per session: the tensor seen as (outer, channels, inner) blocks around dim 1. For rank 4 and

@@ -1,9 +1,23 @@
-#include "layer/layout/unsqueeze.hpp"
+// torch.unsqueeze: insert a dimension of extent 1.
+#include <vector>
 
 #include "layer/layer_registry.hpp"
+#include "layer/view_layer.hpp"
 #include "lumen/error.hpp"
 
 namespace lumen {
+
+// Unsqueeze at `dim` of the output (negative counts from the end of the output, as in PyTorch).
+class Unsqueeze : public ViewLayer {
+ public:
+  // Reads dim.
+  explicit Unsqueeze(const LayerConfig& config);
+  // The input's shape with an extent 1 inserted at dim.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+
+ private:
+  int dim_ = 0;
+};
 
 Unsqueeze::Unsqueeze(const LayerConfig& config) : ViewLayer(config), dim_(config.IntParam("dim")) {}
 
