@@ -76,7 +76,8 @@ int RewriteChannelsLastBlocks(LayerGraph* graph) {
       chain.push_back({static_cast<size_t>(next), std::move(channels_first)});
       next = next_of(static_cast<size_t>(next));
     }
-    if (chain.empty() || next < 0 || !IsPermute(steps[static_cast<size_t>(next)], kToChannelsFirst)) {
+    if (chain.empty() || next < 0 ||
+        !IsPermute(steps[static_cast<size_t>(next)], kToChannelsFirst)) {
       continue;
     }
     const size_t last = static_cast<size_t>(next);

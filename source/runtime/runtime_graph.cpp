@@ -79,11 +79,13 @@ void RuntimeGraph::CreateLayers(Graph& graph) {
     for (const std::string& name : node.output_names) {
       const int index = FindOperand(name);
       OperandInfo& operand = layers_.operands[static_cast<size_t>(index)];
-      const bool is_input = std::find(layers_.inputs.begin(), layers_.inputs.end(), index) != inputs_.end();
+      const bool is_input =
+          std::find(layers_.inputs.begin(), layers_.inputs.end(), index) != layers_.inputs.end();
       if (operand.producer >= 0 || is_input) {
         throw Error(Concat("operand '", name, "' is produced by both ",
-                           is_input ? std::string("the graph input")
-                                    : layers_.steps[static_cast<size_t>(operand.producer)].description,
+                           is_input
+                               ? std::string("the graph input")
+                               : layers_.steps[static_cast<size_t>(operand.producer)].description,
                            " and ", step.description));
       }
       operand.producer = static_cast<int>(layers_.steps.size());
@@ -109,8 +111,8 @@ void RuntimeGraph::CreateLayers(Graph& graph) {
   if (failure_count == 1) throw Error(first_failure);
   if (failure_count > 1) throw Error(Concat("cannot build some layers:", failures));
   for (size_t index = 0; index < layers_.operands.size(); ++index) {
-    const bool is_input =
-        std::find(layers_.inputs.begin(), layers_.inputs.end(), static_cast<int>(index)) != inputs_.end();
+    const bool is_input = std::find(layers_.inputs.begin(), layers_.inputs.end(),
+                                    static_cast<int>(index)) != layers_.inputs.end();
     if (layers_.operands[index].producer < 0 && !is_input) {
       throw Error(Concat("operand '", layers_.operands[index].name, "' has no producer"));
     }

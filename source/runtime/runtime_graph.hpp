@@ -34,7 +34,8 @@ struct RuntimeGraphOptions {
 // A graph of layers in execution order (see the top of this file).
 class RuntimeGraph {
  public:
-  // One operand, and one layer to run with the operands it reads and writes (passes/layer_graph.hpp).
+  // One operand, and one layer to run with the operands it reads and writes
+  // (passes/layer_graph.hpp).
   using OperandInfo = LayerGraph::OperandInfo;
   using Step = LayerGraph::Step;
 

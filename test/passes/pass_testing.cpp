@@ -100,6 +100,22 @@ int OperandIndex(const LayerGraph& graph, const std::string& name) {
   return -1;
 }
 
+Tensor VaryingInput(const Shape& shape) {
+  size_t count = 1;
+  for (uint32_t extent : shape) count *= extent;
+  std::vector<float> values(count);
+  for (size_t i = 0; i < count; ++i) values[i] = 0.37f * static_cast<float>(i % 31) - 5.5f;
+  return Tensor::FromRowMajor(values, shape);
+}
+
+void ExpectPassLeavesAlone(int (*pass)(LayerGraph*), const std::vector<std::string>& operator_lines,
+                           const std::string& why) {
+  LayerGraph graph = BuildLayerGraph(ParamText(operator_lines));
+  const std::vector<std::string> before = StepTypes(graph.steps);
+  EXPECT_EQ(pass(&graph), 0) << why;
+  EXPECT_EQ(StepTypes(graph.steps), before) << why;
+}
+
 void ExpectPassesKeepTheResults(const std::string& param_text, const Tensor& input,
                                 float tolerance) {
   Session with_passes(BuildModel(param_text, true));

@@ -34,6 +34,15 @@ std::vector<std::string> StepTypes(const std::vector<LayerGraph::Step>& steps);
 // The index of the operand called `name`, or -1.
 int OperandIndex(const LayerGraph& graph, const std::string& name);
 
+// An input of `shape` whose values differ from one element to the next, between -5.5 and 5.6 (so
+// that sigmoids and clamps see both their flat ends and their slopes).
+Tensor VaryingInput(const Shape& shape);
+
+// Expects `pass` to rewrite nothing in the graph of `operator_lines` (see ParamText) and to leave
+// its steps as they are; `why` names the case in a failure.
+void ExpectPassLeavesAlone(int (*pass)(LayerGraph*), const std::vector<std::string>& operator_lines,
+                           const std::string& why);
+
 // Runs the text's model with and without the passes on `input` and expects the same outputs,
 // within `tolerance` of the larger magnitude (the passes may round differently, never compute
 // something else).
