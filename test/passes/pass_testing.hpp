@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/graph.hpp"
 #include "lumen/model.hpp"
 #include "lumen/tensor.hpp"
 #include "passes/layer_graph.hpp"
