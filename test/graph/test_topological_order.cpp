@@ -23,9 +23,10 @@ TEST(TopologicalOrder, PutsEveryItemAfterWhatItWaitsFor) {
 }
 
 TEST(TopologicalOrder, TakesTheLowestIndexAmongTheReady) {
-  // 3 becomes ready before 1 and 2 are taken, but they come first.
-  const TopologicalOrder sorted = OrderTopologically({{}, {0}, {0}, {0}});
-  EXPECT_EQ(sorted.order, (std::vector<size_t>{0, 1, 2, 3}));
+  // 2 is ready from the start and 1 only once 0 has run, yet 1 comes first (a FIFO queue of the
+  // ready would give 0, 2, 1).
+  const TopologicalOrder sorted = OrderTopologically({{}, {0}, {}});
+  EXPECT_EQ(sorted.order, (std::vector<size_t>{0, 1, 2}));
 }
 
 TEST(TopologicalOrder, CountsEveryUseOfAProducer) {
