@@ -236,15 +236,7 @@ void GraphBuilder::ConvertNode(size_t index) {
                   "' is not declared in the file; run onnx.shape_inference.infer_shapes on the "
                   "model (Lumen evaluates shape arithmetic once, when loading)"));
     }
-    if (node_->op_type() == "Size") {
-      // Counted, not allocated: the declared dims may be absurd.
-      ConstantTensor size =
-          ConstantTensor::FromIntegers({static_cast<int64_t>(ElementCountOf(dims, Where()))});
-      size.dims.clear();
-      if (node_->output_size() > 0) constants_[node_->output(0)] = std::move(size);
-      return;
-    }
-    dims_only.dims = dims;  // Shape reads only the dims: no values are made
+    dims_only.dims = dims;  // Shape and Size read only the dims: no values are made
     known = {&dims_only};
     all_known = true;
   }

@@ -1,6 +1,7 @@
 // GraphBuilder: turns a parsed ONNX ModelProto into a Lumen Graph. Internal to source/onnx/:
 // onnx_graph_builder.cpp holds the walk over the graph (values, order, outputs),
-// onnx_operators.cpp the mapping of each ONNX op onto Lumen's node types.
+// onnx_operators.cpp the table of which mapper each ONNX op type goes to, and
+// operators/<family>.cpp the mappers, by the same families as source/layer/.
 #ifndef LUMEN_SOURCE_ONNX_ONNX_GRAPH_BUILDER_HPP_
 #define LUMEN_SOURCE_ONNX_ONNX_GRAPH_BUILDER_HPP_
 
@@ -11,6 +12,7 @@
 
 #include "graph/graph.hpp"
 #include "onnx.pb.h"
+#include "onnx/constant_folding.hpp"
 #include "onnx_tensor.hpp"
 
 namespace lumen {
@@ -90,47 +92,95 @@ class GraphBuilder {
                         const std::string& output);
   // A number as the expression language reads it, with every bit of a float.
   static std::string NumberText(double value);
+  // An int64 from the file as an int parameter, clamped (slice bounds such as INT64_MAX mean "to
+  // the end", which INT_MAX means as well).
+  static int ClampToInt(int64_t value);
+  // Every value clamped as ClampToInt does.
+  static std::vector<int> ToInts(const std::vector<int64_t>& values);
 
-  // --- the op mappers (onnx_operators.cpp) -----------------------------------------------------
-  // Maps the current node (whose inputs are not all known) onto Lumen nodes.
+  // --- the op mappers --------------------------------------------------------------------------
+  // onnx_operators.cpp: maps the current node (whose inputs are not all known) onto Lumen nodes,
+  // through the mapper Mappers() names for its op type.
   void MapOperator();
-  void MapConvolution();
-  void MapTransposedConvolution();
-  void MapGemm();
-  void MapMatMul();
-  void MapBatchNormalization();
-  void MapLayerNormalization();
-  void MapPooling();
-  void MapGlobalAveragePool();
-  void MapFlatten();
-  void MapReshape();
-  void MapTranspose();
-  void MapSqueeze();
-  void MapUnsqueeze();
-  void MapSoftmax();
-  void MapSlice();
-  void MapSplit();
-  void MapGather();
-  void MapReduce();
-  void MapResize();
+  using Mapper = void (GraphBuilder::*)();
+  // Op type -> the member function that maps it.
+  static const std::map<std::string, Mapper>& Mappers();
+  // Identity and Dropout: at run time the output is the input.
+  void MapPassThrough();
+
+  // operators/activation.cpp
+  // Op types that become one activation layer with no parameters, and that layer's type.
+  static const std::map<std::string, std::string>& PlainActivations();
+  void MapPlainActivation();
   void MapClip();
+  void MapLeakyRelu();
+  void MapElu();
+  void MapHardSigmoid();
+  void MapPRelu();
+  void MapSoftmax();
+
+  // operators/arithmetic.cpp: element-wise expressions, reductions and Cast.
+  // Unary element-wise op types and the expression each is ({0} the input).
+  static const std::map<std::string, std::string>& UnaryExpressions();
+  // Binary (and variadic) element-wise op types and their expression functions.
+  static const std::map<std::string, std::string>& BinaryFunctions();
+  void MapUnaryExpression();
   void MapElementwise();
-  void MapExpand();
-  // onnx_recurrent.cpp: LSTM, GRU and RNN.
-  void MapRecurrent();
-  // onnx_layout_operators.cpp: ops that move or copy elements.
-  void MapPad();
-  void MapTile();
-  void MapDepthToSpace();
-  void MapSpaceToDepth();
-  // onnx_operators.cpp again: normalisation and reductions.
-  void MapInstanceNormalization();
+  void MapCast();
+  void MapReduce();
   void MapReduceExtremum();
   void MapReduceL2();
   void MapArgExtremum();
   // The axes a Reduce* node reduces (its axes attribute, or its axes input from opset 18), all of
   // them when none are given; negative axes made non-negative when the input's rank is known.
   std::vector<int64_t> ReduceAxes();
+
+  // operators/convolution.cpp
+  void MapConvolution();
+  void MapTransposedConvolution();
+
+  // operators/indexing.cpp
+  void MapGather();
+
+  // operators/layout.cpp: ops that move or copy elements.
+  void MapFlatten();
+  void MapReshape();
+  void MapTranspose();
+  void MapSqueeze();
+  void MapUnsqueeze();
+  void MapSlice();
+  void MapSplit();
+  void MapConcat();
+  void MapExpand();
+  void MapPad();
+  void MapTile();
+  void MapDepthToSpace();
+  void MapSpaceToDepth();
+
+  // operators/linear.cpp
+  void MapGemm();
+  void MapMatMul();
+  void MapEinsum();
+
+  // operators/normalization.cpp
+  void MapBatchNormalization();
+  void MapLayerNormalization();
+  void MapInstanceNormalization();
+
+  // operators/pooling.cpp
+  void MapPooling();
+  void MapGlobalAveragePool();
+
+  // operators/recurrent.cpp: LSTM, GRU and RNN.
+  void MapRecurrent();
+  // The layer's run-time inputs: X, then the initial states (state_count of them) unless they
+  // are known zeros.
+  std::vector<std::string> RecurrentInputs(size_t state_count);
+  // The layer's output `y`, (L, N, D*H), as ONNX's Y `y_onnx`, (L, D, N, H).
+  void EmitOnnxRecurrentOutput(const std::string& y, const std::string& y_onnx, int64_t directions);
+
+  // operators/sampling.cpp
+  void MapResize();
 
   const lumen_onnx_proto::ModelProto& model_;
   const lumen_onnx_proto::GraphProto& graph_proto_;

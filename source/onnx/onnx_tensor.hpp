@@ -1,6 +1,6 @@
-// Constant tensors of an ONNX model: initializers, Constant nodes, and whatever the reader folds
-// at load time (the exporter's shape arithmetic: Shape -> Gather -> Unsqueeze -> Concat ->
-// Reshape, ConstantOfShape, Range, Cast, ...). Internal to source/onnx/.
+// Constant tensors of an ONNX model (initializers, Constant nodes, and what constant_folding.hpp
+// computes from them at load time), how they are read from a TensorProto and turned into a
+// layer's weights, and the typed reading of node attributes. Internal to source/onnx/.
 #ifndef LUMEN_SOURCE_ONNX_ONNX_TENSOR_HPP_
 #define LUMEN_SOURCE_ONNX_ONNX_TENSOR_HPP_
 
@@ -34,6 +34,9 @@ enum ElementType : int32_t {
 
 // True for the floating-point element types (float, double, float16, bfloat16).
 bool IsFloatingType(int32_t type);
+
+// True for the element types the reader keeps as numbers (every number type and bool).
+bool IsNumericType(int32_t type);
 
 // The element type's ONNX name ("FLOAT", "INT64", ...), for messages.
 std::string ElementTypeName(int32_t type);
@@ -83,11 +86,6 @@ ConstantTensor ReadTensorProto(const lumen_onnx_proto::TensorProto& proto,
 // The tensor as a float32 weight for a Lumen node; `where` names it in messages.
 Attribute ToAttribute(const ConstantTensor& tensor, const std::string& where);
 
-// NumPy-style broadcast of two shapes; throws lumen::Error naming `where` if they do not
-// broadcast.
-std::vector<int64_t> BroadcastDims(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
-                                   const std::string& where);
-
 // The node's attribute `name`, or null.
 const lumen_onnx_proto::AttributeProto* FindAttribute(const lumen_onnx_proto::NodeProto& node,
                                                       const std::string& name);
@@ -101,13 +99,6 @@ std::string StringAttribute(const lumen_onnx_proto::NodeProto& node, const std::
                             const std::string& fallback, const std::string& where);
 std::vector<int64_t> IntsAttribute(const lumen_onnx_proto::NodeProto& node, const std::string& name,
                                    const std::vector<int64_t>& fallback, const std::string& where);
-
-// Evaluates an ONNX node whose inputs are all known (`inputs[i]` null for an omitted optional
-// input) at load time. Returns false if the op type has no evaluator here (the reader then builds
-// a layer for it); throws lumen::Error naming `where` on inputs the op refuses.
-bool FoldConstantNode(const lumen_onnx_proto::NodeProto& node,
-                      const std::vector<const ConstantTensor*>& inputs, const std::string& where,
-                      std::vector<ConstantTensor>* outputs);
 
 }  // namespace onnx
 }  // namespace lumen

@@ -11,10 +11,12 @@
 #include <cctype>
 
 #include "lumen/error.hpp"
-#include "onnx_graph_builder.hpp"
+#include "onnx/onnx_graph_builder.hpp"
 
 namespace lumen {
 namespace onnx {
+
+using lumen_onnx_proto::NodeProto;
 
 namespace {
 
@@ -60,6 +62,90 @@ bool IsAllZero(const ConstantTensor& tensor) {
   return true;
 }
 
+// Refuses what PyTorch's recurrent layers do not compute (direction reverse, layout 1, clip,
+// ...) and returns the number of directions, 1 or 2.
+int64_t SupportedDirections(const NodeProto& node, const std::string& where) {
+  const std::string& op = node.op_type();
+  const auto fail = [&](const std::string& message) { throw Error(Concat(where, ": ", message)); };
+  const std::string direction = StringAttribute(node, "direction", "forward", where);
+  if (direction != "forward" && direction != "bidirectional") {
+    fail(Concat("direction '", direction,
+                "' is not supported (only forward and bidirectional, as PyTorch has them)"));
+  }
+  if (IntAttribute(node, "layout", 0, where) != 0) {
+    fail("layout=1 (batch first) is not supported, only layout=0");
+  }
+  if (FindAttribute(node, "clip") != nullptr) fail("clip is not supported");
+  if (FindAttribute(node, "activation_alpha") != nullptr ||
+      FindAttribute(node, "activation_beta") != nullptr) {
+    fail("activation_alpha and activation_beta are not supported");
+  }
+  if (op == "LSTM" && IntAttribute(node, "input_forget", 0, where) != 0) {
+    fail("input_forget=1 is not supported");
+  }
+  if (op == "GRU" && IntAttribute(node, "linear_before_reset", 0, where) == 0) {
+    fail(
+        "linear_before_reset=0 is not supported: Lumen's GRU applies the reset gate after the "
+        "recurrent product, as PyTorch does (it exports linear_before_reset=1)");
+  }
+  return direction == "bidirectional" ? 2 : 1;
+}
+
+// The simple RNN's nonlinearity ("tanh" or "relu"; "tanh" for LSTM and GRU). Per direction,
+// ONNX's default activations are the only ones PyTorch has, except the simple RNN's Tanh or Relu:
+// any other is refused.
+std::string Nonlinearity(const NodeProto& node, int64_t directions, const std::string& where) {
+  const std::string& op = node.op_type();
+  const auto fail = [&](const std::string& message) { throw Error(Concat(where, ": ", message)); };
+  std::vector<std::string> defaults;
+  if (op == "LSTM") defaults = {"sigmoid", "tanh", "tanh"};
+  if (op == "GRU") defaults = {"sigmoid", "tanh"};
+  if (op == "RNN") defaults = {"tanh"};
+  std::string nonlinearity = "tanh";
+  const auto* activations = FindAttribute(node, "activations");
+  if (activations == nullptr) return nonlinearity;
+  const size_t per_direction = defaults.size();
+  if (static_cast<size_t>(activations->strings_size()) != per_direction * directions) {
+    fail(Concat("expected ", per_direction * directions, " activations, got ",
+                activations->strings_size()));
+  }
+  for (int i = 0; i < activations->strings_size(); ++i) {
+    const std::string name = Canonical(activations->strings(i));
+    const std::string& expected = defaults[static_cast<size_t>(i) % per_direction];
+    if (op == "RNN") {
+      if (name != "tanh" && name != "relu") {
+        fail(Concat("activation '", activations->strings(i),
+                    "' is not supported (only Tanh and Relu)"));
+      }
+      if (i > 0 && name != nonlinearity) fail("the two directions' activations differ");
+      nonlinearity = name;
+    } else if (name != expected) {
+      fail(Concat("activation '", activations->strings(i), "' in place ", i,
+                  " is not supported (only ONNX's defaults, which PyTorch computes)"));
+    }
+  }
+  return nonlinearity;
+}
+
+// Direction `direction` of ONNX's bias B ((D, 2*G*H): per direction [Wb; Rb]) as PyTorch's
+// bias_ih and bias_hh, gates reordered.
+void SplitBias(const std::vector<float>& b, int64_t direction, int64_t hidden,
+               const std::vector<int>& gate_order, ConstantTensor* input_bias,
+               ConstantTensor* hidden_bias) {
+  const int64_t gates = static_cast<int64_t>(gate_order.size());
+  input_bias->type = hidden_bias->type = kFloat;
+  input_bias->dims = hidden_bias->dims = {gates * hidden};
+  const size_t base = static_cast<size_t>(direction * 2 * gates * hidden);
+  for (int64_t gate = 0; gate < gates; ++gate) {
+    const int64_t source = gate_order[static_cast<size_t>(gate)];
+    for (int64_t unit = 0; unit < hidden; ++unit) {
+      const size_t offset = base + static_cast<size_t>(source * hidden + unit);
+      input_bias->floats.push_back(b[offset]);
+      hidden_bias->floats.push_back(b[offset + static_cast<size_t>(gates * hidden)]);
+    }
+  }
+}
+
 }  // namespace
 
 void GraphBuilder::MapRecurrent() {
@@ -68,54 +154,8 @@ void GraphBuilder::MapRecurrent() {
   const std::vector<int> gate_order = OnnxGateOfTorchGate(op);
   const int64_t gates = static_cast<int64_t>(gate_order.size());
 
-  const std::string direction = String("direction", "forward");
-  if (direction != "forward" && direction != "bidirectional") {
-    Fail(Concat("direction '", direction,
-                "' is not supported (only forward and bidirectional, as PyTorch has them)"));
-  }
-  const int64_t directions = direction == "bidirectional" ? 2 : 1;
-  if (Int("layout", 0) != 0) Fail("layout=1 (batch first) is not supported, only layout=0");
-  if (FindAttribute(node(), "clip") != nullptr) Fail("clip is not supported");
-  if (FindAttribute(node(), "activation_alpha") != nullptr ||
-      FindAttribute(node(), "activation_beta") != nullptr) {
-    Fail("activation_alpha and activation_beta are not supported");
-  }
-  if (lstm && Int("input_forget", 0) != 0) Fail("input_forget=1 is not supported");
-  if (op == "GRU" && Int("linear_before_reset", 0) == 0) {
-    Fail(
-        "linear_before_reset=0 is not supported: Lumen's GRU applies the reset gate after the "
-        "recurrent product, as PyTorch does (it exports linear_before_reset=1)");
-  }
-
-  // Activations: per direction, ONNX's defaults are the only ones PyTorch has, except the
-  // simple RNN's Tanh or Relu.
-  std::vector<std::string> defaults;
-  if (lstm) defaults = {"sigmoid", "tanh", "tanh"};
-  if (op == "GRU") defaults = {"sigmoid", "tanh"};
-  if (op == "RNN") defaults = {"tanh"};
-  std::string nonlinearity = "tanh";
-  if (const auto* activations = FindAttribute(node(), "activations")) {
-    const size_t per_direction = defaults.size();
-    if (static_cast<size_t>(activations->strings_size()) != per_direction * directions) {
-      Fail(Concat("expected ", per_direction * directions, " activations, got ",
-                  activations->strings_size()));
-    }
-    for (int i = 0; i < activations->strings_size(); ++i) {
-      const std::string name = Canonical(activations->strings(i));
-      const std::string& expected = defaults[static_cast<size_t>(i) % per_direction];
-      if (op == "RNN") {
-        if (name != "tanh" && name != "relu") {
-          Fail(Concat("activation '", activations->strings(i),
-                      "' is not supported (only Tanh and Relu)"));
-        }
-        if (i > 0 && name != nonlinearity) Fail("the two directions' activations differ");
-        nonlinearity = name;
-      } else if (name != expected) {
-        Fail(Concat("activation '", activations->strings(i), "' in place ", i,
-                    " is not supported (only ONNX's defaults, which PyTorch computes)"));
-      }
-    }
-  }
+  const int64_t directions = SupportedDirections(node(), Where());
+  const std::string nonlinearity = Nonlinearity(node(), directions, Where());
 
   const ConstantTensor& w = ConstantInput(1, "weight W");
   const ConstantTensor& r = ConstantInput(2, "recurrence weight R");
@@ -144,28 +184,8 @@ void GraphBuilder::MapRecurrent() {
     Fail("peephole weights (P) are not supported");
   }
 
-  // Initial states: zeros, which is what the exporter writes when the PyTorch module got none
-  // (as an Expand of 0 to a shape computed from the input), are the layer's default; leaving
-  // them out lets the model follow a new batch size.
   const size_t state_count = lstm ? 2 : 1;
-  std::vector<size_t> state_inputs;
-  for (size_t i = 0; i < state_count; ++i) {
-    const size_t index = 5 + i;
-    if (HasInput(index) && !(IsConstantInput(index) && IsAllZero(ConstantInput(index, "state")))) {
-      state_inputs.push_back(index);
-    }
-  }
-  std::vector<std::string> inputs = {RuntimeInput(0)};
-  if (!state_inputs.empty()) {
-    for (size_t i = 0; i < state_count; ++i) {
-      const size_t index = 5 + i;
-      if (!HasInput(index)) {
-        Fail(Concat("initial_h and initial_c must both be given or both be left out (",
-                    index == 5 ? "initial_h" : "initial_c", " is missing)"));
-      }
-      inputs.push_back(RuntimeInput(index));
-    }
-  }
+  const std::vector<std::string> inputs = RecurrentInputs(state_count);
 
   const std::string y_onnx =
       node().output_size() > 0 && !node().output(0).empty() ? node().output(0) : "";
@@ -198,21 +218,10 @@ void GraphBuilder::MapRecurrent() {
     layer.attributes["weight_hh" + suffix] =
         ToAttribute(GateRows(r, d, hidden, gate_order), Where());
     if (bias) {
-      // B's row of a direction is [Wb (G*H values); Rb (G*H values)].
-      const std::vector<float> b = ConstantInput(3, "bias B").Floats();
       ConstantTensor input_bias;
       ConstantTensor hidden_bias;
-      input_bias.type = hidden_bias.type = kFloat;
-      input_bias.dims = hidden_bias.dims = {gates * hidden};
-      const size_t base = static_cast<size_t>(d * 2 * gates * hidden);
-      for (int64_t gate = 0; gate < gates; ++gate) {
-        const int64_t source = gate_order[static_cast<size_t>(gate)];
-        for (int64_t unit = 0; unit < hidden; ++unit) {
-          const size_t offset = base + static_cast<size_t>(source * hidden + unit);
-          input_bias.floats.push_back(b[offset]);
-          hidden_bias.floats.push_back(b[offset + static_cast<size_t>(gates * hidden)]);
-        }
-      }
+      SplitBias(ConstantInput(3, "bias B").Floats(), d, hidden, gate_order, &input_bias,
+                &hidden_bias);
       layer.attributes["bias_ih" + suffix] = ToAttribute(input_bias, Where());
       layer.attributes["bias_hh" + suffix] = ToAttribute(hidden_bias, Where());
     }
@@ -220,8 +229,37 @@ void GraphBuilder::MapRecurrent() {
   Emit(std::move(layer));
   for (size_t i = 1; i < outputs.size(); ++i) SetRuntimeOutput(i, outputs[i]);
 
-  if (y_onnx.empty()) return;
-  // (L, N, D*H) -> ONNX's (L, D, N, H): one direction gains an axis; two are split and stacked.
+  if (!y_onnx.empty()) EmitOnnxRecurrentOutput(y, y_onnx, directions);
+}
+
+// Initial states: zeros, which is what the exporter writes when the PyTorch module got none (as
+// an Expand of 0 to a shape computed from the input), are the layer's default; leaving them out
+// lets the model follow a new batch size.
+std::vector<std::string> GraphBuilder::RecurrentInputs(size_t state_count) {
+  std::vector<size_t> state_inputs;
+  for (size_t i = 0; i < state_count; ++i) {
+    const size_t index = 5 + i;
+    if (HasInput(index) && !(IsConstantInput(index) && IsAllZero(ConstantInput(index, "state")))) {
+      state_inputs.push_back(index);
+    }
+  }
+  std::vector<std::string> inputs = {RuntimeInput(0)};
+  if (!state_inputs.empty()) {
+    for (size_t i = 0; i < state_count; ++i) {
+      const size_t index = 5 + i;
+      if (!HasInput(index)) {
+        Fail(Concat("initial_h and initial_c must both be given or both be left out (",
+                    index == 5 ? "initial_h" : "initial_c", " is missing)"));
+      }
+      inputs.push_back(RuntimeInput(index));
+    }
+  }
+  return inputs;
+}
+
+// (L, N, D*H) -> ONNX's (L, D, N, H): one direction gains an axis; two are split and stacked.
+void GraphBuilder::EmitOnnxRecurrentOutput(const std::string& y, const std::string& y_onnx,
+                                           int64_t directions) {
   if (directions == 1) {
     Node unsqueeze = MakeNode("torch.unsqueeze", {y}, {y_onnx});
     unsqueeze.params["dim"] = Parameter::FromInt(1);

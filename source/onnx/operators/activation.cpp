@@ -1,0 +1,94 @@
+// ONNX activations onto the activation layers PyTorch's own use (nn.ReLU, nn.ReLU6, nn.ELU, ...),
+// or onto an expression where PyTorch has no layer of the same parameters (Clip's other bounds,
+// HardSigmoid's other slopes, PRelu); and Softmax onto nn.Softmax.
+#include <cmath>
+
+#include "lumen/error.hpp"
+#include "onnx/onnx_graph_builder.hpp"
+
+namespace lumen {
+namespace onnx {
+
+const std::map<std::string, std::string>& GraphBuilder::PlainActivations() {
+  static const std::map<std::string, std::string> types = {
+      {"Relu", "nn.ReLU"},
+      {"Sigmoid", "nn.Sigmoid"},
+      {"Tanh", "nn.Tanh"},
+      {"HardSwish", "nn.Hardswish"},
+  };
+  return types;
+}
+
+void GraphBuilder::MapPlainActivation() {
+  Emit(MakeNode(PlainActivations().at(node().op_type()), {RuntimeInput(0)}, {OutputName(0)}));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+void GraphBuilder::MapClip() {
+  // Clip's bounds are inputs since opset 11 (the oldest Lumen reads).
+  const bool has_min = HasInput(1);
+  const bool has_max = HasInput(2);
+  const double low = has_min ? ConstantInput(1, "min").At(0) : -INFINITY;
+  const double high = has_max ? ConstantInput(2, "max").At(0) : INFINITY;
+  if (low == 0.0 && high == 6.0) {
+    Emit(MakeNode("nn.ReLU6", {RuntimeInput(0)}, {OutputName(0)}));
+  } else if (low == 0.0 && !has_max) {
+    Emit(MakeNode("nn.ReLU", {RuntimeInput(0)}, {OutputName(0)}));
+  } else {
+    std::string expression = "@0";
+    if (has_min) expression = Concat("max(", expression, ",", NumberText(low), ")");
+    if (has_max) expression = Concat("min(", expression, ",", NumberText(high), ")");
+    if (!has_min && !has_max) expression = "identity(@0)";
+    EmitExpressionOf(expression, {RuntimeInput(0)}, OutputName(0));
+  }
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+void GraphBuilder::MapLeakyRelu() {
+  Node node = MakeNode("nn.LeakyReLU", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["negative_slope"] = Parameter::FromFloat(Float("alpha", 0.01f));
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+void GraphBuilder::MapElu() {
+  Node node = MakeNode("nn.ELU", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["alpha"] = Parameter::FromFloat(Float("alpha", 1.0f));
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+void GraphBuilder::MapHardSigmoid() {
+  const float alpha = Float("alpha", 0.2f);
+  const float beta = Float("beta", 0.5f);
+  if (alpha == 1.0f / 6.0f && beta == 0.5f) {  // PyTorch's hardsigmoid, as it exports it
+    Emit(MakeNode("nn.Hardsigmoid", {RuntimeInput(0)}, {OutputName(0)}));
+    SetRuntimeOutput(0, OutputName(0));
+  } else {
+    EmitExpression(
+        Concat("max(min(add(mul({0},", NumberText(alpha), "),", NumberText(beta), "),1),0)"), {0});
+  }
+}
+
+// PRelu: max(x, 0) + slope * min(x, 0), the slope broadcasting as ONNX says.
+void GraphBuilder::MapPRelu() { EmitExpression("add(max({0},0),mul({1},min({0},0)))", {0, 1}); }
+
+void GraphBuilder::MapSoftmax() {
+  int64_t axis = Int("axis", opset_ >= 13 ? -1 : 1);
+  if (opset_ < 13) {
+    // Before opset 13, Softmax flattens the input to a matrix at `axis`: the same as PyTorch's
+    // softmax only when `axis` is the last axis.
+    const int rank = RequireInputRank(0, "for Softmax before opset 13");
+    if (axis != -1 && axis != rank - 1) {
+      Fail(Concat("Softmax over axes ", axis, " to the last (opset ", opset_,
+                  " semantics) is not supported; only the last axis"));
+    }
+  }
+  Node node = MakeNode("nn.Softmax", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["dim"] = Parameter::FromInt(ClampToInt(axis));
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+}  // namespace onnx
+}  // namespace lumen

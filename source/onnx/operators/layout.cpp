@@ -1,0 +1,339 @@
+// ONNX ops that move or copy elements, mapped onto the layers PyTorch's equivalents use: Flatten,
+// Reshape, Transpose, Squeeze, Unsqueeze, Slice, Split, Concat and Expand onto torch.flatten,
+// Tensor.reshape, torch.permute, torch.squeeze / unsqueeze, Tensor.slice, torch.split / chunk,
+// torch.cat and Tensor.expand; Pad onto F.pad, Tile onto Tensor.repeat, DepthToSpace and
+// SpaceToDepth onto nn.PixelShuffle / nn.PixelUnshuffle (with nn.ChannelShuffle for ONNX's channel
+// orders that PyTorch lacks).
+#include <algorithm>
+
+#include "base/checked_math.hpp"
+#include "lumen/error.hpp"
+#include "onnx/onnx_graph_builder.hpp"
+
+namespace lumen {
+namespace onnx {
+
+void GraphBuilder::MapFlatten() {
+  // ONNX's Flatten always gives a matrix: (d0*...*d(axis-1), rest).
+  int64_t axis = Int("axis", 1);
+  if (axis < 0) axis += RequireInputRank(0, "for a negative axis");
+  const std::string input = RuntimeInput(0);
+  const std::string output = OutputName(0);
+  if (axis == 0) {
+    Node node = MakeNode("Tensor.reshape", {input}, {output});
+    node.params["shape"] = Parameter::FromIntArray({1, -1});
+    Emit(std::move(node));
+  } else if (axis == 1) {
+    Node node = MakeNode("torch.flatten", {input}, {output});
+    node.params["start_dim"] = Parameter::FromInt(1);
+    node.params["end_dim"] = Parameter::FromInt(-1);
+    Emit(std::move(node));
+  } else {
+    const std::string front = NewOperandName(output);
+    Node first = MakeNode("torch.flatten", {input}, {front});
+    first.params["start_dim"] = Parameter::FromInt(0);
+    first.params["end_dim"] = Parameter::FromInt(ClampToInt(axis - 1));
+    Emit(std::move(first));
+    // The rest may be no axes at all (axis == rank): then the second extent is 1.
+    Node second = MakeNode("Tensor.reshape", {front}, {output});
+    second.params["shape"] = Parameter::FromIntArray({0, -1});
+    const std::vector<int64_t> dims = InputDims(0);
+    int64_t outer = 1;
+    bool known = static_cast<int64_t>(dims.size()) >= axis;
+    for (int64_t i = 0; known && i < axis; ++i) {
+      known = dims[static_cast<size_t>(i)] >= 0;
+      outer *= known ? dims[static_cast<size_t>(i)] : 1;
+    }
+    if (!known) Fail(Concat("Flatten at axis ", axis, " needs the input's declared shape"));
+    second.params["shape"] = Parameter::FromIntArray({ClampToInt(outer), -1});
+    Emit(std::move(second));
+  }
+  SetRuntimeOutput(0, output);
+}
+
+void GraphBuilder::MapReshape() {
+  std::vector<int64_t> shape = ConstantInput(1, "shape").Integers();
+  const bool allow_zero = Int("allowzero", 0) != 0;
+  if (!allow_zero) {
+    const std::vector<int64_t> dims = InputDims(0);
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] != 0) continue;
+      // 0 copies the input's extent: known from the file's declared shape.
+      if (i >= dims.size() || dims[i] < 0) {
+        Fail(Concat("shape ", DimsToString(shape), " copies extent ", i,
+                    " of the input, whose shape the file does not declare"));
+      }
+      shape[i] = dims[i];
+    }
+  }
+  Node node = MakeNode("Tensor.reshape", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["shape"] = Parameter::FromIntArray(ToInts(shape));
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+void GraphBuilder::MapTranspose() {
+  std::vector<int64_t> permutation = Ints("perm", {});
+  if (permutation.empty()) {
+    const int rank = RequireInputRank(0, "for Transpose without perm");
+    for (int i = rank; i-- > 0;) permutation.push_back(i);
+  }
+  Node node = MakeNode("torch.permute", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["dims"] = Parameter::FromIntArray(ToInts(permutation));
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+void GraphBuilder::MapSqueeze() {
+  std::vector<int64_t> axes = HasInput(1) ? ConstantInput(1, "axes").Integers() : Ints("axes", {});
+  Node node = MakeNode("torch.squeeze", {RuntimeInput(0)}, {OutputName(0)});
+  if (!axes.empty()) node.params["dim"] = Parameter::FromIntArray(ToInts(axes));
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+void GraphBuilder::MapUnsqueeze() {
+  std::vector<int64_t> axes = HasInput(1) ? ConstantInput(1, "axes").Integers() : Ints("axes", {});
+  if (axes.empty()) Fail("no axes given");
+  if (axes.size() > 1) {
+    // Axes index the output: made non-negative, inserting them in increasing order is exact.
+    const bool negative = std::any_of(axes.begin(), axes.end(), [](int64_t a) { return a < 0; });
+    if (negative) {
+      const int64_t rank =
+          RequireInputRank(0, "for several negative axes") + static_cast<int64_t>(axes.size());
+      for (int64_t& axis : axes) axis = axis < 0 ? axis + rank : axis;
+    }
+    std::sort(axes.begin(), axes.end());
+  }
+  std::string input = RuntimeInput(0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const std::string output = i + 1 == axes.size() ? OutputName(0) : NewOperandName(OutputName(0));
+    Node node = MakeNode("torch.unsqueeze", {input}, {output});
+    node.params["dim"] = Parameter::FromInt(ClampToInt(axes[i]));
+    Emit(std::move(node));
+    input = output;
+  }
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+void GraphBuilder::MapSlice() {
+  const std::vector<int64_t> starts = ConstantInput(1, "starts").Integers();
+  const std::vector<int64_t> ends = ConstantInput(2, "ends").Integers();
+  std::vector<int64_t> axes;
+  if (HasInput(3)) {
+    axes = ConstantInput(3, "axes").Integers();
+  } else {
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  std::vector<int64_t> steps =
+      HasInput(4) ? ConstantInput(4, "steps").Integers() : std::vector<int64_t>(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size()) {
+    Fail("starts, ends, axes and steps differ in length");
+  }
+  for (int64_t step : steps) {
+    if (step < 1) Fail(Concat("step ", step, " is not supported (only positive steps)"));
+  }
+  Node node = MakeNode("Tensor.slice", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["dims"] = Parameter::FromIntArray(ToInts(axes));
+  node.params["starts"] = Parameter::FromIntArray(ToInts(starts));
+  node.params["ends"] = Parameter::FromIntArray(ToInts(ends));
+  node.params["steps"] = Parameter::FromIntArray(ToInts(steps));
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+void GraphBuilder::MapSplit() {
+  std::vector<int64_t> sizes;
+  if (HasInput(1)) {
+    sizes = ConstantInput(1, "split").Integers();
+  } else {
+    sizes = Ints("split", {});
+  }
+  std::vector<std::string> outputs;
+  for (int i = 0; i < node().output_size(); ++i) {
+    // Unused outputs still take their piece: give them names of their own.
+    outputs.push_back(node().output(i).empty() ? NewOperandName(Concat(node_name_, ":", i))
+                                               : node().output(i));
+  }
+  Node node = MakeNode("torch.split", {RuntimeInput(0)}, outputs);
+  node.params["dim"] = Parameter::FromInt(ClampToInt(Int("axis", 0)));
+  if (sizes.empty()) {
+    node.params["chunks"] = Parameter::FromInt(static_cast<int>(outputs.size()));
+    node.type = "torch.chunk";
+  } else {
+    node.params["split_size_or_sections"] = Parameter::FromIntArray(ToInts(sizes));
+  }
+  Emit(std::move(node));
+  for (size_t i = 0; i < outputs.size(); ++i) SetRuntimeOutput(i, outputs[i]);
+}
+
+void GraphBuilder::MapConcat() {
+  std::vector<std::string> inputs;
+  for (size_t i = 0; i < InputCount(); ++i) inputs.push_back(RuntimeInput(i));
+  Node node = MakeNode("torch.cat", inputs, {OutputName(0)});
+  node.params["dim"] = Parameter::FromInt(ClampToInt(Int("axis", 0)));
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+void GraphBuilder::MapExpand() {
+  // ONNX's Expand broadcasts both ways: a target extent of 1 keeps the input's extent, which
+  // Tensor.expand writes as -1; new leading axes take the target's extents.
+  const std::vector<int64_t> shape = ConstantInput(1, "shape").Integers();
+  const int rank = RequireInputRank(0, "for Expand");
+  const size_t output_rank = std::max(shape.size(), static_cast<size_t>(rank));
+  std::vector<int> sizes;
+  for (size_t axis = 0; axis < output_rank; ++axis) {
+    const bool in_shape = axis + shape.size() >= output_rank;
+    const bool in_input = axis + static_cast<size_t>(rank) >= output_rank;
+    const int64_t target = in_shape ? shape[axis + shape.size() - output_rank] : 1;
+    if (target < 0) Fail(Concat("shape ", DimsToString(shape), " has a negative extent"));
+    sizes.push_back(in_input && target == 1 ? -1 : ClampToInt(target));
+  }
+  Node node = MakeNode("Tensor.expand", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["sizes"] = Parameter::FromIntArray(sizes);
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// Pad (opset 11+: pads and constant_value are inputs): F.pad, whose list holds (before, after)
+// pairs from the last axis backwards. ONNX's edge is PyTorch's replicate. Negative pads crop, as
+// in both.
+void GraphBuilder::MapPad() {
+  const std::string mode = String("mode", "constant");
+  std::string torch_mode;
+  if (mode == "constant") {
+    torch_mode = "constant";
+  } else if (mode == "reflect") {
+    torch_mode = "reflect";
+  } else if (mode == "edge") {
+    torch_mode = "replicate";
+  } else {
+    Fail(Concat("mode '", mode, "' is not supported (only constant, reflect and edge)"));
+  }
+  if (HasInput(3)) Fail("the axes input (opset 18) is not supported");
+  const std::vector<int64_t> pads = ConstantInput(1, "pads").Integers();
+  if (pads.empty() || pads.size() % 2 != 0) {
+    Fail(Concat("pads ", DimsToString(pads), " must hold a begin and an end per axis"));
+  }
+  const size_t rank = pads.size() / 2;
+  const int input_rank = InputRank(0);
+  if (input_rank >= 0 && static_cast<size_t>(input_rank) != rank) {
+    Fail(Concat("pads ", DimsToString(pads), " do not have two values per axis of the rank-",
+                input_rank, " input"));
+  }
+  // The padded axes: from the first one with a non-zero pad to the last.
+  size_t first = rank;
+  for (size_t axis = 0; axis < rank; ++axis) {
+    if (pads[axis] != 0 || pads[axis + rank] != 0) {
+      first = axis;
+      break;
+    }
+  }
+  if (first == rank) {  // nothing to pad
+    SetRuntimeOutput(0, RuntimeInput(0));
+    return;
+  }
+  size_t padded = rank - first;
+  if (torch_mode != "constant") {
+    // PyTorch's reflect and replicate pad the last 1 to 3 axes of a tensor with one or two more.
+    padded = std::max(padded, rank >= 2 ? rank - 2 : size_t{1});
+    if (padded > 3 || padded + 2 < rank) {
+      Fail(Concat(mode, " padding of axes ", first, " to ", rank - 1, " of a rank-", rank,
+                  " tensor is not supported (only the last 1 to 3 axes, and at most two axes "
+                  "before them)"));
+    }
+  }
+  std::vector<int> torch_pads;
+  for (size_t i = 0; i < padded; ++i) {
+    const size_t axis = rank - 1 - i;
+    torch_pads.push_back(CheckedInt(pads[axis], Concat(Where(), ": pad").c_str()));
+    torch_pads.push_back(CheckedInt(pads[axis + rank], Concat(Where(), ": pad").c_str()));
+  }
+  Node node = MakeNode("F.pad", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["pad"] = Parameter::FromIntArray(torch_pads);
+  node.params["mode"] = Parameter::FromString(torch_mode);
+  if (HasInput(2)) {
+    const ConstantTensor& value = ConstantInput(2, "constant_value");
+    if (value.size() != 1) Fail(Concat("constant_value ", value.Describe(), " must be one value"));
+    if (torch_mode == "constant") {
+      node.params["value"] = Parameter::FromFloat(static_cast<float>(value.At(0)));
+    }
+  }
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// Tile: Tensor.repeat, whose repeats are ONNX's (one per axis).
+void GraphBuilder::MapTile() {
+  const std::vector<int64_t> repeats = ConstantInput(1, "repeats").Integers();
+  const int rank = InputRank(0);
+  if (rank >= 0 && static_cast<size_t>(rank) != repeats.size()) {
+    Fail(Concat("repeats ", DimsToString(repeats), " must have one value per axis of the rank-",
+                rank, " input"));
+  }
+  if (repeats.empty()) Fail("repeats is empty");
+  std::vector<int> sizes;
+  for (int64_t repeat : repeats) {
+    if (repeat < 0) Fail(Concat("repeats ", DimsToString(repeats), " must not be negative"));
+    sizes.push_back(CheckedInt(repeat, Concat(Where(), ": repeat").c_str()));
+  }
+  Node node = MakeNode("Tensor.repeat", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["sizes"] = Parameter::FromIntArray(sizes);
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// DepthToSpace: mode CRD (what PyTorch's pixel_shuffle exports) is nn.PixelShuffle. Mode DCR (the
+// default) takes output channel c's block element (i, j) from input channel (i*b + j)*C' + c
+// instead of c*b*b + i*b + j: a channel shuffle in b*b groups puts the channels in CRD's order.
+void GraphBuilder::MapDepthToSpace() {
+  const int64_t block = Int("blocksize", 0);
+  if (block < 1 || block > 1 << 15) Fail(Concat("blocksize ", block, " is not supported"));
+  const std::string mode = String("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") Fail(Concat("mode '", mode, "' is not DCR or CRD"));
+  std::string input = RuntimeInput(0);
+  if (mode == "DCR" && block > 1) {
+    const std::string shuffled = NewOperandName(OutputName(0));
+    Node shuffle = MakeNode("nn.ChannelShuffle", {input}, {shuffled});
+    shuffle.params["groups"] = Parameter::FromInt(static_cast<int>(block * block));
+    Emit(std::move(shuffle));
+    input = shuffled;
+  }
+  Node node = MakeNode("nn.PixelShuffle", {input}, {OutputName(0)});
+  node.params["upscale_factor"] = Parameter::FromInt(static_cast<int>(block));
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// SpaceToDepth: output channel (i*b + j)*C + c holds block element (i, j) of input channel c;
+// nn.PixelUnshuffle puts it at c*b*b + i*b + j, and a channel shuffle in C groups reorders that.
+// C must therefore be known when loading.
+void GraphBuilder::MapSpaceToDepth() {
+  const int64_t block = Int("blocksize", 0);
+  if (block < 1 || block > 1 << 15) Fail(Concat("blocksize ", block, " is not supported"));
+  const std::vector<int64_t> dims = InputDims(0);
+  if (dims.size() != 4 || dims[1] < 1) {
+    Fail(
+        "the input must be (N,C,H,W) with C declared in the file (run "
+        "onnx.shape_inference.infer_shapes on the model)");
+  }
+  const std::string unshuffled = block > 1 ? NewOperandName(OutputName(0)) : OutputName(0);
+  Node node = MakeNode("nn.PixelUnshuffle", {RuntimeInput(0)}, {unshuffled});
+  node.params["downscale_factor"] = Parameter::FromInt(static_cast<int>(block));
+  Emit(std::move(node));
+  if (block > 1 && dims[1] > 1) {
+    Node shuffle = MakeNode("nn.ChannelShuffle", {unshuffled}, {OutputName(0)});
+    shuffle.params["groups"] =
+        Parameter::FromInt(CheckedInt(dims[1], Concat(Where(), ": channel count").c_str()));
+    Emit(std::move(shuffle));
+  } else if (block > 1) {
+    SetRuntimeOutput(0, unshuffled);
+    return;
+  }
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+}  // namespace onnx
+}  // namespace lumen

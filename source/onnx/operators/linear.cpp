@@ -1,0 +1,93 @@
+// ONNX Gemm and MatMul with a known matrix onto nn.Linear, other MatMuls onto torch.matmul, and
+// Einsum onto torch.einsum.
+#include "lumen/error.hpp"
+#include "onnx/onnx_graph_builder.hpp"
+
+namespace lumen {
+namespace onnx {
+
+namespace {
+
+// The (N,K) weight of a linear layer from a (K,N) matrix: its transpose.
+ConstantTensor Transposed(const ConstantTensor& matrix) {
+  const size_t rows = static_cast<size_t>(matrix.dims[0]);
+  const size_t columns = static_cast<size_t>(matrix.dims[1]);
+  ConstantTensor result;
+  result.type = kFloat;
+  result.dims = {matrix.dims[1], matrix.dims[0]};
+  const std::vector<float> values = matrix.Floats();
+  result.floats.resize(values.size());
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < columns; ++c) result.floats[c * rows + r] = values[r * columns + c];
+  }
+  return result;
+}
+
+}  // namespace
+
+void GraphBuilder::MapGemm() {
+  // Y = alpha * A' B' + beta * C: with a known B and C this is nn.Linear.
+  if (Int("transA", 0) != 0) Fail("transA=1 is not supported");
+  const ConstantTensor& b = ConstantInput(1, "matrix B");
+  if (b.dims.size() != 2) Fail(Concat("B must be a matrix, got ", b.Describe()));
+  ConstantTensor weight = Int("transB", 0) != 0 ? b : Transposed(b);  // (N,K)
+  weight.floats = weight.Floats();
+  weight.integers.clear();
+  weight.type = kFloat;
+  const float alpha = Float("alpha", 1.0f);
+  const float beta = Float("beta", 1.0f);
+  for (float& value : weight.floats) value *= alpha;
+  const int64_t out_features = weight.dims[0];
+  Node node = MakeNode("nn.Linear", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["in_features"] = Parameter::FromInt(ClampToInt(weight.dims[1]));
+  node.params["out_features"] = Parameter::FromInt(ClampToInt(out_features));
+  node.params["bias"] = Parameter::FromBool(HasInput(2));
+  node.attributes["weight"] = ToAttribute(weight, Where());
+  if (HasInput(2)) {
+    const ConstantTensor& c = ConstantInput(2, "bias C");
+    // C broadcasts to (M,N): a bias must be the same for every row.
+    const bool per_column = c.size() == static_cast<size_t>(out_features) &&
+                            (c.dims.size() == 1 || (c.dims.size() == 2 && c.dims[0] == 1));
+    if (!per_column && c.size() != 1) {
+      Fail(Concat("C of shape ", DimsToString(c.dims),
+                  " is not supported (only (N), (1,N) or "
+                  "a scalar)"));
+    }
+    ConstantTensor bias = ConstantTensor::FromDoubles(
+        kFloat, {out_features}, std::vector<double>(static_cast<size_t>(out_features), 0.0));
+    for (size_t i = 0; i < bias.floats.size(); ++i) {
+      bias.floats[i] = beta * static_cast<float>(c.At(per_column ? i : 0));
+    }
+    node.attributes["bias"] = ToAttribute(bias, Where());
+  }
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+void GraphBuilder::MapMatMul() {
+  if (IsConstantInput(1) && constants_.at(node().input(1)).dims.size() == 2) {
+    // x @ W with a known (K,N) W is a linear layer with weight W^T.
+    const ConstantTensor weight = Transposed(ConstantInput(1, "matrix"));
+    Node node = MakeNode("nn.Linear", {RuntimeInput(0)}, {OutputName(0)});
+    node.params["in_features"] = Parameter::FromInt(ClampToInt(weight.dims[1]));
+    node.params["out_features"] = Parameter::FromInt(ClampToInt(weight.dims[0]));
+    node.params["bias"] = Parameter::FromBool(false);
+    node.attributes["weight"] = ToAttribute(weight, Where());
+    Emit(std::move(node));
+  } else {
+    Emit(MakeNode("torch.matmul", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)}));
+  }
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+void GraphBuilder::MapEinsum() {
+  std::vector<std::string> inputs;
+  for (size_t i = 0; i < InputCount(); ++i) inputs.push_back(RuntimeInput(i));
+  Node node = MakeNode("torch.einsum", inputs, {OutputName(0)});
+  node.params["equation"] = Parameter::FromString(String("equation", ""));
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+}  // namespace onnx
+}  // namespace lumen
