@@ -10,14 +10,8 @@
 #include "passes/passes.hpp"
 
 namespace lumen {
+namespace test_support {
 namespace {
-
-using test_support::BuildLayerGraph;
-using test_support::ExpectPassLeavesAlone;
-using test_support::OperandIndex;
-using test_support::ParamText;
-using test_support::StepTypes;
-using test_support::VaryingInput;
 
 // x (1,3,6,7) -> 3x3 convolution -> `activation` -> y.
 std::vector<std::string> ConvolutionThen(const std::string& activation) {
@@ -41,8 +35,7 @@ TEST(ActivationFusion, FusesAnActivationIntoTheConvolutionBeforeIt) {
         graph.operands[static_cast<size_t>(OperandIndex(graph, "c"))];
     EXPECT_EQ(middle.producer, -1);
     EXPECT_FALSE(middle.fused_into.empty());
-    test_support::ExpectPassesKeepTheResults(ParamText(ConvolutionThen(activation)),
-                                             VaryingInput({1, 3, 6, 7}));
+    ExpectPassesKeepTheResults(ParamText(ConvolutionThen(activation)), VaryingInput({1, 3, 6, 7}));
   }
 }
 
@@ -74,8 +67,9 @@ TEST(ActivationFusion, FusesOneActivationPerLayer) {
   EXPECT_EQ(FuseActivations(&graph), 1);
   EXPECT_EQ(FuseActivations(&graph), 0);
   EXPECT_EQ(StepTypes(graph.steps), (std::vector<std::string>{"nn.Conv2d", "nn.Tanh"}));
-  test_support::ExpectPassesKeepTheResults(ParamText(lines), VaryingInput({1, 3, 6, 7}));
+  ExpectPassesKeepTheResults(ParamText(lines), VaryingInput({1, 3, 6, 7}));
 }
 
 }  // namespace
+}  // namespace test_support
 }  // namespace lumen

@@ -12,14 +12,8 @@
 #include "passes/passes.hpp"
 
 namespace lumen {
+namespace test_support {
 namespace {
-
-using test_support::BuildLayerGraph;
-using test_support::ExpectPassLeavesAlone;
-using test_support::OperandIndex;
-using test_support::ParamText;
-using test_support::StepTypes;
-using test_support::VaryingInput;
 
 // x (1,8,5,6) -> permute -> LayerNorm(8) -> Linear 8->16 -> GELU -> Linear 16->8 -> permute -> y.
 // Line k + 1 is operator k of the block (line 0 is the input).
@@ -71,7 +65,7 @@ TEST(ChannelsFirstBlocks, RewritesAConvNextBlock) {
 }
 
 TEST(ChannelsFirstBlocks, KeepsTheResults) {
-  test_support::ExpectPassesKeepTheResults(ParamText(ConvNextBlock()), VaryingInput({1, 8, 5, 6}));
+  ExpectPassesKeepTheResults(ParamText(ConvNextBlock()), VaryingInput({1, 8, 5, 6}));
 }
 
 TEST(ChannelsFirstBlocks, TakesEveryElementwiseActivationWhateverItsSpelling) {
@@ -83,7 +77,7 @@ TEST(ChannelsFirstBlocks, TakesEveryElementwiseActivationWhateverItsSpelling) {
     EXPECT_EQ(RewriteChannelsLastBlocks(&graph), 1) << activation;
     ASSERT_EQ(graph.steps.size(), 4u) << activation;
     EXPECT_EQ(graph.steps[2].type, activation);
-    test_support::ExpectPassesKeepTheResults(ParamText(lines), VaryingInput({1, 8, 5, 6}));
+    ExpectPassesKeepTheResults(ParamText(lines), VaryingInput({1, 8, 5, 6}));
   }
 }
 
@@ -129,4 +123,5 @@ TEST(ChannelsFirstBlocks, LeavesAloneWhatIsNotPerPixel) {
 }
 
 }  // namespace
+}  // namespace test_support
 }  // namespace lumen

@@ -13,14 +13,8 @@
 #include "support/source_directory.hpp"
 
 namespace lumen {
+namespace test_support {
 namespace {
-
-using test_support::BuildLayerGraph;
-using test_support::ExpectPassLeavesAlone;
-using test_support::OperandIndex;
-using test_support::ParamText;
-using test_support::StepTypes;
-using test_support::VaryingInput;
 
 // x -> gate(x) -> product of x and the gate (`expression` over `inputs`, e.g. "x g") -> y.
 std::vector<std::string> GatedLines(const std::string& gate, const std::string& expression,
@@ -62,7 +56,7 @@ TEST(GatedActivations, TakesEverySpellingOfTheGateAndTheProduct) {
     LayerGraph graph = BuildLayerGraph(text);
     EXPECT_EQ(FuseGatedActivations(&graph), 1) << c.gate << " " << c.expression << " " << c.inputs;
     EXPECT_EQ(StepTypes(graph.steps), std::vector<std::string>{c.fused}) << c.gate;
-    test_support::ExpectPassesKeepTheResults(text, VaryingInput({1, 4, 5, 6}));
+    ExpectPassesKeepTheResults(text, VaryingInput({1, 4, 5, 6}));
   }
 }
 
@@ -101,8 +95,7 @@ TEST(GatedActivations, LeavesAloneAGateThatOthersSee) {
 TEST(GatedActivations, RunsOnOnnxModelsToo) {
   // torch.onnx.export writes nn.SiLU as Sigmoid and Mul, and nn.Hardswish (before opset 14) as
   // HardSigmoid and Mul: the ONNX reader keeps them, the pass makes one layer of each.
-  const std::string path =
-      test_support::SourceDirectory() + "/test/data/onnx/gated_activations/model.onnx";
+  const std::string path = SourceDirectory() + "/test/data/onnx/gated_activations/model.onnx";
   ModelOptions without_passes;
   without_passes.fuse = false;
   EXPECT_EQ(StepTypes(Model::Load(path, without_passes)->graph().steps()),
@@ -113,4 +106,5 @@ TEST(GatedActivations, RunsOnOnnxModelsToo) {
 }
 
 }  // namespace
+}  // namespace test_support
 }  // namespace lumen
