@@ -369,8 +369,8 @@ int main(int argc, char** argv) {
                  "memory or of ulimit -v)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--no-fuse", options.no_fuse,
-               "do not fuse activations into the layers before them, nor run channels-last blocks "
-               "channels-first");
+               "do not run the graph passes (x*sigmoid(x) as SiLU, channels-last blocks "
+               "channels-first, activations fused into the layers before them)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

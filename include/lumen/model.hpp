@@ -25,9 +25,10 @@ struct ModelOptions {
   // The weights file, for formats that keep weights apart (pnnx's .bin); empty: the file beside
   // the model (`x.pnnx.param` -> `x.pnnx.bin`).
   std::string weights_path;
-  // Fuse activations into the layers before them and run channels-last blocks channels-first
-  // (graph/channels_first_blocks.hpp). Turn off to read every intermediate operand as the file
-  // describes it (Session::Extract, lumen_run --dump), at some cost in speed.
+  // Run the graph passes (passes/passes.hpp: gated activations as one layer, channels-last blocks
+  // channels-first, activations fused into the layers before them). Turn off to read every
+  // intermediate operand as the file describes it (Session::Extract, lumen_run --dump), at some
+  // cost in speed.
   bool fuse = true;
 };
 

@@ -80,7 +80,9 @@ class Layer {
                        const std::vector<Tensor*>& outputs,
                        const ForwardContext& context) const = 0;
 
-  // --- Hooks for graph passes, asked while a model is built (before any session exists). ---
+  // --- Hooks for the graph passes (passes/), asked while a model is built, before any session
+  // exists. Each says what the layer computes in terms a pass can rely on, so that no pass keeps
+  // a list of op types: a new layer takes part by answering them. ---
 
   // The activation this layer applies, if it does nothing but apply it element by element to its
   // one input; null otherwise.
@@ -88,7 +90,20 @@ class Layer {
   // Asks this layer to apply `activation` to its own (single) output; true if it will, and the
   // model then drops the activation's layer. By default a layer declines.
   virtual bool FuseActivation(const Activation& activation);
+  // True if this layer computes input 0 times input 1, element by element, and nothing else.
+  virtual bool MultipliesItsTwoInputs() const { return false; }
+  // If this layer does nothing but reorder the dimensions of its one input, of rank `rank`: the
+  // input dimension each output dimension takes (Tensor.permute's dims). Empty otherwise.
+  virtual std::vector<size_t> DimensionOrder(size_t /*rank*/) const { return {}; }
+  // If this layer computes the same function of every pixel of a channels-last map, reading only
+  // that pixel's channels (the last dimension of an (N, H, W, C) input): a new layer computing it
+  // on the channels-first map (N, C, H, W). Null otherwise, and for elementwise activations, which
+  // do not care about the layout.
+  virtual std::unique_ptr<Layer> ChannelsFirstForm() const { return nullptr; }
 
+  // The op type this layer was built for ("nn.Conv2d"), and the operator's name in the graph.
+  const std::string& type() const { return type_; }
+  const std::string& name() const { return name_; }
   // "nn.Conv2d 'conv1'": the operator this layer was built from.
   const std::string& description() const { return description_; }
 
@@ -105,6 +120,8 @@ class Layer {
   [[noreturn]] void Fail(const std::string& message) const;
 
  private:
+  std::string type_;
+  std::string name_;
   std::string description_;
 };
 

@@ -2,8 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
-#include <queue>
 
+#include "graph/topological_order.hpp"
 #include "lumen/error.hpp"
 #include "onnx/onnx_reader.hpp"
 
@@ -55,7 +55,6 @@ Graph GraphBuilder::Build() {
   for (size_t index : order) ConvertNode(index);
   node_ = nullptr;
   ResolveOutputs();
-  FuseGatedActivations();
   return std::move(graph_);
 }
 
@@ -136,8 +135,7 @@ std::vector<size_t> GraphBuilder::OrderNodes() const {
       }
     }
   }
-  std::vector<size_t> pending(count, 0);
-  std::vector<std::vector<size_t>> readers(count);
+  std::vector<std::vector<size_t>> waits_for(count);
   for (size_t i = 0; i < count; ++i) {
     const NodeProto& proto = graph_proto_.node(static_cast<int>(i));
     for (const std::string& input : proto.input()) {
@@ -147,31 +145,15 @@ std::vector<size_t> GraphBuilder::OrderNodes() const {
         throw Error(Concat(source_, ": node '", proto.name(), "' (", proto.op_type(), ") reads '",
                            input, "', which no node, initializer or graph input produces"));
       }
-      readers[found->second].push_back(i);
-      ++pending[i];
+      waits_for[i].push_back(found->second);
     }
   }
-  std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;
-  for (size_t i = 0; i < count; ++i) {
-    if (pending[i] == 0) ready.push(i);
-  }
-  std::vector<size_t> order;
-  while (!ready.empty()) {
-    const size_t index = ready.top();
-    ready.pop();
-    order.push_back(index);
-    for (size_t reader : readers[index]) {
-      if (--pending[reader] == 0) ready.push(reader);
-    }
-  }
-  if (order.size() != count) {
+  const TopologicalOrder sorted = OrderTopologically(waits_for);
+  if (!sorted.stuck.empty()) {
     std::string stuck;
-    int listed = 0;
-    for (size_t i = 0; i < count && listed < 10; ++i) {
-      if (pending[i] == 0) continue;
-      const NodeProto& proto = graph_proto_.node(static_cast<int>(i));
+    for (size_t i = 0; i < sorted.stuck.size() && i < 10; ++i) {
+      const NodeProto& proto = graph_proto_.node(static_cast<int>(sorted.stuck[i]));
       stuck += Concat("\n  '", proto.name(), "' (", proto.op_type(), ")");
-      ++listed;
     }
     throw Error(Concat(source_, ": the graph has a cycle; these nodes can never run:", stuck));
   }
@@ -181,7 +163,7 @@ std::vector<size_t> GraphBuilder::OrderNodes() const {
       throw Error(Concat(source_, ": graph output '", output.name(), "' is never produced"));
     }
   }
-  return order;
+  return sorted.order;
 }
 
 void GraphBuilder::RefuseUnsupportedOps() const {
@@ -296,53 +278,6 @@ void GraphBuilder::ResolveOutputs() {
     }
     graph_.output_names.push_back(name);
   }
-}
-
-void GraphBuilder::FuseGatedActivations() {
-  static const std::map<std::string, std::string> kGated = {{"nn.Sigmoid", "nn.SiLU"},
-                                                            {"nn.Hardsigmoid", "nn.Hardswish"}};
-  std::map<std::string, int> readers;
-  std::map<std::string, size_t> producers;
-  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
-    for (const std::string& name : graph_.nodes[i].input_names) ++readers[name];
-    for (const std::string& name : graph_.nodes[i].output_names) producers[name] = i;
-  }
-  for (const std::string& name : graph_.output_names) ++readers[name];
-  std::vector<bool> removed(graph_.nodes.size(), false);
-  std::set<std::string> removed_operands;
-  for (Node& node : graph_.nodes) {
-    if (node.type != "pnnx.Expression" || node.input_names.size() != 2 ||
-        node.params.at("expr").AsString() != "mul(@0,@1)") {
-      continue;
-    }
-    for (size_t k = 0; k < 2; ++k) {
-      const std::string& gate = node.input_names[k];
-      const std::string& other = node.input_names[1 - k];
-      const auto producer = producers.find(gate);
-      if (producer == producers.end() || readers[gate] != 1) continue;
-      const Node& activation = graph_.nodes[producer->second];
-      const auto fused = kGated.find(activation.type);
-      if (fused == kGated.end() || activation.input_names != std::vector<std::string>{other}) {
-        continue;
-      }
-      removed[producer->second] = true;
-      removed_operands.insert(gate);
-      node.type = fused->second;
-      node.params.clear();
-      node.input_names = {other};
-      break;
-    }
-  }
-  std::vector<Node> kept;
-  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
-    if (!removed[i]) kept.push_back(std::move(graph_.nodes[i]));
-  }
-  graph_.nodes = std::move(kept);
-  std::vector<Operand> operands;
-  for (Operand& operand : graph_.operands) {
-    if (!removed_operands.count(operand.name)) operands.push_back(std::move(operand));
-  }
-  graph_.operands = std::move(operands);
 }
 
 std::string GraphBuilder::Where() const {

@@ -42,9 +42,6 @@ class GraphBuilder {
   void RefuseUnsupportedOps() const;
   void ConvertNode(size_t index);
   void ResolveOutputs();
-  // x * sigmoid(x) -> nn.SiLU and x * hardsigmoid(x) -> nn.Hardswish: the exporter writes these
-  // activations as two ops, and as one layer they run in one pass and fuse into a convolution.
-  void FuseGatedActivations();
 
   // --- helpers for the op mappers --------------------------------------------------------------
   // "model.onnx: node 'conv1' (Conv, opset 13)": how messages name the current node.

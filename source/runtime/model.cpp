@@ -3,7 +3,6 @@
 #include <new>
 #include <utility>
 
-#include "graph/channels_first_blocks.hpp"
 #include "graph/graph_reader.hpp"
 #include "lumen/error.hpp"
 #include "runtime/model_internals.hpp"
@@ -16,8 +15,6 @@ std::shared_ptr<const Model> Model::Load(const std::string& path, const ModelOpt
     RuntimeGraphOptions graph_options;
     graph_options.fuse = options.fuse;
     Graph graph = ReadGraph(path, options.weights_path);
-    // Like fusing activations, this changes which intermediate operands exist: off with fuse.
-    if (options.fuse) RewriteChannelsLastBlocks(&graph);
     return ModelInternals::Wrap(std::make_unique<RuntimeGraph>(std::move(graph), graph_options));
   } catch (const std::bad_alloc&) {
     throw Error(Concat(path, ": out of memory while loading the model"));

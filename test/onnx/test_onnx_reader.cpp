@@ -147,14 +147,6 @@ TEST(OnnxReader, ScalarsAreWrittenIntoExpressions) {
   EXPECT_NE(std::find(expressions.begin(), expressions.end(), "identity(@0)"), expressions.end());
 }
 
-TEST(OnnxReader, GatedActivationsBecomeOneLayer) {
-  const Graph graph = ReadOnnxGraph(kData + "/gated_activations/model.onnx");
-  std::vector<std::string> types;
-  for (const Node& node : graph.nodes) types.push_back(node.type);
-  EXPECT_EQ(types, (std::vector<std::string>{"nn.SiLU", "nn.Hardswish"}));
-  EXPECT_EQ(graph.operands.size(), 3u);  // x, y0, y1: the gates' operands are gone
-}
-
 TEST(OnnxReader, PicksTheFormatByContent) {
   EXPECT_TRUE(LooksLikeOnnx(std::string("\x08\x07", 2)));
   EXPECT_FALSE(LooksLikeOnnx("7767517\n"));

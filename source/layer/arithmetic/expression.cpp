@@ -37,6 +37,8 @@ class Expression : public Layer {
   // Runs the instructions in order.
   void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                const ForwardContext& context) const override;
+  // True for mul(@0,@1) and mul(@1,@0): the product the gated-activation pass looks for.
+  bool MultipliesItsTwoInputs() const override;
 
  private:
   // A value an instruction reads.
@@ -511,6 +513,18 @@ void Expression::Forward(const std::vector<const Tensor*>& inputs,
         },
         context.compute.pool);
   }
+}
+
+bool Expression::MultipliesItsTwoInputs() const {
+  if (input_count_ != 2 || program_.size() != 1 || result_.kind != Value::Kind::kInstruction) {
+    return false;
+  }
+  const Instruction& product = program_[0];
+  const Value& first = product.arguments[0];
+  const Value& second = product.arguments[1];
+  return product.function == ExpressionFunction::kMul && product.arity == 2 &&
+         first.kind == Value::Kind::kInput && second.kind == Value::Kind::kInput &&
+         first.index != second.index;  // both inputs, in either order
 }
 
 LUMEN_REGISTER_LAYER(Expression, "pnnx.Expression");

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/checked_math.hpp"
@@ -63,7 +64,15 @@ Convolution::Convolution(const LayerConfig& config) : Layer(config) {
   if (config.BoolParam("bias", false)) {
     spec_.bias = config.AttributeFloats("bias", {spec_.out_channels});
   }
-  // When one algorithm serves every input size, prepare its weights now and drop PyTorch's.
+  BuildTheOnlyAlgorithm();
+}
+
+Convolution::Convolution(const LayerConfig& config, ConvolutionSpec spec)
+    : Layer(config), spec_(std::move(spec)) {
+  BuildTheOnlyAlgorithm();
+}
+
+void Convolution::BuildTheOnlyAlgorithm() {
   const std::vector<ConvolutionAlgorithmKind> candidates = CandidateConvolutionAlgorithms(spec_);
   if (candidates.size() == 1) {
     algorithms_[static_cast<size_t>(candidates[0])] =

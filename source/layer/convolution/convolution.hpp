@@ -59,6 +59,9 @@ class Convolution : public Layer {
   // Reads the nn.Conv2d (nn.Conv1d) parameters and weights; throws lumen::Error on inconsistent
   // ones.
   explicit Convolution(const LayerConfig& config);
+  // A 2-D convolution of `spec` (zero padding), named by `config`, whose type and name only are
+  // read: the channels-first form of a layer that is a 1x1 convolution per pixel (nn.Linear).
+  Convolution(const LayerConfig& config, ConvolutionSpec spec);
   // (N, in_channels, H, W) or (in_channels, H, W) -> the same with out_channels and the size the
   // window gives; for nn.Conv1d, (N, in_channels, L) or (in_channels, L).
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
@@ -82,6 +85,8 @@ class Convolution : public Layer {
   ConvolutionShape SampleShape(const Shape& input) const;
   // Plans the staging of `input` (see ConvolutionState::staging).
   PaddingPlan StagingPlan(const Shape& input) const;
+  // When one algorithm serves every input size: builds it now and drops PyTorch's weights.
+  void BuildTheOnlyAlgorithm();
   // The algorithm `kind` with its weights, built on first use.
   const ConvolutionAlgorithm& PreparedAlgorithm(ConvolutionAlgorithmKind kind) const;
 

@@ -32,6 +32,14 @@ std::vector<size_t> Permute::Order(size_t rank) const {
   return order;
 }
 
+std::vector<size_t> Permute::DimensionOrder(size_t rank) const {
+  try {
+    return Order(rank);
+  } catch (const Error&) {  // dims for another rank: a pass asking about rank 4 gets no answer
+    return {};
+  }
+}
+
 std::vector<Shape> Permute::OutputShapes(const std::vector<Shape>& input_shapes) const {
   CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];

@@ -25,6 +25,8 @@ class Permute : public Layer {
   // Gathers the output from the input.
   void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                const ForwardContext& context) const override;
+  // Order(rank), or empty when this layer cannot permute an input of that rank.
+  std::vector<size_t> DimensionOrder(size_t rank) const override;
 
  protected:
   // For subclasses that build the order themselves (Transpose).

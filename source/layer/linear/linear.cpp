@@ -2,9 +2,11 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "base/thread_pool.hpp"
+#include "layer/convolution/convolution.hpp"
 #include "layer/layer.hpp"
 #include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
@@ -38,6 +40,9 @@ class Linear : public Layer {
                const ForwardContext& context) const override;
   // Applies `activation` after the bias, while the output is still in cache.
   bool FuseActivation(const Activation& activation) override;
+  // Per pixel of a channels-last map, x W^T + b is a 1x1 nn.Conv2d on the channels-first map,
+  // with the same weights: PyTorch's (out, in) buffer is the (out, in, 1, 1) kernel.
+  std::unique_ptr<Layer> ChannelsFirstForm() const override;
 
  private:
   // Adds the bias to output features [first, end) of a column-major (rows x out) slice and
@@ -142,6 +147,20 @@ bool Linear::FuseActivation(const Activation& activation) {
   if (activation_.kind != Activation::Kind::kIdentity) return false;
   activation_ = activation;
   return true;
+}
+
+std::unique_ptr<Layer> Linear::ChannelsFirstForm() const {
+  Node convolution_node;  // names the convolution in profiles and messages
+  convolution_node.type = "nn.Conv2d";
+  convolution_node.name = name();
+  ConvolutionSpec spec;  // the default window: 1x1, stride 1, no padding
+  spec.in_channels = in_features_;
+  spec.out_channels = out_features_;
+  spec.weights = weights_;
+  spec.bias = bias_;
+  auto convolution = std::make_unique<Convolution>(LayerConfig(convolution_node), std::move(spec));
+  if (activation_.kind != Activation::Kind::kIdentity) convolution->FuseActivation(activation_);
+  return convolution;
 }
 
 void Linear::FinishFeatures(float* result, int rows, int first, int end) const {

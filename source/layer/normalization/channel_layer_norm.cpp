@@ -1,11 +1,13 @@
 // lumen.ChannelLayerNorm: nn.LayerNorm over the channels of an (N, C, *spatial) tensor, that is
 // permute(0,2,3,1) -> nn.LayerNorm(C) -> permute(0,3,1,2) without the two permutes. No model file
-// contains it: the graph rewrite of ConvNeXt-style blocks (graph/channels_first_blocks.hpp) puts it
-// where it finds that chain. Parameters and weights are the nn.LayerNorm's (eps,
-// elementwise_affine, normalized_shape = (C), weight and bias of C values).
+// contains it: the channels-first pass (passes/channels_first_blocks.cpp) puts it where it finds
+// that chain (nn.LayerNorm's ChannelsFirstForm makes it). Parameters and weights are the
+// nn.LayerNorm's (eps, elementwise_affine, normalized_shape = (C), weight and bias of C values).
 //
 // In memory each channel of a sample is a contiguous plane, so one group (one pixel's C values)
 // lies a plane apart: the shared kernel's "lanes" layout, which walks every plane contiguously.
+#include <utility>
+
 #include "layer/layer_registry.hpp"
 #include "layer/normalization/normalization.hpp"
 #include "lumen/error.hpp"
@@ -31,6 +33,10 @@ class ChannelLayerNorm : public Layer {
     channels_ = normalized_shape[0];
     affine_ = LayerNormAffine(config, normalized_shape);
   }
+
+  // The layer MakeChannelLayerNorm makes, named by `config` (its type and name only).
+  ChannelLayerNorm(const LayerConfig& config, uint32_t channels, float eps, AffineParameters affine)
+      : Layer(config), eps_(eps), channels_(channels), affine_(std::move(affine)) {}
 
   // One input, (N, C, H, W) with C = normalized_shape.
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
@@ -75,6 +81,14 @@ class ChannelLayerNorm : public Layer {
 };
 
 }  // namespace
+
+std::unique_ptr<Layer> MakeChannelLayerNorm(const std::string& name, uint32_t channels, float eps,
+                                            AffineParameters affine) {
+  Node node;
+  node.type = "lumen.ChannelLayerNorm";
+  node.name = name;
+  return std::make_unique<ChannelLayerNorm>(LayerConfig(node), channels, eps, std::move(affine));
+}
 
 LUMEN_REGISTER_LAYER(ChannelLayerNorm, "lumen.ChannelLayerNorm");
 

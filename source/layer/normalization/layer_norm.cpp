@@ -12,6 +12,16 @@ class LayerNorm : public TrailingNormalization {
  public:
   explicit LayerNorm(const LayerConfig& config) : LayerNorm(config, NormalizedShapeParam(config)) {}
 
+  // Over one dimension, with stored weights or none, the same per pixel of a channels-last map as
+  // lumen.ChannelLayerNorm over the channels of the channels-first map.
+  std::unique_ptr<Layer> ChannelsFirstForm() const override {
+    const AffineParameters stored = affine();
+    if (normalized_shape().size() != 1 || stored.weight.input() >= 0 || stored.bias.input() >= 0) {
+      return nullptr;
+    }
+    return MakeChannelLayerNorm(name(), normalized_shape()[0], spec().eps, stored);
+  }
+
  private:
   LayerNorm(const LayerConfig& config, const Shape& normalized_shape)
       : TrailingNormalization(

@@ -91,11 +91,22 @@ class TrailingNormalization : public Layer {
   TrailingNormalization(const LayerConfig& config, Shape normalized_shape,
                         const NormalizationSpec& spec, AffineParameters affine);
 
+  // What the layer was built with, for a subclass's channels-first form.
+  const Shape& normalized_shape() const { return normalized_shape_; }
+  const NormalizationSpec& spec() const { return spec_; }
+  AffineParameters affine() const { return {weight_, bias_}; }
+
  private:
   Shape normalized_shape_;
   NormalizationSpec spec_;
   AffineParameters affine_;
 };
+
+// lumen.ChannelLayerNorm (channel_layer_norm.cpp) over the `channels` of an (N, C, H, W) map,
+// named `name`, with a LayerNorm's eps and stored (or absent) weight and bias: that LayerNorm's
+// channels-first form.
+std::unique_ptr<Layer> MakeChannelLayerNorm(const std::string& name, uint32_t channels, float eps,
+                                            AffineParameters affine);
 
 // The groups of the last `trailing` dimensions of `shape` (1 <= trailing <= rank): contiguous
 // blocks when they include both of the last two dimensions, lanes otherwise.

@@ -1,0 +1,56 @@
+#include "passes/layer_graph.hpp"
+
+#include <utility>
+
+namespace lumen {
+
+void LayerGraph::Step::ReplaceLayer(std::unique_ptr<Layer> new_layer) {
+  // A description starts with the op type (Node::Describe); the name and line after it stay.
+  description.replace(0, type.size(), new_layer->type());
+  type = new_layer->type();
+  layer = std::move(new_layer);
+}
+
+std::vector<int> LayerGraph::SoleReaders() const {
+  std::vector<int> uses(operands.size(), 0);
+  std::vector<int> reader(operands.size(), -1);
+  for (size_t index = 0; index < steps.size(); ++index) {
+    for (int input : steps[index].inputs) {
+      ++uses[static_cast<size_t>(input)];
+      reader[static_cast<size_t>(input)] = static_cast<int>(index);
+    }
+  }
+  for (int output : outputs) ++uses[static_cast<size_t>(output)];  // the caller reads these
+  for (size_t operand = 0; operand < operands.size(); ++operand) {
+    if (uses[operand] != 1) reader[operand] = -1;
+  }
+  return reader;
+}
+
+int LayerGraph::AddOperand(const std::string& name, const std::vector<int>& annotated_shape) {
+  operands.push_back({name, annotated_shape, -1, {}});
+  return static_cast<int>(operands.size() - 1);
+}
+
+void LayerGraph::KeepSteps(const std::vector<size_t>& order) {
+  std::vector<Step> kept;
+  kept.reserve(order.size());
+  for (size_t index : order) kept.push_back(std::move(steps[index]));
+  steps = std::move(kept);
+  for (OperandInfo& operand : operands) operand.producer = -1;
+  for (size_t index = 0; index < steps.size(); ++index) {
+    for (int output : steps[index].outputs) {
+      operands[static_cast<size_t>(output)].producer = static_cast<int>(index);
+    }
+  }
+}
+
+void LayerGraph::RemoveSteps(const std::vector<bool>& removed) {
+  std::vector<size_t> order;
+  for (size_t index = 0; index < steps.size(); ++index) {
+    if (!removed[index]) order.push_back(index);
+  }
+  KeepSteps(order);
+}
+
+}  // namespace lumen

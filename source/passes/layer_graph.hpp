@@ -1,0 +1,61 @@
+// LayerGraph: a model's operators as layers, linked to their operands by index. The runtime builds
+// one from a reader's Graph (runtime/runtime_graph.hpp), the graph passes rewrite it
+// (passes/passes.hpp), the runtime sorts it, and sessions run its steps in that order. It lives
+// here, below the runtime, so that the passes can see it.
+#ifndef LUMEN_PASSES_LAYER_GRAPH_HPP_
+#define LUMEN_PASSES_LAYER_GRAPH_HPP_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "layer/layer.hpp"
+
+namespace lumen {
+
+// The layers of a model and the operands between them.
+struct LayerGraph {
+  // One operand: its name, the shape the model file annotates (-1 unknown; empty if none) and
+  // the step that produces it (-1 for a graph input, or an operand a pass removed).
+  struct OperandInfo {
+    std::string name;
+    std::vector<int> annotated_shape;
+    int producer = -1;
+    std::string fused_into;  // when a pass removed this operand: the step that absorbed it
+  };
+
+  // One layer to run, with the operands it reads and writes (indices into operands).
+  struct Step {
+    std::string type;         // op type ("nn.Conv2d")
+    std::string name;         // node name
+    std::string description;  // "nn.Conv2d 'conv1' (line 7)"
+    std::unique_ptr<Layer> layer;
+    std::vector<int> inputs;
+    std::vector<int> outputs;
+    std::vector<std::string> fused;  // nodes merged into this step ("nn.ReLU 'relu'")
+
+    // Puts `new_layer` in place of the step's layer (computing the same in another way) and takes
+    // the step's type from it; the name and line stay.
+    void ReplaceLayer(std::unique_ptr<Layer> new_layer);
+  };
+
+  std::vector<OperandInfo> operands;  // every operand, graph inputs included
+  std::vector<Step> steps;
+  std::vector<int> inputs;   // operand indices of the graph's inputs, in the caller's order
+  std::vector<int> outputs;  // and of its outputs
+
+  // For each operand, the step that is its only reader, reading it once, when the operand is not
+  // also a graph output: what that step does with it nobody else sees. -1 for any other operand.
+  std::vector<int> SoleReaders() const;
+  // Appends an operand no step uses yet (a pass's new layout of another); returns its index.
+  int AddOperand(const std::string& name, const std::vector<int>& annotated_shape);
+  // Keeps the steps listed in `order`, in that order, dropping the others, and points every
+  // operand's producer at its step's new position (-1 when no kept step writes it).
+  void KeepSteps(const std::vector<size_t>& order);
+  // Drops the steps marked in `removed`, keeping the order of the others (see KeepSteps).
+  void RemoveSteps(const std::vector<bool>& removed);
+};
+
+}  // namespace lumen
+
+#endif  // LUMEN_PASSES_LAYER_GRAPH_HPP_

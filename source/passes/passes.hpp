@@ -1,0 +1,34 @@
+// The graph passes: rewrites of a model's layers that make it faster without changing what it
+// computes. The runtime runs them, in the order below, once the layers are built and before it
+// sorts them (runtime/runtime_graph.hpp), for models of every format: a pass sees a LayerGraph,
+// never a file. ModelOptions::fuse (`lumen_run --no-fuse`) turns them all off, so that every
+// operand the file names is computed.
+//
+// One pass per file, each opening with what it matches and what it leaves alone. A pass asks the
+// layers what they compute through Layer's hooks (layer/layer.hpp: ElementwiseActivation,
+// MultipliesItsTwoInputs, DimensionOrder, ChannelsFirstForm, FuseActivation) and never by op type,
+// so a new layer takes part by answering them, and no list here goes out of date.
+//
+//   1 FuseGatedActivations (gated_activations.cpp)  x * sigmoid(x) -> SiLU, x * hardsigmoid(x)
+//                                                    -> Hardswish
+//   2 RewriteChannelsLastBlocks (channels_first_blocks.cpp)  permute -> per-pixel layers ->
+//                                                    permute back: the same layers channels-first
+//   3 FuseActivations (activation_fusion.cpp)        an activation into the layer before it
+#ifndef LUMEN_PASSES_PASSES_HPP_
+#define LUMEN_PASSES_PASSES_HPP_
+
+#include "passes/layer_graph.hpp"
+
+namespace lumen {
+
+// Runs every pass below on `graph`, in order.
+void RunGraphPasses(LayerGraph* graph);
+
+// Each pass rewrites `graph` in place and returns how many places it rewrote.
+int FuseGatedActivations(LayerGraph* graph);
+int RewriteChannelsLastBlocks(LayerGraph* graph);
+int FuseActivations(LayerGraph* graph);
+
+}  // namespace lumen
+
+#endif  // LUMEN_PASSES_PASSES_HPP_
