@@ -16,6 +16,7 @@
 #include "lumen/session.hpp"
 #include "pnnx/param_reader.hpp"
 #include "pnnx/pnnx_reader.hpp"
+#include "runtime/model_internals.hpp"
 #include "runtime/runtime_graph.hpp"
 
 namespace lumen {
@@ -84,7 +85,7 @@ LayerGraph BuildLayerGraph(const std::string& param_text) {
 std::shared_ptr<const Model> BuildModel(const std::string& param_text, bool fuse) {
   RuntimeGraphOptions options;
   options.fuse = fuse;
-  return std::make_shared<const Model>(
+  return ModelInternals::Wrap(
       std::make_unique<RuntimeGraph>(GraphWithWeights(param_text), options));
 }
 

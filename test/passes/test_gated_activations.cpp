@@ -9,6 +9,7 @@
 #include "lumen/model.hpp"
 #include "passes/pass_testing.hpp"
 #include "passes/passes.hpp"
+#include "runtime/model_internals.hpp"
 #include "runtime/runtime_graph.hpp"
 #include "support/source_directory.hpp"
 
@@ -98,10 +99,10 @@ TEST(GatedActivations, RunsOnOnnxModelsToo) {
   const std::string path = SourceDirectory() + "/test/data/onnx/gated_activations/model.onnx";
   ModelOptions without_passes;
   without_passes.fuse = false;
-  EXPECT_EQ(StepTypes(Model::Load(path, without_passes)->graph().steps()),
+  EXPECT_EQ(StepTypes(ModelInternals::Graph(*Model::Load(path, without_passes)).steps()),
             (std::vector<std::string>{"nn.Sigmoid", "pnnx.Expression", "nn.Hardsigmoid",
                                       "pnnx.Expression"}));
-  EXPECT_EQ(StepTypes(Model::Load(path)->graph().steps()),
+  EXPECT_EQ(StepTypes(ModelInternals::Graph(*Model::Load(path)).steps()),
             (std::vector<std::string>{"nn.SiLU", "nn.Hardswish"}));
 }
 

@@ -94,7 +94,7 @@ class TrailingNormalization : public Layer {
   // What the layer was built with, for a subclass's channels-first form.
   const Shape& normalized_shape() const { return normalized_shape_; }
   const NormalizationSpec& spec() const { return spec_; }
-  AffineParameters affine() const { return {weight_, bias_}; }
+  const AffineParameters& affine() const { return affine_; }
 
  private:
   Shape normalized_shape_;
