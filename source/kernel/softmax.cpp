@@ -36,7 +36,13 @@ void SoftmaxLanes(const float* input, float* output, size_t extent, size_t strid
   std::fill(sum, sum + lanes, 0.0f);
   for (size_t e = 0; e < extent; ++e) {
     const float* row = input + e * stride;
-    for (size_t lane = 0; lane < lanes; ++lane) maximum[lane] = std::max(maximum[lane], row[lane]);
+    // std::max's own rule written as one select and an unconditional store: GCC keeps
+    // `maximum[lane] = std::max(maximum[lane], row[lane])` a conditional scalar store and does not
+    // vectorise it (ViT's attention spent 4% more time here than with the select).
+    for (size_t lane = 0; lane < lanes; ++lane) {
+      const float current = maximum[lane];
+      maximum[lane] = current < row[lane] ? row[lane] : current;
+    }
   }
   for (size_t e = 0; e < extent; ++e) {
     float* out = output + e * stride;
