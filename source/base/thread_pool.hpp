@@ -17,6 +17,7 @@
 #ifndef LUMEN_BASE_THREAD_POOL_HPP_
 #define LUMEN_BASE_THREAD_POOL_HPP_
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -122,6 +123,25 @@ void ParallelFor(ThreadPool* pool, std::ptrdiff_t count, Body&& body,
     for (std::ptrdiff_t i = begin; i < end; ++i) body(i);
   };
   pool->Run(count, schedule, RangeFunction(range));
+}
+
+// Runs body(first, last) over [0, runs) cut into tasks of whole runs, about 2^14 elements each
+// (a run holds `run_length` elements): for loops whose rows are too short to be a task each
+// (copies, padding, plain memory). Shared between threads only above 2^15 elements in all, where
+// the work outweighs waking the workers.
+template <typename Body>
+void ParallelForRuns(ThreadPool* pool, size_t runs, size_t run_length, Body&& body) {
+  constexpr size_t kTaskElements = size_t{1} << 14;
+  constexpr size_t kParallelElements = size_t{1} << 15;
+  const size_t runs_per_task = std::max<size_t>(1, kTaskElements / std::max<size_t>(1, run_length));
+  const auto tasks = static_cast<std::ptrdiff_t>((runs + runs_per_task - 1) / runs_per_task);
+  ParallelFor(
+      pool, tasks,
+      [&](std::ptrdiff_t task) {
+        const size_t first = static_cast<size_t>(task) * runs_per_task;
+        body(first, std::min(runs, first + runs_per_task));
+      },
+      Schedule::kStatic, runs * run_length >= kParallelElements);
 }
 
 }  // namespace lumen

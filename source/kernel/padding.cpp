@@ -86,54 +86,46 @@ void Pad(const PaddingPlan& plan, const float* source, float value, float* targe
   if (inner == 0 || runs == 0) return;
   const int64_t* inner_sources = plan.sources.data() + plan.table_starts[rank - 1];
   const std::ptrdiff_t inner_stride = plan.source_strides[rank - 1];
-  // Each task fills whole runs of the fastest dimension, about kTaskElements floats.
-  constexpr size_t kTaskElements = 1 << 14;
-  const size_t runs_per_task = std::max<size_t>(1, kTaskElements / inner);
-  const auto tasks = static_cast<std::ptrdiff_t>((runs + runs_per_task - 1) / runs_per_task);
-  ParallelFor(
-      pool, tasks,
-      [&](std::ptrdiff_t task) {
-        const size_t first = static_cast<size_t>(task) * runs_per_task;
-        const size_t last = std::min(runs, first + runs_per_task);
-        for (size_t run = first; run < last; ++run) {
-          float* out = target + run * inner;
-          // The source offset of this run, or none if some outer index is in the padding.
-          std::ptrdiff_t offset = 0;
-          bool constant = false;
-          size_t remaining = run;
-          for (size_t d = rank - 1; d-- > 0;) {
-            const size_t index = remaining % plan.extents[d];
-            remaining /= plan.extents[d];
-            const int64_t from = plan.sources[plan.table_starts[d] + index];
-            if (from < 0) {
-              constant = true;
-              break;
-            }
-            offset += static_cast<std::ptrdiff_t>(from) * plan.source_strides[d];
-          }
-          if (constant) {
-            std::fill(out, out + inner, value);
-            continue;
-          }
-          const float* in = source + offset;
-          const auto read = [&](size_t i) {
-            const int64_t from = inner_sources[i];
-            return from < 0 ? value : in[static_cast<std::ptrdiff_t>(from) * inner_stride];
-          };
-          for (size_t i = 0; i < plan.copy_begin; ++i) out[i] = read(i);
-          const float* run_in = in + plan.copy_source_begin * inner_stride;
-          const size_t count = plan.copy_end - plan.copy_begin;
-          if (inner_stride == 1) {
-            std::copy(run_in, run_in + count, out + plan.copy_begin);
-          } else {
-            for (size_t i = 0; i < count; ++i) {
-              out[plan.copy_begin + i] = run_in[static_cast<std::ptrdiff_t>(i) * inner_stride];
-            }
-          }
-          for (size_t i = plan.copy_end; i < inner; ++i) out[i] = read(i);
+  // Each task fills whole runs of the fastest dimension.
+  ParallelForRuns(pool, runs, inner, [&](size_t first, size_t last) {
+    for (size_t run = first; run < last; ++run) {
+      float* out = target + run * inner;
+      // The source offset of this run, or none if some outer index is in the padding.
+      std::ptrdiff_t offset = 0;
+      bool constant = false;
+      size_t remaining = run;
+      for (size_t d = rank - 1; d-- > 0;) {
+        const size_t index = remaining % plan.extents[d];
+        remaining /= plan.extents[d];
+        const int64_t from = plan.sources[plan.table_starts[d] + index];
+        if (from < 0) {
+          constant = true;
+          break;
         }
-      },
-      Schedule::kStatic, runs * inner >= (1 << 15));
+        offset += static_cast<std::ptrdiff_t>(from) * plan.source_strides[d];
+      }
+      if (constant) {
+        std::fill(out, out + inner, value);
+        continue;
+      }
+      const float* in = source + offset;
+      const auto read = [&](size_t i) {
+        const int64_t from = inner_sources[i];
+        return from < 0 ? value : in[static_cast<std::ptrdiff_t>(from) * inner_stride];
+      };
+      for (size_t i = 0; i < plan.copy_begin; ++i) out[i] = read(i);
+      const float* run_in = in + plan.copy_source_begin * inner_stride;
+      const size_t count = plan.copy_end - plan.copy_begin;
+      if (inner_stride == 1) {
+        std::copy(run_in, run_in + count, out + plan.copy_begin);
+      } else {
+        for (size_t i = 0; i < count; ++i) {
+          out[plan.copy_begin + i] = run_in[static_cast<std::ptrdiff_t>(i) * inner_stride];
+        }
+      }
+      for (size_t i = plan.copy_end; i < inner; ++i) out[i] = read(i);
+    }
+  });
 }
 
 }  // namespace lumen

@@ -29,16 +29,9 @@ void CopyRowMajorOrder(const Tensor& source, Tensor* target, ThreadPool* pool) {
   const bool both_flat =
       (source.rows() <= 1 || source.cols() <= 1) && (target->rows() <= 1 || target->cols() <= 1);
   if (same_slices || both_flat) {
-    constexpr size_t kChunk = 1 << 14;
-    const auto chunks = static_cast<std::ptrdiff_t>((count + kChunk - 1) / kChunk);
-    ParallelFor(
-        pool, chunks,
-        [&](std::ptrdiff_t chunk) {
-          const size_t begin = static_cast<size_t>(chunk) * kChunk;
-          const size_t end = std::min(count, begin + kChunk);
-          std::copy(from + begin, from + end, to + begin);
-        },
-        Schedule::kStatic, count >= kParallelElements);
+    ParallelForRuns(pool, count, 1, [&](size_t begin, size_t end) {
+      std::copy(from + begin, from + end, to + begin);
+    });
     return;
   }
   // Otherwise walk the target one logical row (cols elements, consecutive in row-major order) at

@@ -200,45 +200,37 @@ void RunStridedCopy(const StridedCopy& copy, const float* source, float* target,
   const std::ptrdiff_t inner_target = copy.target_strides[rank - 1];
   size_t runs = 1;  // inner runs in all
   for (size_t d = 0; d + 1 < rank; ++d) runs *= copy.extents[d];
-  // Each task copies whole runs, about kTaskElements elements, walking them like an odometer.
-  constexpr size_t kTaskElements = 1 << 14;
-  const size_t runs_per_task = std::max<size_t>(1, kTaskElements / inner);
-  const auto tasks = static_cast<std::ptrdiff_t>((runs + runs_per_task - 1) / runs_per_task);
-  ParallelFor(
-      pool, tasks,
-      [&](std::ptrdiff_t task) {
-        const size_t first = static_cast<size_t>(task) * runs_per_task;
-        const size_t last = std::min(runs, first + runs_per_task);
-        std::array<size_t, kMaxStridedCopyRank> counters{};
-        std::ptrdiff_t from = copy.source_offset;
-        std::ptrdiff_t to = copy.target_offset;
-        size_t remaining = first;
-        for (size_t d = rank - 1; d-- > 0;) {
-          counters[d] = remaining % copy.extents[d];
-          remaining /= copy.extents[d];
-          from += static_cast<std::ptrdiff_t>(counters[d]) * copy.source_strides[d];
-          to += static_cast<std::ptrdiff_t>(counters[d]) * copy.target_strides[d];
+  // Each task copies whole runs, walking them like an odometer.
+  ParallelForRuns(pool, runs, inner, [&](size_t first, size_t last) {
+    std::array<size_t, kMaxStridedCopyRank> counters{};
+    std::ptrdiff_t from = copy.source_offset;
+    std::ptrdiff_t to = copy.target_offset;
+    size_t remaining = first;
+    for (size_t d = rank - 1; d-- > 0;) {
+      counters[d] = remaining % copy.extents[d];
+      remaining /= copy.extents[d];
+      from += static_cast<std::ptrdiff_t>(counters[d]) * copy.source_strides[d];
+      to += static_cast<std::ptrdiff_t>(counters[d]) * copy.target_strides[d];
+    }
+    for (size_t run = first; run < last; ++run) {
+      if (inner_source == 1 && inner_target == 1) {
+        std::copy(source + from, source + from + inner, target + to);
+      } else {
+        for (size_t i = 0; i < inner; ++i) {
+          target[to + static_cast<std::ptrdiff_t>(i) * inner_target] =
+              source[from + static_cast<std::ptrdiff_t>(i) * inner_source];
         }
-        for (size_t run = first; run < last; ++run) {
-          if (inner_source == 1 && inner_target == 1) {
-            std::copy(source + from, source + from + inner, target + to);
-          } else {
-            for (size_t i = 0; i < inner; ++i) {
-              target[to + static_cast<std::ptrdiff_t>(i) * inner_target] =
-                  source[from + static_cast<std::ptrdiff_t>(i) * inner_source];
-            }
-          }
-          for (size_t d = rank - 1; d-- > 0;) {  // next run
-            from += copy.source_strides[d];
-            to += copy.target_strides[d];
-            if (++counters[d] < copy.extents[d]) break;
-            from -= static_cast<std::ptrdiff_t>(copy.extents[d]) * copy.source_strides[d];
-            to -= static_cast<std::ptrdiff_t>(copy.extents[d]) * copy.target_strides[d];
-            counters[d] = 0;
-          }
-        }
-      },
-      Schedule::kStatic, runs * inner >= (1 << 15));
+      }
+      for (size_t d = rank - 1; d-- > 0;) {  // next run
+        from += copy.source_strides[d];
+        to += copy.target_strides[d];
+        if (++counters[d] < copy.extents[d]) break;
+        from -= static_cast<std::ptrdiff_t>(copy.extents[d]) * copy.source_strides[d];
+        to -= static_cast<std::ptrdiff_t>(copy.extents[d]) * copy.target_strides[d];
+        counters[d] = 0;
+      }
+    }
+  });
 }
 
 }  // namespace lumen
