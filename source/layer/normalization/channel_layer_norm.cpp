@@ -15,28 +15,25 @@
 namespace lumen {
 namespace {
 
-// Per session: the input's groups in memory.
-struct ChannelLayerNormState : LayerState {
-  NormalizationGroups groups;
-};
-
 // Layer normalisation over dimension 1 of a rank-3-or-more input.
-class ChannelLayerNorm : public Layer {
+class ChannelLayerNorm : public NormalizationLayer {
  public:
   explicit ChannelLayerNorm(const LayerConfig& config)
-      : Layer(config), eps_(EpsParam(config, 1e-5f, 1e-5f)) {
+      : NormalizationLayer(config,
+                           {NormalizationStatistic::kStandardize, EpsParam(config, 1e-5f, 1e-5f)}) {
     const Shape normalized_shape = NormalizedShapeParam(config);
     if (normalized_shape.size() != 1) {
       Fail(Concat("normalized_shape must be one channel count, got ",
                   ShapeToString(normalized_shape)));
     }
     channels_ = normalized_shape[0];
-    affine_ = LayerNormAffine(config, normalized_shape);
+    set_affine(LayerNormAffine(config, normalized_shape));
   }
 
   // The layer MakeChannelLayerNorm makes, named by `config` (its type and name only).
   ChannelLayerNorm(const LayerConfig& config, uint32_t channels, float eps, AffineParameters affine)
-      : Layer(config), eps_(eps), channels_(channels), affine_(std::move(affine)) {}
+      : NormalizationLayer(config, {NormalizationStatistic::kStandardize, eps}, std::move(affine)),
+        channels_(channels) {}
 
   // One input, (N, C, H, W) with C = normalized_shape.
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
@@ -54,30 +51,15 @@ class ChannelLayerNorm : public Layer {
                                       const std::vector<Shape>& /*output_shapes*/,
                                       const PrepareContext& context) const override {
     const Shape& input = input_shapes[0];
-    auto state = std::make_unique<ChannelLayerNormState>();
+    auto state = std::make_unique<NormalizationState>();
     state->groups = {input[0], input[1], static_cast<size_t>(input[2]) * input[3], 1};
-    if (context.workspace != nullptr) {
-      context.workspace->Reserve(ScratchSlot::kFirst, NormalizationScratchSize(state->groups));
-    }
+    state->affine.extent_step = 1;
+    state->ReserveScratch(context);
     return state;
   }
 
-  // Normalises every pixel's channels; channel c takes weight[c] and bias[c].
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override {
-    NormalizationAffine affine;
-    affine.weight = affine_.weight.data(inputs);
-    affine.bias = affine_.bias.data(inputs);
-    affine.extent_step = 1;
-    NormalizeGroups(inputs[0]->data(), outputs[0]->data(),
-                    context.state_as<ChannelLayerNormState>().groups,
-                    {NormalizationStatistic::kStandardize, eps_}, affine, context.compute);
-  }
-
  private:
-  float eps_;
   uint32_t channels_ = 0;
-  AffineParameters affine_;
 };
 
 }  // namespace

@@ -8,37 +8,31 @@
 namespace lumen {
 namespace {
 
-// Per session: where the groups lie in memory and which weight each element takes.
-struct GroupNormState : LayerState {
-  NormalizationGroups groups;
-  NormalizationAffine affine;
-};
-
 // Group normalisation.
-class GroupNorm : public Layer {
+class GroupNorm : public NormalizationLayer {
  public:
   explicit GroupNorm(const LayerConfig& config)
-      : Layer(config),
+      : NormalizationLayer(config,
+                           {NormalizationStatistic::kStandardize, EpsParam(config, 1e-5f, 1e-5f)}),
         groups_(config.IntParam("num_groups")),
-        channels_(config.IntParam("num_channels", -1)),
-        eps_(EpsParam(config, 1e-5f, 1e-5f)) {
+        channels_(config.IntParam("num_channels", -1)) {
     if (groups_ < 1) Fail(Concat("num_groups must be positive, got ", groups_));
     if (channels_ >= 0 && channels_ % groups_ != 0) {
       Fail(Concat("num_channels ", channels_, " is not divisible by num_groups ", groups_));
     }
     if (config.type() == "F.group_norm") {
-      affine_ = FunctionAffineArguments(config);
+      set_affine(FunctionAffineArguments(config));
     } else if (config.BoolParam("affine", true)) {
       if (channels_ < 0) channels_ = config.GetAttribute("weight").shape.at(0);
       const Shape shape{static_cast<uint32_t>(channels_)};
-      affine_.weight = AffineParameter::FromAttribute(config, "weight", shape);
-      affine_.bias = AffineParameter::FromAttribute(config, "bias", shape);
+      set_affine({AffineParameter::FromAttribute(config, "weight", shape),
+                  AffineParameter::FromAttribute(config, "bias", shape)});
     }
   }
 
   // One input of shape (N, C, *) with C divisible by num_groups, plus F.group_norm's operands.
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
-    CheckInputCount(input_shapes, affine_.InputCount());
+    CheckInputCount(input_shapes, affine().InputCount());
     const Shape& input = input_shapes[0];
     if (input.size() < 2) {
       Fail(Concat("expected an input of shape (N,C,*), got ", ShapeToString(input)));
@@ -52,7 +46,7 @@ class GroupNorm : public Layer {
       Fail(Concat("input ", ShapeToString(input), " has ", channels,
                   " channels, not divisible by num_groups ", groups_));
     }
-    affine_.CheckOperandShapes(*this, input_shapes, Shape{channels});
+    affine().CheckOperandShapes(*this, input_shapes, Shape{channels});
     return {input};
   }
 
@@ -60,7 +54,7 @@ class GroupNorm : public Layer {
   std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
                                       const std::vector<Shape>& /*output_shapes*/,
                                       const PrepareContext& context) const override {
-    auto state = std::make_unique<GroupNormState>();
+    auto state = std::make_unique<NormalizationState>();
     const Shape& input = input_shapes[0];
     const size_t batch = input[0];
     const size_t channels = input[1];
@@ -91,28 +85,13 @@ class GroupNorm : public Layer {
       affine.outer_step = per_group;
       affine.extent_step = 1;
     }
-    if (context.workspace != nullptr) {
-      context.workspace->Reserve(ScratchSlot::kFirst, NormalizationScratchSize(layout));
-    }
+    state->ReserveScratch(context);
     return state;
-  }
-
-  // Normalises every group.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override {
-    const GroupNormState& state = context.state_as<GroupNormState>();
-    NormalizationAffine affine = state.affine;
-    affine.weight = affine_.weight.data(inputs);
-    affine.bias = affine_.bias.data(inputs);
-    NormalizeGroups(inputs[0]->data(), outputs[0]->data(), state.groups,
-                    {NormalizationStatistic::kStandardize, eps_}, affine, context.compute);
   }
 
  private:
   int groups_;
   int channels_;  // -1 when the file does not say (F.group_norm, nn.GroupNorm without affine)
-  float eps_;
-  AffineParameters affine_;
 };
 
 }  // namespace

@@ -12,10 +12,8 @@
 namespace lumen {
 namespace {
 
-// Per session: where the channels' positions lie in memory and which weight each element takes.
-struct InstanceNormState : LayerState {
-  NormalizationGroups groups;
-  NormalizationAffine affine;
+// Per session: the shared normalisation layout, plus the channel count for the running statistics.
+struct InstanceNormState : NormalizationState {
   size_t channels = 0;
 };
 
@@ -28,25 +26,25 @@ int SpatialRank(const std::string& type) {
 }
 
 // Instance normalisation.
-class InstanceNorm : public Layer {
+class InstanceNorm : public NormalizationLayer {
  public:
   explicit InstanceNorm(const LayerConfig& config)
-      : Layer(config),
+      : NormalizationLayer(config,
+                           {NormalizationStatistic::kStandardize, EpsParam(config, 1e-5f, 1e-5f)}),
         spatial_rank_(SpatialRank(config.type())),
-        features_(config.IntParam("num_features", -1)),
-        eps_(EpsParam(config, 1e-5f, 1e-5f)) {
+        features_(config.IntParam("num_features", -1)) {
     if (spatial_rank_ == 0) {
       // F.instance_norm: use_input_stats is True in every form pnnx matches, so running_mean and
       // running_var, if given, do not change the output.
-      affine_ = FunctionAffineArguments(config);
+      set_affine(FunctionAffineArguments(config));
       return;
     }
     const bool affine = config.BoolParam("affine", false);
     if (affine) {
       if (features_ < 0) features_ = config.GetAttribute("weight").shape.at(0);
       const Shape shape{static_cast<uint32_t>(features_)};
-      affine_.weight = AffineParameter::FromAttribute(config, "weight", shape);
-      affine_.bias = AffineParameter::FromAttribute(config, "bias", shape);
+      set_affine({AffineParameter::FromAttribute(config, "weight", shape),
+                  AffineParameter::FromAttribute(config, "bias", shape)});
     }
     if (config.BoolParam("track_running_stats", false)) {
       if (features_ < 0) features_ = config.GetAttribute("running_mean").shape.at(0);
@@ -58,7 +56,7 @@ class InstanceNorm : public Layer {
           affine ? config.AttributeFloats("bias", {features_}) : std::vector<float>();
       // Folded like nn.BatchNorm2d's inference: y = x * scale + shift.
       for (int c = 0; c < features_; ++c) {
-        const float inverse_std = 1.0f / std::sqrt(variance[c] + eps_);
+        const float inverse_std = 1.0f / std::sqrt(variance[c] + spec().eps);
         const float scale = (affine ? weight[c] : 1.0f) * inverse_std;
         running_scale_.push_back(scale);
         running_shift_.push_back((affine ? bias[c] : 0.0f) - mean[c] * scale);
@@ -68,7 +66,7 @@ class InstanceNorm : public Layer {
 
   // One input, (N, C, *spatial) or for the modules also (C, *spatial), plus F's operands.
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
-    CheckInputCount(input_shapes, affine_.InputCount());
+    CheckInputCount(input_shapes, affine().InputCount());
     const Shape& input = input_shapes[0];
     const size_t rank = input.size();
     if (spatial_rank_ > 0) {
@@ -83,7 +81,7 @@ class InstanceNorm : public Layer {
     const size_t first_spatial = rank - (spatial_rank_ > 0 ? spatial_rank_ : rank - 2);
     const uint32_t channels = input[first_spatial - 1];
     // Without weights or running statistics PyTorch only warns about another channel count.
-    const bool uses_features = affine_.weight.present() || !running_scale_.empty();
+    const bool uses_features = affine().weight.present() || !running_scale_.empty();
     if (features_ >= 0 && uses_features && channels != static_cast<uint32_t>(features_)) {
       Fail(Concat("expected ", features_, " channels (num_features), got input ",
                   ShapeToString(input)));
@@ -94,7 +92,7 @@ class InstanceNorm : public Layer {
       Fail(Concat("expected more than 1 spatial element per channel, got input ",
                   ShapeToString(input)));
     }
-    affine_.CheckOperandShapes(*this, input_shapes, Shape{channels});
+    affine().CheckOperandShapes(*this, input_shapes, Shape{channels});
     return {input};
   }
 
@@ -123,9 +121,7 @@ class InstanceNorm : public Layer {
       state->groups = {batch, input[rank - 1], channels, 1};
       state->affine.lane_step = 1;
     }
-    if (context.workspace != nullptr) {
-      context.workspace->Reserve(ScratchSlot::kFirst, NormalizationScratchSize(state->groups));
-    }
+    state->ReserveScratch(context);
     return state;
   }
 
@@ -137,11 +133,7 @@ class InstanceNorm : public Layer {
       ApplyRunningStatistics(state, inputs[0]->data(), outputs[0]->data());
       return;
     }
-    NormalizationAffine affine = state.affine;
-    affine.weight = affine_.weight.data(inputs);
-    affine.bias = affine_.bias.data(inputs);
-    NormalizeGroups(inputs[0]->data(), outputs[0]->data(), state.groups,
-                    {NormalizationStatistic::kStandardize, eps_}, affine, context.compute);
+    NormalizationLayer::Forward(inputs, outputs, context);
   }
 
  private:
@@ -159,10 +151,8 @@ class InstanceNorm : public Layer {
     }
   }
 
-  int spatial_rank_;  // 0 for F.instance_norm
-  int features_;      // -1 when the file does not say
-  float eps_;
-  AffineParameters affine_;
+  int spatial_rank_;                  // 0 for F.instance_norm
+  int features_;                      // -1 when the file does not say
   std::vector<float> running_scale_;  // empty unless track_running_stats
   std::vector<float> running_shift_;
 };

@@ -7,14 +7,27 @@
 #include "tensor/strided.hpp"
 
 namespace lumen {
-namespace {
 
-// Per session: where the groups lie in memory for the input shape.
-struct TrailingState : LayerState {
-  NormalizationGroups groups;
-};
+void NormalizationState::ReserveScratch(const PrepareContext& context) const {
+  if (context.workspace != nullptr) {
+    context.workspace->Reserve(ScratchSlot::kFirst, NormalizationScratchSize(groups));
+  }
+}
 
-}  // namespace
+NormalizationLayer::NormalizationLayer(const LayerConfig& config, const NormalizationSpec& spec,
+                                       AffineParameters affine)
+    : Layer(config), spec_(spec), affine_(std::move(affine)) {}
+
+void NormalizationLayer::Forward(const std::vector<const Tensor*>& inputs,
+                                 const std::vector<Tensor*>& outputs,
+                                 const ForwardContext& context) const {
+  const NormalizationState& state = context.state_as<NormalizationState>();
+  NormalizationAffine affine = state.affine;
+  affine.weight = affine_.weight.data(inputs);
+  affine.bias = affine_.bias.data(inputs);
+  NormalizeGroups(inputs[0]->data(), outputs[0]->data(), state.groups, spec_, affine,
+                  context.compute);
+}
 
 AffineParameter AffineParameter::FromAttribute(const LayerConfig& config, const std::string& key,
                                                const Shape& shape) {
@@ -126,14 +139,12 @@ NormalizationGroups TrailingGroups(const Shape& shape, size_t trailing) {
 
 TrailingNormalization::TrailingNormalization(const LayerConfig& config, Shape normalized_shape,
                                              const NormalizationSpec& spec, AffineParameters affine)
-    : Layer(config),
-      normalized_shape_(std::move(normalized_shape)),
-      spec_(spec),
-      affine_(std::move(affine)) {}
+    : NormalizationLayer(config, spec, std::move(affine)),
+      normalized_shape_(std::move(normalized_shape)) {}
 
 std::vector<Shape> TrailingNormalization::OutputShapes(
     const std::vector<Shape>& input_shapes) const {
-  CheckInputCount(input_shapes, affine_.InputCount());
+  CheckInputCount(input_shapes, affine().InputCount());
   const Shape& input = input_shapes[0];
   const size_t trailing = normalized_shape_.size();
   if (input.size() < trailing || !std::equal(normalized_shape_.begin(), normalized_shape_.end(),
@@ -141,31 +152,19 @@ std::vector<Shape> TrailingNormalization::OutputShapes(
     Fail(Concat("expected an input whose last dimensions are normalized_shape ",
                 ShapeToString(normalized_shape_), ", got ", ShapeToString(input)));
   }
-  affine_.CheckOperandShapes(*this, input_shapes, normalized_shape_);
+  affine().CheckOperandShapes(*this, input_shapes, normalized_shape_);
   return {input};
 }
 
 std::unique_ptr<LayerState> TrailingNormalization::Prepare(
     const std::vector<Shape>& input_shapes, const std::vector<Shape>& /*output_shapes*/,
     const PrepareContext& context) const {
-  auto state = std::make_unique<TrailingState>();
+  auto state = std::make_unique<NormalizationState>();
   state->groups = TrailingGroups(input_shapes[0], normalized_shape_.size());
-  if (context.workspace != nullptr) {
-    context.workspace->Reserve(ScratchSlot::kFirst, NormalizationScratchSize(state->groups));
-  }
-  return state;
-}
-
-void TrailingNormalization::Forward(const std::vector<const Tensor*>& inputs,
-                                    const std::vector<Tensor*>& outputs,
-                                    const ForwardContext& context) const {
-  NormalizationAffine affine;
-  affine.weight = affine_.weight.data(inputs);
-  affine.bias = affine_.bias.data(inputs);
   // Element e of a group has weight e: the weights are stored in the group's memory order.
-  affine.extent_step = 1;
-  NormalizeGroups(inputs[0]->data(), outputs[0]->data(), context.state_as<TrailingState>().groups,
-                  spec_, affine, context.compute);
+  state->affine.extent_step = 1;
+  state->ReserveScratch(context);
+  return state;
 }
 
 // nn.LayerNorm's weight and bias are stored with the model when elementwise_affine is True (newer

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel/normalization.hpp"
@@ -65,6 +66,44 @@ AffineParameters FunctionAffineArguments(const LayerConfig& config);
 // possibly alone missing), or F.layer_norm's operands; used by LayerNorm and ChannelLayerNorm.
 AffineParameters LayerNormAffine(const LayerConfig& config, const Shape& normalized_shape);
 
+// Per session, what every normalisation layer keeps: where its groups lie in memory for the
+// input's shape and which weight each element takes (the weight and bias themselves are found per
+// run, since they may be operands).
+struct NormalizationState : LayerState {
+  NormalizationGroups groups;
+  NormalizationAffine affine;
+
+  // Reserves the per-thread scratch NormalizeGroups needs for `groups` in the context's workspace
+  // (if any), so that Forward does not allocate: call it in Prepare once `groups` is set.
+  void ReserveScratch(const PrepareContext& context) const;
+};
+
+// A layer that normalises the groups its Prepare lays out in a NormalizationState, with one spec
+// and one weight and bias: LayerNorm, RMSNorm, GroupNorm, InstanceNorm and ChannelLayerNorm differ
+// only in their checks and in where their groups lie, so Forward is this one.
+class NormalizationLayer : public Layer {
+ public:
+  // Normalises every group of inputs[0] into outputs[0], as the session's NormalizationState lays
+  // the groups and the weights out.
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override;
+
+ protected:
+  // A layer computing `spec` with the weight and bias `affine` (absent ones allowed).
+  NormalizationLayer(const LayerConfig& config, const NormalizationSpec& spec,
+                     AffineParameters affine = {});
+
+  // What the layer was built with.
+  const NormalizationSpec& spec() const { return spec_; }
+  const AffineParameters& affine() const { return affine_; }
+  // Sets the weight and bias, for a subclass that reads them after its own checks.
+  void set_affine(AffineParameters affine) { affine_ = std::move(affine); }
+
+ private:
+  NormalizationSpec spec_;
+  AffineParameters affine_;
+};
+
 // normalized_shape as pnnx writes it, `(64)` or `(9,11)` (or a bare int); throws lumen::Error
 // naming the operator when it is missing, empty or not positive.
 Shape NormalizedShapeParam(const LayerConfig& config);
@@ -74,7 +113,7 @@ float EpsParam(const LayerConfig& config, float fallback, float none_value);
 
 // Normalises over the last len(normalized_shape) dimensions of its input, whose trailing extents
 // must equal normalized_shape, with a weight and bias of that shape (LayerNorm, RMSNorm).
-class TrailingNormalization : public Layer {
+class TrailingNormalization : public NormalizationLayer {
  public:
   // One input plus the operands weight and bias read (the F.* spellings).
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
@@ -82,9 +121,6 @@ class TrailingNormalization : public Layer {
   std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
                                       const std::vector<Shape>& output_shapes,
                                       const PrepareContext& context) const override;
-  // Normalises every group.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
 
  protected:
   // A layer computing `spec` over `normalized_shape`, with optional weight and bias.
@@ -93,13 +129,9 @@ class TrailingNormalization : public Layer {
 
   // What the layer was built with, for a subclass's channels-first form.
   const Shape& normalized_shape() const { return normalized_shape_; }
-  const NormalizationSpec& spec() const { return spec_; }
-  const AffineParameters& affine() const { return affine_; }
 
  private:
   Shape normalized_shape_;
-  NormalizationSpec spec_;
-  AffineParameters affine_;
 };
 
 // lumen.ChannelLayerNorm (channel_layer_norm.cpp) over the `channels` of an (N, C, H, W) map,
