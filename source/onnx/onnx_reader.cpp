@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <queue>
 #include <set>
 
 #include "graph/graph_reader.hpp"
