@@ -1,6 +1,8 @@
 // Every case in tmp/models, tmp/anysize and tmp/onnx: run the export through Lumen, compare with
 // PyTorch. tmp/onnx cases are the same PyTorch modules exported with torch.onnx.export
-// (scripts/make_onnx_cases.py); their shapes are annotated by ONNX shape inference.
+// (scripts/make_onnx_cases.py); their shapes are annotated by ONNX shape inference. tmp/pnnx_ops
+// cases are pnnx's own operator tests (ncnn's tools/pnnx/tests) converted by pnnx, with the traced
+// module's outputs (scripts/pnnx_operator_tests.py).
 //
 // tmp/models cases run at the input shape they were exported at, so every operand's inferred
 // shape must also equal the one pnnx annotated. tmp/anysize cases run an export at another input
@@ -42,6 +44,7 @@ std::vector<std::string> AllCases() {
   std::vector<std::string> cases = ListCases("tmp/models");
   for (const std::string& name : ListCases("tmp/anysize")) cases.push_back(name);
   for (const std::string& name : ListCases("tmp/onnx")) cases.push_back(name);
+  for (const std::string& name : ListCases("tmp/pnnx_ops")) cases.push_back(name);
   return cases;
 }
 
