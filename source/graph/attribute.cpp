@@ -4,35 +4,11 @@
 #include <cstring>
 
 #include "base/checked_math.hpp"
+#include "base/load_element.hpp"
 #include "lumen/error.hpp"
 
 namespace lumen {
-namespace {
 
-struct DataTypeInfo {
-  DataType type;
-  const char* name;
-  size_t size;
-};
-
-constexpr DataTypeInfo kDataTypes[] = {
-    {DataType::kUnknown, "null", 0},     {DataType::kFloat32, "f32", 4},
-    {DataType::kFloat64, "f64", 8},      {DataType::kFloat16, "f16", 2},
-    {DataType::kBFloat16, "bf16", 2},    {DataType::kInt64, "i64", 8},
-    {DataType::kInt32, "i32", 4},        {DataType::kInt16, "i16", 2},
-    {DataType::kInt8, "i8", 1},          {DataType::kUInt8, "u8", 1},
-    {DataType::kBool, "bool", 1},        {DataType::kComplex64, "c64", 8},
-    {DataType::kComplex128, "c128", 16}, {DataType::kComplex32, "c32", 4},
-};
-
-const DataTypeInfo& InfoOf(DataType type) {
-  for (const DataTypeInfo& info : kDataTypes) {
-    if (info.type == type) return info;
-  }
-  return kDataTypes[0];
-}
-
-// IEEE binary16 -> binary32, including subnormals, infinities and NaN.
 float HalfToFloat(uint16_t half) {
   // LESSON 04 BEGIN: IEEE half (sign, 5-bit exponent, 10-bit mantissa) to float
   const uint32_t sign = (half & 0x8000u) << 16;
@@ -60,12 +36,63 @@ float HalfToFloat(uint16_t half) {
   // LESSON 04 END
 }
 
-// Reads element `index` of a little-endian array of T from unaligned bytes.
-template <typename T>
-T LoadElement(const char* bytes, size_t index) {
-  T value;
-  std::memcpy(&value, bytes + index * sizeof(T), sizeof(T));
+float BFloat16ToFloat(uint16_t bits) {
+  const uint32_t word = uint32_t{bits} << 16;  // bfloat16 is the top half of a float32
+  float value;
+  std::memcpy(&value, &word, sizeof(value));
   return value;
+}
+
+float LoadHalf(const char* bytes, size_t index) {
+  return HalfToFloat(LoadElement<uint16_t>(bytes, index));
+}
+
+float LoadBrainHalf(const char* bytes, size_t index) {
+  return BFloat16ToFloat(LoadElement<uint16_t>(bytes, index));
+}
+
+namespace {
+
+// Element `index` of an array of T, converted to float (how ToFloats reads each real dtype).
+template <typename T>
+float LoadAsFloat(const char* bytes, size_t index) {
+  return static_cast<float>(LoadElement<T>(bytes, index));
+}
+float LoadBool(const char* bytes, size_t index) {
+  return LoadElement<uint8_t>(bytes, index) != 0 ? 1.0f : 0.0f;
+}
+
+// What the reader knows of each dtype: its token, its size, and how one element becomes a float
+// (none for complex and unknown types, which Lumen cannot compute with).
+struct DataTypeInfo {
+  DataType type;
+  const char* name;
+  size_t size;
+  float (*to_float)(const char* bytes, size_t index);
+};
+
+constexpr DataTypeInfo kDataTypes[] = {
+    {DataType::kUnknown, "null", 0, nullptr},
+    {DataType::kFloat32, "f32", 4, LoadAsFloat<float>},
+    {DataType::kFloat64, "f64", 8, LoadAsFloat<double>},
+    {DataType::kFloat16, "f16", 2, LoadHalf},
+    {DataType::kBFloat16, "bf16", 2, LoadBrainHalf},
+    {DataType::kInt64, "i64", 8, LoadAsFloat<int64_t>},
+    {DataType::kInt32, "i32", 4, LoadAsFloat<int32_t>},
+    {DataType::kInt16, "i16", 2, LoadAsFloat<int16_t>},
+    {DataType::kInt8, "i8", 1, LoadAsFloat<int8_t>},
+    {DataType::kUInt8, "u8", 1, LoadAsFloat<uint8_t>},
+    {DataType::kBool, "bool", 1, LoadBool},
+    {DataType::kComplex64, "c64", 8, nullptr},
+    {DataType::kComplex128, "c128", 16, nullptr},
+    {DataType::kComplex32, "c32", 4, nullptr},
+};
+
+const DataTypeInfo& InfoOf(DataType type) {
+  for (const DataTypeInfo& info : kDataTypes) {
+    if (info.type == type) return info;
+  }
+  return kDataTypes[0];
 }
 
 }  // namespace
@@ -105,50 +132,16 @@ std::vector<float> Attribute::ToFloats() const {
   }
   const size_t count = ElementCount();
   std::vector<float> values(count);
-  const char* bytes = data.data();
   if (type == DataType::kFloat32) {  // the common case: one copy, which also fixes alignment
-    std::memcpy(values.data(), bytes, data.size());
+    std::memcpy(values.data(), data.data(), data.size());
     return values;
   }
-  for (size_t i = 0; i < count; ++i) {
-    switch (type) {
-      case DataType::kFloat32:
-        values[i] = LoadElement<float>(bytes, i);
-        break;
-      case DataType::kFloat64:
-        values[i] = static_cast<float>(LoadElement<double>(bytes, i));
-        break;
-      case DataType::kFloat16:
-        values[i] = HalfToFloat(LoadElement<uint16_t>(bytes, i));
-        break;
-      case DataType::kBFloat16: {
-        const uint32_t bits = static_cast<uint32_t>(LoadElement<uint16_t>(bytes, i)) << 16;
-        std::memcpy(&values[i], &bits, sizeof(float));
-        break;
-      }
-      case DataType::kInt64:
-        values[i] = static_cast<float>(LoadElement<int64_t>(bytes, i));
-        break;
-      case DataType::kInt32:
-        values[i] = static_cast<float>(LoadElement<int32_t>(bytes, i));
-        break;
-      case DataType::kInt16:
-        values[i] = static_cast<float>(LoadElement<int16_t>(bytes, i));
-        break;
-      case DataType::kInt8:
-        values[i] = static_cast<float>(LoadElement<int8_t>(bytes, i));
-        break;
-      case DataType::kUInt8:
-        values[i] = static_cast<float>(LoadElement<uint8_t>(bytes, i));
-        break;
-      case DataType::kBool:
-        values[i] = LoadElement<uint8_t>(bytes, i) != 0 ? 1.0f : 0.0f;
-        break;
-      default:
-        throw Error(Concat("cannot compute with ", DataTypeName(type),
-                           " weights: only real types convert to f32"));
-    }
+  const auto to_float = InfoOf(type).to_float;
+  if (to_float == nullptr) {
+    throw Error(Concat("cannot compute with ", DataTypeName(type),
+                       " weights: only real types convert to f32"));
   }
+  for (size_t i = 0; i < count; ++i) values[i] = to_float(data.data(), i);
   return values;
   // LESSON 04 END
 }

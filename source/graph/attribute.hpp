@@ -2,6 +2,8 @@
 #ifndef LUMEN_GRAPH_ATTRIBUTE_HPP_
 #define LUMEN_GRAPH_ATTRIBUTE_HPP_
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,17 @@ const char* DataTypeName(DataType type);
 
 // Bytes per element (0 for kUnknown).
 size_t DataTypeSize(DataType type);
+
+// IEEE binary16 -> binary32, bit-exact, including subnormals, infinities and NaN (pnnx's and
+// ONNX's f16 weights).
+float HalfToFloat(uint16_t half);
+
+// bfloat16 -> binary32 (exact: bfloat16 is a float32 with the low 16 mantissa bits dropped).
+float BFloat16ToFloat(uint16_t bits);
+
+// Element `index` of a little-endian f16 (bf16) array at `bytes`, any alignment, as float32.
+float LoadHalf(const char* bytes, size_t index);
+float LoadBrainHalf(const char* bytes, size_t index);
 
 // A weight tensor as stored: dtype, PyTorch shape and the raw little-endian bytes (row-major).
 struct Attribute {

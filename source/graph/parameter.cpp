@@ -199,25 +199,12 @@ const std::vector<std::string>& Parameter::AsStringArray() const {
 }
 
 const char* Parameter::TypeName(Type type) {
-  switch (type) {
-    case Type::kNone:
-      return "None";
-    case Type::kBool:
-      return "bool";
-    case Type::kInt:
-      return "int";
-    case Type::kFloat:
-      return "float";
-    case Type::kString:
-      return "string";
-    case Type::kIntArray:
-      return "int list";
-    case Type::kFloatArray:
-      return "float list";
-    case Type::kStringArray:
-      return "string list";
-  }
-  return "unknown";
+  // In the order of the enumerators of Type.
+  static const char* const kNames[] = {"None",   "bool",     "int",        "float",
+                                       "string", "int list", "float list", "string list"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Type::kStringArray) + 1,
+                "one name per Parameter::Type");
+  return kNames[static_cast<size_t>(type)];
 }
 
 }  // namespace lumen

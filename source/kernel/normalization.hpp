@@ -21,6 +21,13 @@
 
 namespace lumen {
 
+// What is computed per group, and how each element is rescaled by it.
+enum class NormalizationStatistic {
+  kStandardize,     // (x - mean) / sqrt(variance + eps), biased variance (LayerNorm, GroupNorm)
+  kRootMeanSquare,  // x / sqrt(mean(x^2) + eps) (RMSNorm)
+  kNorm,            // x / max(||x||_p, eps) (F.normalize)
+};
+
 // Which groups the data is split into: group (o, i), for o < outer and i < inner, holds the
 // `extent` values at memory (o * extent + e) * inner + i, e < extent. When lanes_per_group > 1,
 // that many consecutive lanes i form one group together (GroupNorm on an (N, C, L) tensor, whose
@@ -30,13 +37,6 @@ struct NormalizationGroups {
   size_t extent = 0;
   size_t inner = 1;
   size_t lanes_per_group = 1;
-};
-
-// What is computed per group, and how each element is rescaled by it.
-enum class NormalizationStatistic {
-  kStandardize,     // (x - mean) / sqrt(variance + eps), biased variance (LayerNorm, GroupNorm)
-  kRootMeanSquare,  // x / sqrt(mean(x^2) + eps) (RMSNorm)
-  kNorm,            // x / max(||x||_p, eps) (F.normalize)
 };
 
 // The statistic with its constants.

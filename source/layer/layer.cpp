@@ -1,5 +1,7 @@
 #include "layer/layer.hpp"
 
+#include <algorithm>
+
 #include "lumen/error.hpp"
 
 namespace lumen {
@@ -28,6 +30,17 @@ size_t Layer::Axis(int dim, size_t rank) const {
     Fail(Concat("dim ", dim, " is out of range for a tensor of rank ", rank));
   }
   return static_cast<size_t>(axis);
+}
+
+std::vector<bool> Layer::NamedAxes(const std::vector<int>& dims, size_t rank) const {
+  std::vector<bool> named(rank, false);
+  for (int dim : dims) {
+    const size_t axis = Axis(dim, std::max<size_t>(rank, 1));
+    if (rank == 0) continue;
+    if (named[axis]) Fail(Concat("dim ", dim, " is listed twice"));
+    named[axis] = true;
+  }
+  return named;
 }
 
 void Layer::Fail(const std::string& message) const {

@@ -60,9 +60,10 @@ class Layer {
  public:
   // Remembers how to name the operator in messages ("nn.Conv2d 'conv1'") and its operand counts.
   explicit Layer(const LayerConfig& config);
-  virtual ~Layer() = default;
+  // Not copyable: one layer serves every session of its model.
   Layer(const Layer&) = delete;
   Layer& operator=(const Layer&) = delete;
+  virtual ~Layer() = default;
 
   // Shape inference: the shapes of the outputs for inputs of these shapes. Throws lumen::Error
   // naming the layer, with the shapes involved, when it cannot compute them.
@@ -115,6 +116,9 @@ class Layer {
   // Converts a PyTorch dimension (negative counts from the end) for a tensor of rank `rank` into
   // an index in [0, rank); throws lumen::Error naming the layer if it is out of range.
   size_t Axis(int dim, size_t rank) const;
+  // Which of the `rank` axes the dimensions `dims` name (each converted as Axis does). A 0-d
+  // tensor accepts 0 and -1, as PyTorch does, and has no axis to name. Fails on a dim named twice.
+  std::vector<bool> NamedAxes(const std::vector<int>& dims, size_t rank) const;
 
   // Throws lumen::Error prefixed with this layer's description.
   [[noreturn]] void Fail(const std::string& message) const;

@@ -66,6 +66,11 @@ void CopyRowMajorOrder(const Tensor& source, Tensor* target, ThreadPool* pool) {
       Schedule::kStatic, count >= kParallelElements);
 }
 
+std::vector<Shape> ViewLayer::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, 1);
+  return {ViewShape(input_shapes[0])};
+}
+
 void ViewLayer::Forward(const std::vector<const Tensor*>& inputs,
                         const std::vector<Tensor*>& outputs, const ForwardContext& context) const {
   CopyRowMajorOrder(*inputs[0], outputs[0], context.compute.pool);

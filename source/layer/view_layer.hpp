@@ -10,13 +10,20 @@
 namespace lumen {
 
 // A layer whose one output holds its one input's elements, in the same row-major order, in a new
-// shape. Subclasses compute the shape (OutputShapes); the copy is shared.
+// shape. Subclasses say only how the shape changes (ViewShape); the checks and the copy are shared.
 class ViewLayer : public Layer {
  public:
   using Layer::Layer;
+  // Checks that there is one input and returns its ViewShape.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
   // Copies the input into the output's shape (what PyTorch's view gives).
   void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                const ForwardContext& context) const override;
+
+ protected:
+  // The output's shape for an input of shape `input`; throws lumen::Error (through Fail) when the
+  // layer cannot view it so. The default keeps the shape (a plain copy).
+  virtual Shape ViewShape(const Shape& input) const { return input; }
 };
 
 // Copies `source` into `target` in row-major order, as PyTorch's view/reshape would, spread over

@@ -21,9 +21,7 @@ namespace lumen {
 // One batch of products, described by memory strides (in floats) from each operand's start.
 struct BatchedGemm {
   // C (m x n) = A (m x k) * B (k x n) for each batch index.
-  int m = 1;
-  int n = 1;
-  int k = 1;
+  int m = 1, n = 1, k = 1;
   // Element (i, j) of a matrix is at data[i * row + j * col].
   std::ptrdiff_t a_row = 1, a_col = 1;
   std::ptrdiff_t b_row = 1, b_col = 1;

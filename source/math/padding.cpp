@@ -5,17 +5,12 @@
 namespace lumen {
 
 const char* PaddingModeName(PaddingMode mode) {
-  switch (mode) {
-    case PaddingMode::kConstant:
-      return "constant";
-    case PaddingMode::kReflect:
-      return "reflect";
-    case PaddingMode::kReplicate:
-      return "replicate";
-    case PaddingMode::kCircular:
-      return "circular";
-  }
-  return "?";
+  // In the order of the enumerators of PaddingMode.
+  static const char* const kNames[] = {"constant", "reflect", "replicate", "circular"};
+  static_assert(
+      sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(PaddingMode::kCircular) + 1,
+      "one name per PaddingMode");
+  return kNames[static_cast<size_t>(mode)];
 }
 
 const char* PaddingProblem(PaddingMode mode, const AxisPadding& padding) {

@@ -8,8 +8,11 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <utility>
 
 #include "base/checked_math.hpp"
+#include "base/load_element.hpp"
+#include "graph/attribute.hpp"
 #include "lumen/error.hpp"
 
 namespace lumen {
@@ -25,112 +28,60 @@ namespace {
 // count below overflow in the arithmetic that follows.
 constexpr size_t kMaxConstantElements = size_t{1} << 31;
 
-float HalfToFloat(uint16_t half) {
-  const uint32_t sign = (half & 0x8000u) << 16;
-  const uint32_t exponent = (half >> 10) & 0x1f;
-  const uint32_t mantissa = half & 0x3ff;
-  float value;
-  if (exponent == 0) {
-    value = std::ldexp(static_cast<float>(mantissa), -24);  // zero or subnormal
-  } else if (exponent == 31) {
-    value = mantissa == 0 ? std::numeric_limits<float>::infinity()
-                          : std::numeric_limits<float>::quiet_NaN();
-  } else {
-    value = std::ldexp(static_cast<float>(mantissa + 1024), static_cast<int>(exponent) - 25);
-  }
-  return sign ? -value : value;
+// The same element converted to the kind ConstantTensor keeps (float or int64).
+template <typename T, typename Kept>
+Kept LoadAs(const char* bytes, size_t index) {
+  return static_cast<Kept>(LoadElement<T>(bytes, index));
 }
 
-float BFloat16ToFloat(uint16_t bits) {
-  const uint32_t word = uint32_t{bits} << 16;
-  float value;
-  std::memcpy(&value, &word, sizeof(value));
-  return value;
+// How raw_data holds each element type the reader keeps: bytes per element, and how one element
+// is read, into floats for the floating types and into integers for the others (bool included).
+struct RawElementType {
+  int32_t type;
+  size_t size;
+  float (*to_float)(const char* bytes, size_t index);
+  int64_t (*to_integer)(const char* bytes, size_t index);
+};
+
+constexpr RawElementType kRawElementTypes[] = {
+    {kFloat, 4, LoadAs<float, float>, nullptr},
+    {kDouble, 8, LoadAs<double, float>, nullptr},
+    {kFloat16, 2, LoadHalf, nullptr},
+    {kBFloat16, 2, LoadBrainHalf, nullptr},
+    {kInt64, 8, nullptr, LoadAs<int64_t, int64_t>},
+    {kUInt64, 8, nullptr, LoadAs<uint64_t, int64_t>},
+    {kInt32, 4, nullptr, LoadAs<int32_t, int64_t>},
+    {kUInt32, 4, nullptr, LoadAs<uint32_t, int64_t>},
+    {kInt16, 2, nullptr, LoadAs<int16_t, int64_t>},
+    {kUInt16, 2, nullptr, LoadAs<uint16_t, int64_t>},
+    {kInt8, 1, nullptr, LoadAs<int8_t, int64_t>},
+    {kUInt8, 1, nullptr, LoadAs<uint8_t, int64_t>},
+    {kBool, 1, nullptr, LoadAs<uint8_t, int64_t>},
+};
+
+// The entry of `type`, or null for a type the reader does not keep (strings, complex, ...).
+const RawElementType* FindRawElementType(int32_t type) {
+  for (const RawElementType& entry : kRawElementTypes) {
+    if (entry.type == type) return &entry;
+  }
+  return nullptr;
 }
 
 // Bytes one element takes in raw_data (0 for a type the reader does not keep).
 size_t RawElementSize(int32_t type) {
-  switch (type) {
-    case kFloat:
-    case kInt32:
-    case kUInt32:
-      return 4;
-    case kDouble:
-    case kInt64:
-    case kUInt64:
-      return 8;
-    case kFloat16:
-    case kBFloat16:
-    case kInt16:
-    case kUInt16:
-      return 2;
-    case kInt8:
-    case kUInt8:
-    case kBool:
-      return 1;
-    default:
-      return 0;
-  }
+  const RawElementType* entry = FindRawElementType(type);
+  return entry == nullptr ? 0 : entry->size;
 }
 
-// Reads `count` little-endian elements of `type` from `bytes` into `tensor`.
+// Reads `count` little-endian elements of `tensor->type` (one the reader keeps) from `bytes`.
 void DecodeRaw(const char* bytes, size_t count, ConstantTensor* tensor) {
-  const int32_t type = tensor->type;
-  const auto load = [&](auto sample, size_t index) {
-    decltype(sample) value;
-    std::memcpy(&value, bytes + index * sizeof(value), sizeof(value));
-    return value;
-  };
-  if (IsFloatingType(type)) {
+  const RawElementType& entry = *FindRawElementType(tensor->type);
+  if (entry.to_float != nullptr) {
     tensor->floats.resize(count);
-    for (size_t i = 0; i < count; ++i) {
-      switch (type) {
-        case kFloat:
-          tensor->floats[i] = load(float{}, i);
-          break;
-        case kDouble:
-          tensor->floats[i] = static_cast<float>(load(double{}, i));
-          break;
-        case kFloat16:
-          tensor->floats[i] = HalfToFloat(load(uint16_t{}, i));
-          break;
-        default:
-          tensor->floats[i] = BFloat16ToFloat(load(uint16_t{}, i));
-          break;
-      }
-    }
-    return;
-  }
-  tensor->integers.resize(count);
-  for (size_t i = 0; i < count; ++i) {
-    int64_t value = 0;
-    switch (type) {
-      case kInt64:
-        value = load(int64_t{}, i);
-        break;
-      case kUInt64:
-        value = static_cast<int64_t>(load(uint64_t{}, i));
-        break;
-      case kInt32:
-        value = load(int32_t{}, i);
-        break;
-      case kUInt32:
-        value = load(uint32_t{}, i);
-        break;
-      case kInt16:
-        value = load(int16_t{}, i);
-        break;
-      case kUInt16:
-        value = load(uint16_t{}, i);
-        break;
-      case kInt8:
-        value = load(int8_t{}, i);
-        break;
-      default:  // kUInt8, kBool
-        value = load(uint8_t{}, i);
-        break;
-    }
-    tensor->integers[i] = value;
+    for (size_t i = 0; i < count; ++i) tensor->floats[i] = entry.to_float(bytes, i);
+  } else {
+    tensor->integers.resize(count);
+    for (size_t i = 0; i < count; ++i) tensor->integers[i] = entry.to_integer(bytes, i);
   }
 }
 
@@ -198,7 +149,8 @@ void CheckStoredCount(size_t stored, size_t count, const std::string& field,
 }  // namespace
 
 bool IsFloatingType(int32_t type) {
-  return type == kFloat || type == kDouble || type == kFloat16 || type == kBFloat16;
+  const RawElementType* entry = FindRawElementType(type);
+  return entry != nullptr && entry->to_float != nullptr;
 }
 
 bool IsNumericType(int32_t type) { return RawElementSize(type) != 0; }
@@ -312,39 +264,28 @@ ConstantTensor ReadTensorProto(const TensorProto& proto, const std::string& mode
     DecodeRaw(proto.raw_data().data(), count, &tensor);
     return tensor;
   }
-  switch (tensor.type) {
-    case kFloat:
-      CheckStoredCount(static_cast<size_t>(proto.float_data_size()), count, "float_data", where);
-      tensor.floats.assign(proto.float_data().begin(), proto.float_data().end());
-      break;
-    case kDouble:
-      CheckStoredCount(static_cast<size_t>(proto.double_data_size()), count, "double_data", where);
-      tensor.floats.assign(proto.double_data().begin(), proto.double_data().end());
-      break;
-    case kFloat16:
-    case kBFloat16:
-      CheckStoredCount(static_cast<size_t>(proto.int32_data_size()), count, "int32_data", where);
-      for (int32_t bits : proto.int32_data()) {
-        const auto half = static_cast<uint16_t>(bits);
-        tensor.floats.push_back(tensor.type == kFloat16 ? HalfToFloat(half)
-                                                        : BFloat16ToFloat(half));
-      }
-      break;
-    case kInt64:
-      CheckStoredCount(static_cast<size_t>(proto.int64_data_size()), count, "int64_data", where);
-      tensor.integers.assign(proto.int64_data().begin(), proto.int64_data().end());
-      break;
-    case kUInt32:
-    case kUInt64:
-      CheckStoredCount(static_cast<size_t>(proto.uint64_data_size()), count, "uint64_data", where);
-      for (uint64_t value : proto.uint64_data()) {
-        tensor.integers.push_back(static_cast<int64_t>(value));
-      }
-      break;
-    default:  // the int32-stored integer types and bool
-      CheckStoredCount(static_cast<size_t>(proto.int32_data_size()), count, "int32_data", where);
-      tensor.integers.assign(proto.int32_data().begin(), proto.int32_data().end());
-      break;
+  // Without raw_data each type has its typed field; ONNX keeps f16, bf16, bool and the integers
+  // of up to 32 bits in int32_data, one element per int32.
+  // Fills `target` from `field` and hands the tensor on (moved: no copy of the values).
+  const auto stored = [&](const auto& field, const char* name, auto* target) -> ConstantTensor&& {
+    CheckStoredCount(static_cast<size_t>(field.size()), count, name, where);
+    target->assign(field.begin(), field.end());
+    return std::move(tensor);
+  };
+  if (tensor.type == kFloat) return stored(proto.float_data(), "float_data", &tensor.floats);
+  if (tensor.type == kDouble) return stored(proto.double_data(), "double_data", &tensor.floats);
+  if (tensor.type == kInt64) return stored(proto.int64_data(), "int64_data", &tensor.integers);
+  if (tensor.type == kUInt32 || tensor.type == kUInt64) {
+    return stored(proto.uint64_data(), "uint64_data", &tensor.integers);
+  }
+  CheckStoredCount(static_cast<size_t>(proto.int32_data_size()), count, "int32_data", where);
+  tensor.integers.assign(proto.int32_data().begin(), proto.int32_data().end());
+  if (tensor.type == kFloat16 || tensor.type == kBFloat16) {  // the int32s hold 16-bit patterns
+    for (int64_t bits : tensor.integers) {
+      const auto half = static_cast<uint16_t>(bits);
+      tensor.floats.push_back(tensor.type == kFloat16 ? HalfToFloat(half) : BFloat16ToFloat(half));
+    }
+    tensor.integers.clear();
   }
   return tensor;
 }

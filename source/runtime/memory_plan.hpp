@@ -11,18 +11,18 @@
 
 namespace lumen {
 
-// One buffer to place: how many floats, and the steps from its producer to its last reader.
-struct BufferLifetime {
-  size_t size = 0;
-  int first_step = 0;
-  int last_step = 0;
-};
-
 // Where each buffer goes in one arena, in floats.
 struct MemoryPlan {
   std::vector<size_t> offsets;  // one per buffer, same order
   size_t arena_size = 0;        // floats the arena needs
   size_t separate_size = 0;     // floats one buffer per operand would need
+};
+
+// One buffer to place: how many floats, and the steps from its producer to its last reader.
+struct BufferLifetime {
+  size_t size = 0;
+  int first_step = 0;
+  int last_step = 0;
 };
 
 // Places buffers greedily, largest first, each at the lowest offset (a multiple of `alignment`

@@ -13,29 +13,27 @@ namespace lumen {
 // negative indices count from the end, as in PyTorch).
 class Flatten : public ViewLayer {
  public:
-  // Reads start_dim (default 0) and end_dim (default -1).
-  explicit Flatten(const LayerConfig& config);
+  // start_dim defaults to 0 and end_dim to -1: everything.
+  explicit Flatten(const LayerConfig& config)
+      : ViewLayer(config),
+        start_dim_(config.IntParam("start_dim", 0)),
+        end_dim_(config.IntParam("end_dim", -1)) {}
+
+ protected:
   // Resolves the dimensions against the input's rank and merges their extents.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shape ViewShape(const Shape& input) const override;
 
  private:
   int start_dim_ = 0;
   int end_dim_ = -1;
 };
 
-Flatten::Flatten(const LayerConfig& config)
-    : ViewLayer(config),
-      start_dim_(config.IntParam("start_dim", 0)),
-      end_dim_(config.IntParam("end_dim", -1)) {}
-
-std::vector<Shape> Flatten::OutputShapes(const std::vector<Shape>& input_shapes) const {
-  CheckInputCount(input_shapes, 1);
-  const Shape& input = input_shapes[0];
+Shape Flatten::ViewShape(const Shape& input) const {
   // PyTorch flattens a 0-d tensor to one element (start and end must then be 0 or -1).
   if (input.empty()) {
     Axis(start_dim_, 1);
     Axis(end_dim_, 1);
-    return {Shape{1}};
+    return Shape{1};
   }
   const size_t start = Axis(start_dim_, input.size());
   const size_t end = Axis(end_dim_, input.size());
@@ -54,7 +52,7 @@ std::vector<Shape> Flatten::OutputShapes(const std::vector<Shape>& input_shapes)
   Shape output(input.begin(), input.begin() + static_cast<std::ptrdiff_t>(start));
   output.push_back(static_cast<uint32_t>(merged));
   output.insert(output.end(), input.begin() + static_cast<std::ptrdiff_t>(end) + 1, input.end());
-  return {output};
+  return output;
 }
 
 LUMEN_REGISTER_LAYER(Flatten, "torch.flatten");

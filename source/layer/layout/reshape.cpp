@@ -20,8 +20,10 @@ class Reshape : public ViewLayer {
   // Reads shape (an int list, or a single int for a 1-D target); checks that every extent is -1
   // or non-negative and that at most one is -1.
   explicit Reshape(const LayerConfig& config);
+
+ protected:
   // The target shape with -1 resolved; fails unless it holds the input's element count.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shape ViewShape(const Shape& input) const override;
 
  private:
   std::vector<int> shape_;
@@ -60,9 +62,7 @@ Reshape::Reshape(const LayerConfig& config) : ViewLayer(config) {
     Fail(Concat("only one dimension of shape can be -1, got ", TargetToString(shape_)));
 }
 
-std::vector<Shape> Reshape::OutputShapes(const std::vector<Shape>& input_shapes) const {
-  CheckInputCount(input_shapes, 1);
-  const Shape& input = input_shapes[0];
+Shape Reshape::ViewShape(const Shape& input) const {
   const size_t count = ShapeElementCount(input);
   size_t known = 1;
   bool has_unknown = false;
@@ -92,7 +92,7 @@ std::vector<Shape> Reshape::OutputShapes(const std::vector<Shape>& input_shapes)
     target.push_back(extent == -1 ? static_cast<uint32_t>(inferred)
                                   : static_cast<uint32_t>(extent));
   }
-  return {target};
+  return target;
 }
 
 LUMEN_REGISTER_LAYER(Reshape, "Tensor.reshape", "Tensor.view", "torch.reshape");

@@ -10,12 +10,10 @@ namespace lumen {
 namespace onnx {
 
 const std::map<std::string, std::string>& GraphBuilder::PlainActivations() {
-  static const std::map<std::string, std::string> types = {
-      {"Relu", "nn.ReLU"},
-      {"Sigmoid", "nn.Sigmoid"},
-      {"Tanh", "nn.Tanh"},
-      {"HardSwish", "nn.Hardswish"},
-  };
+  static const std::map<std::string, std::string> types = {{"Relu", "nn.ReLU"},
+                                                           {"Sigmoid", "nn.Sigmoid"},
+                                                           {"Tanh", "nn.Tanh"},
+                                                           {"HardSwish", "nn.Hardswish"}};
   return types;
 }
 

@@ -44,7 +44,7 @@ TEST(Squeeze, RejectsBadDims) {
   EXPECT_THAT(LayerError(MakeOperator("torch.squeeze", {"dim=3"}), {{1, 3, 1}}),
               HasSubstr("dim 3 is out of range for a tensor of rank 3"));
   EXPECT_THAT(LayerError(MakeOperator("torch.squeeze", {"dim=(1,-2)"}), {{1, 1, 1}}),
-              HasSubstr("dim -2 appears more than once"));
+              HasSubstr("dim -2 is listed twice"));
 }
 
 }  // namespace
