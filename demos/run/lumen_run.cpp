@@ -42,6 +42,7 @@ constexpr double kBudgetMegabyte = 1024.0 * 1024.0;
 // Everything the command line asks for.
 struct Options {
   std::string case_directory;
+  bool list_operators = false;
   std::vector<std::string> model_files;  // param [bin]
   std::vector<std::string> input_specs;  // FILE:SHAPE
   std::string output_directory = ".";
@@ -371,11 +372,17 @@ int main(int argc, char** argv) {
   app.add_flag("--no-fuse", options.no_fuse,
                "do not run the graph passes (x*sigmoid(x) as SiLU, channels-last blocks "
                "channels-first, activations fused into the layers before them)");
+  app.add_flag("--list-operators", options.list_operators,
+               "print every op type Lumen runs (pnnx's spelling), one per line, and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     const int code = app.exit(error);
     return code == 0 ? 0 : 2;
+  }
+  if (options.list_operators) {
+    for (const std::string& type : lumen::Model::SupportedOperatorTypes()) std::puts(type.c_str());
+    return 0;
   }
   try {
     return Run(options);

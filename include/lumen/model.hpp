@@ -40,6 +40,10 @@ class Model {
   static std::shared_ptr<const Model> Load(const std::string& path,
                                            const ModelOptions& options = {});
 
+  // Every op type Lumen can run, sorted, in the files' spelling (pnnx's `nn.Conv2d`, `F.relu`,
+  // `torch.cat`, ...; an ONNX file's operators are mapped onto these when it is read).
+  static std::vector<std::string> SupportedOperatorTypes();
+
   ~Model();
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;

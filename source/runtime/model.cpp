@@ -4,11 +4,16 @@
 #include <utility>
 
 #include "graph/graph_reader.hpp"
+#include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
 #include "runtime/model_internals.hpp"
 #include "runtime/runtime_graph.hpp"
 
 namespace lumen {
+
+std::vector<std::string> Model::SupportedOperatorTypes() {
+  return LayerRegistry::RegisteredTypes();
+}
 
 std::shared_ptr<const Model> Model::Load(const std::string& path, const ModelOptions& options) {
   try {
