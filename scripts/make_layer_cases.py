@@ -1408,7 +1408,7 @@ def volume_convolution_cases():
 
     # F.conv_transpose1d/2d/3d: weight and bias are graph inputs.
     for rank in (1, 2, 3):
-        case = Case(f"conv_transpose{rank}d_functional", ARITHMETIC,
+        case = Case(f"deconv{rank}d_functional", ARITHMETIC,
                     f"F.conv_transpose{rank}d with weight and bias as inputs, stride 2, padding 1, "
                     "output_padding 1, groups 2")
         x = seeded(257, 1, 4, *[5, 6, 4][:rank])

@@ -95,17 +95,7 @@ Convolution3d::Convolution3d(const LayerConfig& config) : Layer(config) {
   spatial_rank_ = SpatialRankOf(type);
   ConvolutionSpec& plane = spec_.plane;
   plane.groups = config.IntParam("groups", 1);
-  const std::string padding_mode = config.StringParam("padding_mode", "zeros");
-  if (padding_mode == "reflect") {
-    padding_mode_ = PaddingMode::kReflect;
-  } else if (padding_mode == "replicate") {
-    padding_mode_ = PaddingMode::kReplicate;
-  } else if (padding_mode == "circular") {
-    padding_mode_ = PaddingMode::kCircular;
-  } else if (padding_mode != "zeros") {
-    Fail(Concat("unknown padding_mode '", padding_mode,
-                "' (expected zeros, reflect, replicate or circular)"));
-  }
+  padding_mode_ = ReadPaddingMode(config);
   const std::array<int, 3> kernel = ReadAxes(config, "kernel_size", spatial_rank_, 1, 1);
   const std::array<int, 3> stride = ReadAxes(config, "stride", spatial_rank_, 1, 1);
   const std::array<int, 3> dilation = ReadAxes(config, "dilation", spatial_rank_, 1, 1);

@@ -5,6 +5,16 @@
 
 namespace lumen {
 
+PaddingMode ReadPaddingMode(const LayerConfig& config) {
+  const std::string mode = config.StringParam("padding_mode", "zeros");
+  if (mode == "zeros") return PaddingMode::kConstant;
+  if (mode == "reflect") return PaddingMode::kReflect;
+  if (mode == "replicate") return PaddingMode::kReplicate;
+  if (mode == "circular") return PaddingMode::kCircular;
+  throw Error(Concat(config.Describe(), ": unknown padding_mode '", mode,
+                     "' (expected zeros, reflect, replicate or circular)"));
+}
+
 int SpatialRankOf(const std::string& type) {
   const size_t size = type.size();
   if (size >= 2 && type[size - 1] == 'd' && type[size - 2] >= '1' && type[size - 2] <= '3') {

@@ -1,5 +1,5 @@
-// What the 1-, 2- and 3-D convolution layers that run on the 3-D machinery share: reading a window
-// parameter for any number of axes, and viewing an input of any spatial rank as a volume.
+// What the convolution layers share: reading the padding mode and a window parameter for any
+// number of axes, and viewing an input of any spatial rank as a volume.
 //
 // A (N, C, D, H, W) tensor is N*C*D column-major H x W planes (tensor.hpp), and so is a
 // (N, C, H, W) one with D = 1: both are volumes as they are. A (N, C, L) tensor keeps its channels
@@ -14,6 +14,7 @@
 
 #include "layer/layer_config.hpp"
 #include "lumen/tensor.hpp"
+#include "math/padding.hpp"
 #include "tensor/strided.hpp"
 
 namespace lumen {
@@ -21,6 +22,10 @@ namespace lumen {
 // The spatial axes of a convolution op type: 1 for "nn.Conv1d" or "F.conv_transpose1d", 2 for the
 // 2-D ones, 3 for the 3-D ones (from the digit before the final 'd').
 int SpatialRankOf(const std::string& type);
+
+// padding_mode: zeros (kConstant), reflect, replicate or circular; throws lumen::Error naming the
+// operator for any other.
+PaddingMode ReadPaddingMode(const LayerConfig& config);
 
 // The window parameter `key` of an operator with `rank` spatial axes (`rank` ints, or one int for
 // all) as (depth, height, width): a missing parameter gives `fallback` on each of the rank axes;

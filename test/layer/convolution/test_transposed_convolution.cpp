@@ -43,9 +43,9 @@ LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv1d_stride2_output_padding)
 LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv1d_groups_dilation_unbatched)
 LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv3d_strided)
 LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv3d_groups_dilation_batch2)
-LUMEN_LAYER_CASE_TEST(TransposedConvolution, conv_transpose1d_functional)
-LUMEN_LAYER_CASE_TEST(TransposedConvolution, conv_transpose2d_functional)
-LUMEN_LAYER_CASE_TEST(TransposedConvolution, conv_transpose3d_functional)
+LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv1d_functional)
+LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv2d_functional)
+LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv3d_functional)
 
 // The PyTorch cases again on 2 and 3 threads.
 TEST(TransposedConvolution, CasesMatchOnMoreThreads) {
