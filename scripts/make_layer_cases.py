@@ -1317,6 +1317,159 @@ def index_cases():
     embedding("embedding_functional", 9, 4, [[8, 1, 1], [0, 2, 7]], True)
 
 
+def volume_convolution_cases():
+    """Issue 25: nn.Conv3d in every padding mode and window variant, F.conv3d with its weight and
+    bias as operands, and nn.BatchNorm1d / nn.BatchNorm3d."""
+    def conv3d(name, shape, out, kernel, stride=1, padding=0, dilation=1, groups=1, bias=True,
+               mode="zeros", seed=251):
+        torch.manual_seed(seed)
+        module = torch.nn.Conv3d(shape[-4], out, kernel, stride, padding, dilation, groups, bias,
+                                 padding_mode=mode)
+        params = dict(bias=bias, dilation=module.dilation, groups=groups,
+                      in_channels=shape[-4], kernel_size=module.kernel_size, out_channels=out,
+                      padding=padding if isinstance(padding, str) else module.padding,
+                      padding_mode=mode, stride=module.stride)
+        weights = {"weight": module.weight.detach()}
+        if bias:
+            weights["bias"] = module.bias.detach()
+        with torch.no_grad():
+            unary(name, "nn.Conv3d", shape, module, params, weights, seed=seed,
+                  note=f"nn.Conv3d {shape[-4]}->{out} k{kernel} s{stride} p{padding} d{dilation} "
+                       f"g{groups} bias={bias} padding_mode={mode} on {shape}")
+
+    conv3d("conv3d_cube", (1, 3, 5, 6, 7), 4, 3)
+    conv3d("conv3d_strided_padded", (2, 4, 7, 8, 9), 5, (2, 3, 4), stride=(2, 2, 1), padding=2)
+    conv3d("conv3d_same_dilated_groups", (1, 4, 6, 7, 8), 6, 3, padding="same",
+           dilation=(1, 2, 2), groups=2, bias=False)
+    conv3d("conv3d_valid", (1, 2, 6, 5, 7), 3, (3, 2, 3), padding="valid")
+    conv3d("conv3d_depthwise_reflect", (1, 4, 5, 6, 7), 4, 2, stride=2, padding=1, groups=4,
+           mode="reflect")
+    conv3d("conv3d_replicate", (1, 3, 4, 5, 6), 2, 2, padding=2, mode="replicate")
+    conv3d("conv3d_circular", (1, 2, 5, 6, 7), 3, 3, padding=(1, 2, 3), mode="circular")
+    conv3d("conv3d_unbatched", (3, 4, 5, 6), 2, 3, padding=(0, 1, 2), dilation=(1, 1, 2))
+
+    # F.conv3d: weight and bias are graph inputs.
+    case = Case("conv3d_functional", ARITHMETIC, "F.conv3d with weight and bias as inputs, "
+                "stride (2,1,1), padding (1,0,2), dilation (1,2,1), groups 2")
+    x = seeded(252, 1, 4, 6, 7, 8)
+    w = seeded(253, 6, 2, 3, 2, 3, scale=0.3)
+    b = seeded(254, 6)
+    y = F.conv3d(x, w, b, stride=(2, 1, 1), padding=(1, 0, 2), dilation=(1, 2, 1), groups=2)
+    operands = [case.input(x), case.input(w), case.input(b)]
+    (out,) = case.op("F.conv3d", operands, [y],
+                     dict(dilation=(1, 2, 1), groups=2, padding=(1, 0, 2), stride=(2, 1, 1)),
+                     keys="$input=0 $weight=1 $bias=2")
+    case.output(out)
+    case.write()
+
+    def batchnorm(name, kind, shape, affine, eps, seed=255):
+        torch.manual_seed(seed)
+        module = getattr(torch.nn, kind.split(".")[1])(shape[1], eps=eps, affine=affine).eval()
+        module.running_mean.uniform_(-1, 1)
+        module.running_var.uniform_(0.5, 2)
+        weights = {"running_mean": module.running_mean, "running_var": module.running_var}
+        if affine:
+            module.weight.data.uniform_(0.5, 1.5)
+            module.bias.data.uniform_(-1, 1)
+            weights.update(weight=module.weight.detach(), bias=module.bias.detach())
+        with torch.no_grad():
+            unary(name, kind, shape, module, dict(affine=affine, eps=eps, num_features=shape[1]),
+                  weights, seed=seed, note=f"{kind} affine={affine} eps={eps} on {shape}")
+
+    batchnorm("batchnorm1d_rank2", "nn.BatchNorm1d", (3, 5), True, 1e-5)
+    batchnorm("batchnorm1d_rank3_no_affine", "nn.BatchNorm1d", (2, 4, 7), False, 0.1)
+    batchnorm("batchnorm3d_batch2", "nn.BatchNorm3d", (2, 3, 4, 5, 6), True, 1e-3)
+
+    def deconv(name, rank, shape, out, kernel, stride=1, padding=0, output_padding=0, dilation=1,
+               groups=1, bias=True, seed=256):
+        torch.manual_seed(seed)
+        module = getattr(torch.nn, f"ConvTranspose{rank}d")(
+            shape[-rank - 1], out, kernel, stride, padding, output_padding, groups, bias, dilation)
+        params = dict(bias=bias, dilation=module.dilation, groups=groups,
+                      in_channels=shape[-rank - 1], kernel_size=module.kernel_size,
+                      out_channels=out, output_padding=module.output_padding,
+                      padding=module.padding, padding_mode="zeros", stride=module.stride)
+        weights = {"weight": module.weight.detach()}
+        if bias:
+            weights["bias"] = module.bias.detach()
+        with torch.no_grad():
+            unary(name, f"nn.ConvTranspose{rank}d", shape, module, params, weights, seed=seed,
+                  note=f"nn.ConvTranspose{rank}d {shape[-rank - 1]}->{out} k{kernel} s{stride} "
+                       f"p{padding} op{output_padding} d{dilation} g{groups} bias={bias} on {shape}")
+
+    deconv("deconv1d_stride2_output_padding", 1, (2, 4, 9), 6, 3, stride=2, padding=1,
+           output_padding=1)
+    deconv("deconv1d_groups_dilation_unbatched", 1, (4, 7), 6, 3, padding=2, dilation=2,
+           groups=2, bias=False)
+    deconv("deconv3d_strided", 3, (1, 4, 3, 4, 5), 6, (2, 3, 4), stride=(2, 2, 1),
+           padding=(0, 1, 2), output_padding=(1, 1, 0))
+    deconv("deconv3d_groups_dilation_batch2", 3, (2, 4, 3, 3, 4), 4, 3, stride=2, padding=1,
+           dilation=(1, 2, 2), groups=2, bias=False)
+
+    # F.conv_transpose1d/2d/3d: weight and bias are graph inputs.
+    for rank in (1, 2, 3):
+        case = Case(f"deconv{rank}d_functional", ARITHMETIC,
+                    f"F.conv_transpose{rank}d with weight and bias as inputs, stride 2, padding 1, "
+                    "output_padding 1, groups 2")
+        x = seeded(257, 1, 4, *[5, 6, 4][:rank])
+        w = seeded(258, 4, 3, *[3, 2, 3][:rank], scale=0.3)
+        b = seeded(259, 6)
+        y = getattr(F, f"conv_transpose{rank}d")(x, w, b, stride=2, padding=1, output_padding=1,
+                                                 groups=2)
+        operands = [case.input(x), case.input(w), case.input(b)]
+        (out,) = case.op(f"F.conv_transpose{rank}d", operands, [y],
+                         dict(dilation=(1,) * rank, groups=2, output_padding=(1,) * rank,
+                              padding=(1,) * rank, stride=(2,) * rank),
+                         keys="$input=0 $weight=1 $bias=2")
+        case.output(out)
+        case.write()
+
+
+def product_cases():
+    """Issue 25: F.linear with operand weights, torch.addmm, torch.mv, einsum equations that are
+    not batched products, F.pairwise_distance."""
+    def graph(name, kind, tensors, result, params=None, keys="", note=""):
+        case = Case(name, ARITHMETIC, note or kind)
+        operands = [case.input(t) for t in tensors]
+        (out,) = case.op(kind, operands, [result], params, keys=keys)
+        case.output(out)
+        case.write()
+
+    x, w, b = seeded(260, 2, 3, 7), seeded(261, 5, 7), seeded(262, 5)
+    graph("linear_functional_bias", "F.linear", [x, w, b], F.linear(x, w, b),
+          keys="$input=0 $weight=1 $bias=2")
+    v = seeded(263, 7)
+    graph("linear_functional_vector_nobias", "F.linear", [v, w], F.linear(v, w),
+          dict(bias=None), keys="$input=0 $weight=1")
+    i, m1, m2 = seeded(264, 4, 1), seeded(265, 4, 6), seeded(266, 6, 3)
+    graph("addmm_broadcast_scaled", "torch.addmm", [i, m1, m2],
+          torch.addmm(i, m1, m2, beta=0.5, alpha=1.5), dict(alpha=1.5, beta=0.5),
+          keys="$input=0 $mat1=1 $mat2=2")
+    r = seeded(267, 3)
+    graph("addmm_row_input", "torch.addmm", [r, m1, m2], torch.addmm(r, m1, m2),
+          dict(alpha=1, beta=1), keys="$input=0 $mat1=1 $mat2=2")
+    mat, vec = seeded(268, 5, 4), seeded(269, 4)
+    graph("mv", "torch.mv", [mat, vec], torch.mv(mat, vec), keys="$input=0 $vec=1")
+    a, c = seeded(270, 2, 3, 4, 5), seeded(271, 6, 3, 7, 4)
+    graph("einsum_two_summed_letters", "torch.einsum", [a, c],
+          torch.einsum("imnj,kmln->ijkl", a, c), dict(equation="imnj,kmln->ijkl"))
+    sq = seeded(272, 4, 4)
+    graph("einsum_trace", "torch.einsum", [sq], torch.einsum("ii", sq), dict(equation="ii"))
+    graph("einsum_transpose", "torch.einsum", [a], torch.einsum("ijkl->ljik", a),
+          dict(equation="ijkl->ljik"))
+    e1, e2, e3 = seeded(273, 2, 5), seeded(274, 3, 5, 4), seeded(275, 2, 4)
+    graph("einsum_three_operands", "torch.einsum", [e1, e2, e3],
+          torch.einsum("ik,jkl,il->ij", e1, e2, e3), dict(equation="ik,jkl,il->ij"))
+    p1, p2 = seeded(276, 3, 4, 6), seeded(277, 4, 6)
+    for name, p, keepdim in (("pairwise_distance_p2_keepdim", 2.0, True),
+                             ("pairwise_distance_p1_broadcast", 1.0, False),
+                             ("pairwise_distance_p3", 3.0, False),
+                             ("pairwise_distance_inf", math.inf, False)):
+        graph(name, "F.pairwise_distance", [p1, p2],
+              F.pairwise_distance(p1, p2, p=p, eps=1e-3, keepdim=keepdim),
+              dict(eps=1e-3, keepdim=keepdim, p=p), keys="$x1=0 $x2=1")
+
+
 def main():
     if ROOT.exists():
         shutil.rmtree(ROOT)
@@ -1334,6 +1487,8 @@ def main():
     shape_op_cases()
     rank_zero_cases()
     index_cases()
+    volume_convolution_cases()
+    product_cases()
     print(f"wrote {len(list(ROOT.iterdir()))} cases under {ROOT}")
 
 

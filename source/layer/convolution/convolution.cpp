@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/checked_math.hpp"
+#include "layer/convolution/convolution_axes.hpp"
 #include "layer/layer_registry.hpp"
 #include "layer/window.hpp"
 #include "lumen/error.hpp"
@@ -20,17 +21,7 @@ Convolution::Convolution(const LayerConfig& config) : Layer(config) {
   spec_.out_channels = config.IntParam("out_channels");
   spec_.groups = config.IntParam("groups", 1);
   one_dimensional_ = config.type() == "nn.Conv1d";
-  const std::string padding_mode = config.StringParam("padding_mode", "zeros");
-  if (padding_mode == "reflect") {
-    padding_mode_ = PaddingMode::kReflect;
-  } else if (padding_mode == "replicate") {
-    padding_mode_ = PaddingMode::kReplicate;
-  } else if (padding_mode == "circular") {
-    padding_mode_ = PaddingMode::kCircular;
-  } else if (padding_mode != "zeros") {
-    Fail(Concat("unknown padding_mode '", padding_mode,
-                "' (expected zeros, reflect, replicate or circular)"));
-  }
+  padding_mode_ = ReadPaddingMode(config);
   spec_.window = one_dimensional_ ? ReadWindow1d(config, false) : ReadWindow2d(config, false);
   if (padding_mode_ != PaddingMode::kConstant) {
     // PyTorch pads with F.pad in this mode, then convolves without padding: so does Lumen.

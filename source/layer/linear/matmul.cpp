@@ -1,11 +1,16 @@
-// torch.matmul (and the stricter torch.bmm and torch.mm): matrix products with NumPy-style
-// broadcasting of the batch dimensions, and 1-D operands promoted to a row (left) or a column
-// (right) whose dimension is then removed from the result, exactly as PyTorch does.
+// torch.matmul (and the stricter torch.bmm, torch.mm and torch.mv): matrix products with
+// NumPy-style broadcasting of the batch dimensions, and 1-D operands promoted to a row (left) or a
+// column (right) whose dimension is then removed from the result, exactly as PyTorch does.
+//
+// Two more spellings of a product plus a broadcast addend run here too: F.linear (x W^T + b, with
+// the weight and bias as operands: the weight is read transposed, in place) and torch.addmm
+// (beta * input + alpha * mat1 @ mat2).
 //
 // Every product runs on the packed GEMM through a BatchedGemm plan (math/batched_gemm.hpp): the
 // operands are read in place as strided matrices, whatever their shapes.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/checked_math.hpp"
@@ -19,30 +24,49 @@
 namespace lumen {
 namespace {
 
-// What a session keeps per shape: how to run the products.
+// What a session keeps per shape: how to run the products, and how to walk the addend.
 struct MatMulState : LayerState {
   BatchedGemmPlan plan;
+  std::unique_ptr<BroadcastWalk> addend;  // F.linear's bias, torch.addmm's input; null: none
 };
 
 }  // namespace
 
-// torch.matmul / torch.bmm / torch.mm: C = A @ B over broadcast batch dimensions.
+// torch.matmul / torch.bmm / torch.mm / torch.mv: C = A @ B over broadcast batch dimensions;
+// F.linear and torch.addmm: the same plus an addend.
 class MatMulLayer : public Layer {
  public:
-  // The op type decides which ranks are accepted: any (matmul), 3 (bmm), 2 (mm).
+  // The op type decides which ranks are accepted: any (matmul), 3 (bmm), 2 (mm), 2 and 1 (mv),
+  // and where the operands and the addend are.
   explicit MatMulLayer(const LayerConfig& config) : Layer(config) {
-    if (config.type() == "torch.bmm") required_rank_ = 3;
-    if (config.type() == "torch.mm") required_rank_ = 2;
+    const std::string& type = config.type();
+    if (type == "torch.bmm") a_rank_ = b_rank_ = 3;
+    if (type == "torch.mm") a_rank_ = b_rank_ = 2;
+    if (type == "torch.mv") a_rank_ = 2, b_rank_ = 1;
+    input_count_ = 2;
+    if (type == "F.linear") {
+      // F.linear(input, weight, bias): the weight (out, in) is B^T.
+      transposed_b_ = true;
+      if (config.input_count() == 3) addend_input_ = 2, input_count_ = 3;
+    } else if (type == "torch.addmm") {
+      // torch.addmm(input, mat1, mat2, beta, alpha).
+      a_rank_ = b_rank_ = 2;
+      a_input_ = 1, b_input_ = 2, addend_input_ = 0, input_count_ = 3;
+      alpha_ = config.FloatParam("alpha", 1.0f);
+      beta_ = config.FloatParam("beta", 1.0f);
+    }
   }
 
   // The broadcast batch dimensions, then A's rows unless A is 1-D and B's columns unless B is.
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
-    CheckInputCount(input_shapes, 2);
-    const Shape& a = input_shapes[0];
-    const Shape& b = input_shapes[1];
+    CheckInputCount(input_shapes, input_count_);
+    const Shape& a = input_shapes[a_input_];
+    const Shape b = ProductB(input_shapes[b_input_]);
     const std::string shapes = Concat(ShapeToString(a), " @ ", ShapeToString(b));
-    if (required_rank_ != 0 && (a.size() != required_rank_ || b.size() != required_rank_)) {
-      Fail(Concat("expected two ", required_rank_, "-D operands, got ", shapes));
+    if ((a_rank_ != 0 && a.size() != a_rank_) || (b_rank_ != 0 && b.size() != b_rank_)) {
+      Fail(a_rank_ == b_rank_
+               ? Concat("expected two ", a_rank_, "-D operands, got ", shapes)
+               : Concat("expected a ", a_rank_, "-D and a ", b_rank_, "-D operand, got ", shapes));
     }
     if (a.empty() || b.empty())
       Fail(Concat("operands must have at least one dimension, got ", shapes));
@@ -54,7 +78,7 @@ class MatMulLayer : public Layer {
     }
     const Shape a_batch(a.begin(), a.end() - std::min<size_t>(a.size(), 2));
     const Shape b_batch(b.begin(), b.end() - std::min<size_t>(b.size(), 2));
-    if (required_rank_ == 3 && a_batch != b_batch) {
+    if (a_rank_ == 3 && b_rank_ == 3 && a_batch != b_batch) {
       Fail(Concat("batch sizes differ in ", shapes, " (torch.bmm does not broadcast)"));
     }
     Shape output;
@@ -67,6 +91,19 @@ class MatMulLayer : public Layer {
     if (a.size() >= 2) output.push_back(a[a.size() - 2]);
     if (b.size() >= 2) output.push_back(b.back());
     ShapeElementCount(output);  // throws if the result is too large
+    if (addend_input_ >= 0) {
+      const Shape& addend = input_shapes[addend_input_];
+      bool fits = addend.size() <= output.size();
+      try {
+        fits = fits && BroadcastShapes(output, addend) == output;
+      } catch (const Error&) {
+        fits = false;
+      }
+      if (!fits) {
+        Fail(Concat("the ", transposed_b_ ? "bias " : "input ", ShapeToString(addend),
+                    " does not broadcast to the product's shape ", ShapeToString(output)));
+      }
+    }
     return {output};
   }
 
@@ -74,11 +111,12 @@ class MatMulLayer : public Layer {
   std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
                                       const std::vector<Shape>& output_shapes,
                                       const PrepareContext& context) const override {
-    const Shape& a = input_shapes[0];
-    const Shape& b = input_shapes[1];
+    const Shape& a = input_shapes[a_input_];
+    const Shape b = ProductB(input_shapes[b_input_]);
     const Shape& c = output_shapes[0];
     const std::vector<size_t> a_strides = StorageStrides(a);
-    const std::vector<size_t> b_strides = StorageStrides(b);
+    std::vector<size_t> b_strides = StorageStrides(input_shapes[b_input_]);
+    if (transposed_b_ && b.size() == 2) std::swap(b_strides[0], b_strides[1]);
     const std::vector<size_t> c_strides = StorageStrides(c);
     const bool a_vector = a.size() == 1;
     const bool b_vector = b.size() == 1;
@@ -122,20 +160,54 @@ class MatMulLayer : public Layer {
     auto state = std::make_unique<MatMulState>();
     state->plan = PlanBatchedGemm(gemm, context.threads);
     ReserveBatchedGemm(state->plan, context.workspace);
+    if (addend_input_ >= 0) {
+      state->addend =
+          std::make_unique<BroadcastWalk>(c, std::vector<Shape>{c, input_shapes[addend_input_]});
+    }
     return state;
   }
 
-  // Runs the planned products.
+  // Runs the planned products, then scales them and adds the addend.
   void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                const ForwardContext& context) const override {
-    RunBatchedGemm(context.state_as<MatMulState>().plan, inputs[0]->data(), inputs[1]->data(),
-                   outputs[0]->data(), context.compute);
+    const MatMulState& state = context.state_as<MatMulState>();
+    float* output = outputs[0]->data();
+    RunBatchedGemm(state.plan, inputs[a_input_]->data(), inputs[b_input_]->data(), output,
+                   context.compute);
+    if (!state.addend) return;
+    const float* addend = inputs[addend_input_]->data();
+    const size_t stride = state.addend->inner_stride(1);
+    const float alpha = alpha_;
+    const float beta = beta_;
+    state.addend->ForEachRun(
+        [&](const BroadcastWalk::Run& run) {
+          float* target = output + run.result_offset;
+          const float* source = addend + run.operand_offsets[1];
+          // As torch.addmm: beta 0 ignores the input (its NaNs too), alpha 1 leaves the product.
+          for (size_t i = 0; i < run.count; ++i) {
+            const float scaled = alpha == 1.0f ? target[i] : alpha * target[i];
+            target[i] = beta == 0.0f ? scaled : scaled + beta * source[i * stride];
+          }
+        },
+        context.compute.pool);
   }
 
  private:
-  size_t required_rank_ = 0;  // 0: any rank (torch.matmul)
+  // The right operand as the product sees it: F.linear's (out, in) weight is read as (in, out).
+  Shape ProductB(const Shape& b) const {
+    if (!transposed_b_ || b.size() != 2) return b;
+    return {b[1], b[0]};
+  }
+
+  size_t a_rank_ = 0, b_rank_ = 0;  // 0: any rank (torch.matmul)
+  size_t input_count_ = 2;
+  int a_input_ = 0, b_input_ = 1;
+  int addend_input_ = -1;      // F.linear's bias, torch.addmm's input; -1: none
+  bool transposed_b_ = false;  // F.linear: the second operand is B^T
+  float alpha_ = 1.0f, beta_ = 1.0f;
 };
 
-LUMEN_REGISTER_LAYER(MatMulLayer, "torch.matmul", "Tensor.matmul", "torch.bmm", "torch.mm");
+LUMEN_REGISTER_LAYER(MatMulLayer, "torch.matmul", "Tensor.matmul", "torch.bmm", "torch.mm",
+                     "torch.mv", "F.linear", "torch.addmm");
 
 }  // namespace lumen

@@ -34,9 +34,19 @@ class InstanceNorm : public NormalizationLayer {
         spatial_rank_(SpatialRank(config.type())),
         features_(config.IntParam("num_features", -1)) {
     if (spatial_rank_ == 0) {
-      // F.instance_norm: use_input_stats is True in every form pnnx matches, so running_mean and
-      // running_var, if given, do not change the output.
+      // F.instance_norm(input, running_mean, running_var, weight, bias): use_input_stats is True
+      // in every form pnnx matches, so running_mean and running_var, if given, are operands that
+      // do not change the output. pnnx names the weight and bias by role.
       set_affine(FunctionAffineArguments(config));
+      operand_count_ = config.input_count();
+      const size_t statistics = (config.InputIndexOfRole("running_mean") >= 0 ? 1 : 0) +
+                                (config.InputIndexOfRole("running_var") >= 0 ? 1 : 0);
+      if (operand_count_ != affine().InputCount() + statistics) {
+        Fail(
+            Concat("expected the input, optional running_mean and running_var, weight and bias "
+                   "named by role, got ",
+                   operand_count_, " inputs"));
+      }
       return;
     }
     const bool affine = config.BoolParam("affine", false);
@@ -66,7 +76,7 @@ class InstanceNorm : public NormalizationLayer {
 
   // One input, (N, C, *spatial) or for the modules also (C, *spatial), plus F's operands.
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
-    CheckInputCount(input_shapes, affine().InputCount());
+    CheckInputCount(input_shapes, spatial_rank_ == 0 ? operand_count_ : affine().InputCount());
     const Shape& input = input_shapes[0];
     const size_t rank = input.size();
     if (spatial_rank_ > 0) {
@@ -153,6 +163,7 @@ class InstanceNorm : public NormalizationLayer {
 
   int spatial_rank_;                  // 0 for F.instance_norm
   int features_;                      // -1 when the file does not say
+  size_t operand_count_ = 1;          // F.instance_norm: inputs, running statistics included
   std::vector<float> running_scale_;  // empty unless track_running_stats
   std::vector<float> running_shift_;
 };

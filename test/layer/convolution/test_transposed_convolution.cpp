@@ -1,5 +1,6 @@
 // nn.ConvTranspose2d against PyTorch (groups, dilation, output_padding, non-square, batches), at
-// other input sizes and thread counts against the definition, shape inference and errors.
+// other input sizes and thread counts against the definition, shape inference and errors; the
+// 1-D and 3-D modules and F.conv_transpose1d/2d/3d (weights as operands) against PyTorch.
 //
 // The cases run one-operator PNNX models written by scripts/make_layer_cases.py, whose expected
 // outputs come from PyTorch.
@@ -38,6 +39,13 @@ LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv_dilation2)
 LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv_groups2)
 LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv_k4_s2_p1)
 LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv_nobias_odd)
+LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv1d_stride2_output_padding)
+LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv1d_groups_dilation_unbatched)
+LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv3d_strided)
+LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv3d_groups_dilation_batch2)
+LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv1d_functional)
+LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv2d_functional)
+LUMEN_LAYER_CASE_TEST(TransposedConvolution, deconv3d_functional)
 
 // The PyTorch cases again on 2 and 3 threads.
 TEST(TransposedConvolution, CasesMatchOnMoreThreads) {
@@ -269,7 +277,7 @@ TEST(TransposedConvolution, RejectsAnInputWithOtherChannels) {
 
 TEST(TransposedConvolution, RejectsPaddingThatLeavesNoOutput) {
   EXPECT_THAT(LayerError(DeconvOp(Make(2, 2, 1, 1, 1)), {{1, 2, 2, 2}}),
-              HasSubstr("the input (1,2,2,2) gives an empty output (0x0)"));
+              HasSubstr("the input (1,2,2,2) gives an empty output: the padding 1 cuts off"));
 }
 
 TEST(TransposedConvolution, RejectsStringPaddingAndOtherPaddingModes) {

@@ -1,6 +1,7 @@
 // torch.einsum against PyTorch for the matrix-product equations (transposed operands and results,
-// outer products, matrix-vector, broadcast batches), and the rejection of every other equation by
-// name when the model is built.
+// outer products, matrix-vector, broadcast batches) and for the rest, run by the definition
+// (several summed letters, traces, one or three operands); the rejection of ellipses and malformed
+// equations by name when the model is built.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -33,6 +34,10 @@ LUMEN_SEQUENCE_CASE_TEST(Einsum, einsum_implicit_output)
 LUMEN_SEQUENCE_CASE_TEST(Einsum, einsum_result_transposed_both)
 // Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
 LUMEN_LAYER_CASE_TEST(Einsum, rank0_einsum_dot)
+LUMEN_LAYER_CASE_TEST(Einsum, einsum_two_summed_letters)
+LUMEN_LAYER_CASE_TEST(Einsum, einsum_trace)
+LUMEN_LAYER_CASE_TEST(Einsum, einsum_transpose)
+LUMEN_LAYER_CASE_TEST(Einsum, einsum_three_operands)
 
 Node Einsum(const std::string& equation) {
   return MakeOperator("torch.einsum", {"equation=" + equation}, {}, 2);
@@ -48,20 +53,24 @@ TEST(Einsum, InfersShapesForAnySizes) {
             (std::vector<Shape>{{6, 5, 4}}));
 }
 
-TEST(Einsum, RejectsEquationsThatAreNotProductsByName) {
+TEST(Einsum, RejectsMalformedEquationsByName) {
   const auto rejected = [](const std::string& equation) {
     return LayerError(Einsum(equation), {{2, 2, 2}, {2, 2, 2}});
   };
-  EXPECT_THAT(rejected("ij,jk,kl->il"),
-              HasSubstr("equation 'ij,jk,kl->il' is not supported: it does not have two operands"));
-  EXPECT_THAT(rejected("ii,ij->j"), HasSubstr("letter 'i' repeats within one term"));
-  EXPECT_THAT(rejected("bij,bij->b"), HasSubstr("it sums over more than one letter"));
-  EXPECT_THAT(rejected("bij,bjk->b"), HasSubstr("letter 'i' is summed within one operand"));
   EXPECT_THAT(rejected("...ij,...jk->...ik"), HasSubstr("ellipsis"));
   EXPECT_THAT(rejected("bij,bjk->bixk"), HasSubstr("result letter 'x' is in neither operand"));
+  EXPECT_THAT(rejected("bij,bjk->bii"), HasSubstr("letter 'i' repeats in the result"));
+  EXPECT_THAT(rejected("b1j,bjk->bk"), HasSubstr("'1' is not a subscript letter"));
   // The message says what is supported.
-  EXPECT_THAT(rejected("ij,jk,kl->il"),
-              HasSubstr("at most one summed letter, e.g. 'bij,bjk->bik'"));
+  EXPECT_THAT(rejected("...ij,...jk->...ik"), HasSubstr("subscript letters and no ellipsis"));
+}
+
+TEST(Einsum, InfersShapesOfEquationsRunByTheDefinition) {
+  EXPECT_EQ(InferShapes(Einsum("imnj,kmln->ijkl"), {{2, 3, 5, 7}, {11, 3, 17, 5}}),
+            (std::vector<Shape>{{2, 7, 11, 17}}));
+  EXPECT_EQ(InferShapes(Einsum("bij,bij->b"), {{2, 3, 4}, {2, 3, 4}}), (std::vector<Shape>{{2}}));
+  EXPECT_THAT(LayerError(Einsum("ii,ij->j"), {{2, 3}, {2, 2}}),
+              HasSubstr("letter 'i' has extent 2 in (2,3) but 3 in (2,3)"));
 }
 
 TEST(Einsum, NamesTheShapesWhenTheyDisagree) {

@@ -1,5 +1,7 @@
 // torch.matmul, torch.bmm and torch.mm against PyTorch: 1-D operands, broadcast batch dimensions,
 // products shared among threads in both ways; shape inference for other sizes and its errors.
+// torch.mv, F.linear (weight and bias as operands) and torch.addmm (alpha, beta, a broadcast
+// input) against PyTorch.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -35,6 +37,11 @@ LUMEN_SEQUENCE_CASE_TEST(MatMul, bmm_b3)
 // Rank-0 tensors (what PyTorch returns for x.sum() or a dot product), against PyTorch.
 LUMEN_LAYER_CASE_TEST(MatMul, rank0_matmul_dot)
 LUMEN_LAYER_CASE_TEST(MatMul, rank0_dot_scales_vector)
+LUMEN_LAYER_CASE_TEST(MatMul, mv)
+LUMEN_LAYER_CASE_TEST(MatMul, linear_functional_bias)
+LUMEN_LAYER_CASE_TEST(MatMul, linear_functional_vector_nobias)
+LUMEN_LAYER_CASE_TEST(MatMul, addmm_broadcast_scaled)
+LUMEN_LAYER_CASE_TEST(MatMul, addmm_row_input)
 
 Node MatMul(const char* type = "torch.matmul") { return MakeOperator(type, {}, {}, 2); }
 
@@ -92,6 +99,22 @@ TEST(MatMul, IsRegisteredUnderEverySpelling) {
     EXPECT_EQ(LayerError(MatMul(type), {{2, 5, 7}, {2, 7, 4}}, {{2, 5, 4}}), "") << type;
   }
   EXPECT_EQ(LayerError(MatMul("torch.mm"), {{5, 7}, {7, 4}}, {{5, 4}}), "");
+}
+
+TEST(MatMul, RejectsAnAddmmInputThatDoesNotBroadcast) {
+  const Node op = MakeOperator("torch.addmm", {"alpha=1", "beta=1"}, {}, 3);
+  EXPECT_THAT(LayerError(op, {{4, 2}, {4, 6}, {6, 3}}),
+              HasSubstr("the input (4,2) does not broadcast to the product's shape (4,3)"));
+}
+
+TEST(MatMul, RejectsAnMvWithAMatrixOnTheRight) {
+  EXPECT_THAT(LayerError(MatMul("torch.mv"), {{5, 4}, {4, 2}}),
+              HasSubstr("expected a 2-D and a 1-D operand, got (5,4) @ (4,2)"));
+}
+
+TEST(MatMul, RejectsALinearWeightOfOtherFeatures) {
+  const Node op = MakeOperator("F.linear", {}, {}, 3);
+  EXPECT_THAT(LayerError(op, {{2, 7}, {5, 6}, {5}}), HasSubstr("inner dimensions differ"));
 }
 
 }  // namespace

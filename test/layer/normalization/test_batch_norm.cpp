@@ -26,6 +26,9 @@ using ::testing::HasSubstr;
 LUMEN_LAYER_CASE_TEST(BatchNorm, batchnorm_batch3)
 LUMEN_LAYER_CASE_TEST(BatchNorm, batchnorm_eps)
 LUMEN_LAYER_CASE_TEST(BatchNorm, batchnorm_no_affine)
+LUMEN_LAYER_CASE_TEST(BatchNorm, batchnorm1d_rank2)
+LUMEN_LAYER_CASE_TEST(BatchNorm, batchnorm1d_rank3_no_affine)
+LUMEN_LAYER_CASE_TEST(BatchNorm, batchnorm3d_batch2)
 
 // BatchNorm2d over 3 channels with the given statistics and affine weights.
 Node BatchNorm3(const std::vector<float>& mean, const std::vector<float>& variance,
