@@ -3,7 +3,10 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "graph/graph_reader.hpp"
 #include "lumen/error.hpp"
@@ -43,7 +46,45 @@ void ReadPnnxWeights(const std::string& bin_path, const std::string& param_path,
   }
 }
 
+namespace {
+
+// pnnx writes an operator returning a tuple (nn.AdaptiveMaxPool2d with return_indices=True) as
+// one tuple output and a prim::TupleUnpack of it: the operator takes the unpack's outputs
+// instead, when nothing else reads the tuple.
+void FoldTupleUnpacks(Graph* graph) {
+  std::map<std::string, int> readers;
+  for (const Node& node : graph->nodes) {
+    for (const std::string& name : node.input_names) ++readers[name];
+  }
+  std::vector<Node> nodes;
+  std::set<std::string> dropped_operands;
+  for (Node& node : graph->nodes) {
+    if (node.type == "prim::TupleUnpack" && node.input_names.size() == 1 &&
+        readers[node.input_names[0]] == 1) {
+      const std::string& tuple = node.input_names[0];
+      const auto producer = std::find_if(nodes.begin(), nodes.end(), [&](const Node& other) {
+        return other.output_names.size() == 1 && other.output_names[0] == tuple;
+      });
+      if (producer != nodes.end()) {
+        producer->output_names = node.output_names;
+        dropped_operands.insert(tuple);
+        continue;
+      }
+    }
+    nodes.push_back(std::move(node));
+  }
+  graph->nodes = std::move(nodes);
+  graph->operands.erase(std::remove_if(graph->operands.begin(), graph->operands.end(),
+                                       [&](const Operand& operand) {
+                                         return dropped_operands.count(operand.name) > 0;
+                                       }),
+                        graph->operands.end());
+}
+
+}  // namespace
+
 void ResolvePnnxInputsAndOutputs(Graph* graph) {
+  FoldTupleUnpacks(graph);
   // Operands read by each pnnx.Output line, in file order, become the graph's outputs; a tuple
   // that only feeds pnnx.Output stands for its elements.
   std::vector<Node> kept;
