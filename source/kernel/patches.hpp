@@ -32,6 +32,31 @@ void ForEachPatchTap(const Window2d& w, int input_h, int input_w, int blocks_h, 
   }
 }
 
+// The same over `planes` planes of plane_h x plane_w stored one after another, plane p being
+// channel p % channels of sample p / channels, whose columns form one column-major
+// (channels * kernel_h * kernel_w) x L matrix per sample, the samples one after another: calls
+// visit(in-plane element, column element), the flat indices of the two elements every in-plane
+// tap pairs (unfold copies the first into the second, fold adds the second into the first).
+template <typename Visit>
+void ForEachPatchElement(const Window2d& w, int plane_h, int plane_w, size_t planes,
+                         int64_t channels, Visit visit) {
+  const int blocks_h = w.OutputHeight(plane_h);
+  const int blocks_w = w.OutputWidth(plane_w);
+  const int64_t taps = int64_t{w.kernel_h} * w.kernel_w;
+  const int64_t rows = channels * taps;  // a block's column is contiguous
+  const int64_t plane_size = int64_t{plane_h} * plane_w;
+  for (size_t plane = 0; plane < planes; ++plane) {
+    const int64_t channel = static_cast<int64_t>(plane) % channels;
+    const int64_t sample_start =
+        static_cast<int64_t>(plane) / channels * rows * blocks_h * blocks_w;
+    const int64_t plane_start = static_cast<int64_t>(plane) * plane_size;
+    ForEachPatchTap(
+        w, plane_h, plane_w, blocks_h, blocks_w, [&](int64_t tap, int64_t block, int64_t position) {
+          visit(plane_start + position, sample_start + block * rows + channel * taps + tap);
+        });
+  }
+}
+
 }  // namespace lumen
 
 #endif  // LUMEN_KERNEL_PATCHES_HPP_

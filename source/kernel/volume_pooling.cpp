@@ -127,6 +127,28 @@ void AveragePoolVolume(const Window3d& window, const AverageDivisor& divisor,
       });
 }
 
+void AdaptivePoolVolume(const PoolingVolume& volume, bool maximum, const float* input,
+                        float* output, float* scratch) {
+  PoolVolume(
+      volume, input, output, scratch,
+      [&](const float* slice, float* pooled) {
+        if (maximum) {
+          AdaptiveMaxPool(volume.plane, slice, pooled);
+        } else {
+          AdaptiveAveragePool(volume.plane, slice, pooled);
+        }
+      },
+      [&](int64_t index, const float* pooled, float* target) {
+        const AxisTaps depth = AdaptiveTaps(index, volume.input_d, volume.output_d);
+        if (maximum) {
+          MaxOfSlices(pooled, volume.OutputSliceSize(), depth, target);
+        } else {
+          MeanOfSlices(pooled, volume.OutputSliceSize(), depth,
+                       static_cast<float>(depth.end - depth.begin), target);
+        }
+      });
+}
+
 void MaxPoolWithIndices(const Window3d& window, const PoolingVolume& volume, bool flatten_rows,
                         const float* input, float* output, float* indices) {
   const WindowAxis axes[3] = {window.depth, PlaneAxis(window.plane, true),

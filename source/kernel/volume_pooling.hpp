@@ -86,6 +86,13 @@ void AveragePoolVolume(const Window3d& window, const AverageDivisor& divisor,
                        const PoolingVolume& volume, const float* input, float* output,
                        float* scratch);
 
+// Adaptive pooling of one channel's volume (PyTorch's adaptive_max/avg_pool1d/2d/3d): each depth
+// slice by AdaptiveMaxPool or AdaptiveAveragePool (kernel/adaptive_pooling.hpp), then the maximum
+// or the mean over each output slice's adaptive window of depth slices. `scratch` holds
+// VolumeScratchSize floats.
+void AdaptivePoolVolume(const PoolingVolume& volume, bool maximum, const float* input,
+                        float* output, float* scratch);
+
 // Max pooling with PyTorch's indices: each output is its window's maximum (padding never wins,
 // NaN wins) and `indices` the maximum's flattened position in the channel, (d * H + h) * W + w,
 // or w alone when `flatten_rows` is false (a 1-D pooling, whose rows are channels). Ties go to

@@ -48,6 +48,14 @@ void ReadPnnxWeights(const std::string& bin_path, const std::string& param_path,
 
 namespace {
 
+// Removes the named operands from the graph's operand list.
+void EraseOperands(const std::set<std::string>& names, Graph* graph) {
+  graph->operands.erase(
+      std::remove_if(graph->operands.begin(), graph->operands.end(),
+                     [&](const Operand& operand) { return names.count(operand.name) > 0; }),
+      graph->operands.end());
+}
+
 // pnnx writes an operator returning a tuple (nn.AdaptiveMaxPool2d with return_indices=True) as
 // one tuple output and a prim::TupleUnpack of it: the operator takes the unpack's outputs
 // instead, when nothing else reads the tuple.
@@ -74,11 +82,7 @@ void FoldTupleUnpacks(Graph* graph) {
     nodes.push_back(std::move(node));
   }
   graph->nodes = std::move(nodes);
-  graph->operands.erase(std::remove_if(graph->operands.begin(), graph->operands.end(),
-                                       [&](const Operand& operand) {
-                                         return dropped_operands.count(operand.name) > 0;
-                                       }),
-                        graph->operands.end());
+  EraseOperands(dropped_operands, graph);
 }
 
 }  // namespace
@@ -124,11 +128,7 @@ void ResolvePnnxInputsAndOutputs(Graph* graph) {
     nodes.push_back(std::move(node));
   }
   graph->nodes = std::move(nodes);
-  graph->operands.erase(std::remove_if(graph->operands.begin(), graph->operands.end(),
-                                       [&](const Operand& operand) {
-                                         return dropped_operands.count(operand.name) > 0;
-                                       }),
-                        graph->operands.end());
+  EraseOperands(dropped_operands, graph);
   if (graph->input_names.empty()) throw Error(Concat(graph->source, ": no pnnx.Input line"));
   if (graph->output_names.empty()) throw Error(Concat(graph->source, ": no pnnx.Output line"));
 }

@@ -175,18 +175,8 @@ TEST(VolumePooling, DepthPassAverageMatchesTheDefinition) {
     const std::vector<float> input = RandomValues(volume.InputSize(), &generator);
     std::vector<float> fast(volume.OutputSize());
     std::vector<float> slices(VolumeScratchSize(volume));
-    PoolVolume(
-        volume, input.data(), fast.data(), slices.data(),
-        [&](const float* slice, float* pooled) {
-          AveragePool(pooling.window.plane, pooling.divisor, volume.plane, slice, pooled);
-        },
-        [&](int64_t index, const float* pooled, float* output) {
-          MeanOfSlices(
-              pooled, volume.OutputSliceSize(),
-              SlidingTaps(pooling.window.depth, volume.input_d, index),
-              AverageDepthDivisor(pooling.window.depth, pooling.divisor, volume.input_d, index),
-              output);
-        });
+    AveragePoolVolume(pooling.window, pooling.divisor, volume, input.data(), fast.data(),
+                      slices.data());
     ExpectAgree(fast, "depth pass", AverageByDefinition(pooling, input), "definition", 1e-6f,
                 1e-5f);
   }
@@ -209,25 +199,9 @@ TEST(VolumePooling, AdaptiveDepthPassMatchesTheDefinition) {
     std::vector<float> slices(VolumeScratchSize(volume));
     std::vector<float> fast_maxima(volume.OutputSize()), fast_means(volume.OutputSize());
     std::vector<float> means(volume.OutputSize());
-    PoolVolume(
-        volume, input.data(), fast_maxima.data(), slices.data(),
-        [&](const float* slice, float* pooled) { AdaptiveMaxPool(volume.plane, slice, pooled); },
-        [&](int64_t index, const float* pooled, float* output) {
-          const AdaptiveWindow depth = AdaptiveWindowOf(index, volume.input_d, volume.output_d);
-          MaxOfSlices(pooled, volume.OutputSliceSize(), AxisTaps{depth.begin, depth.end, 1},
-                      output);
-        });
+    AdaptivePoolVolume(volume, /*maximum=*/true, input.data(), fast_maxima.data(), slices.data());
     ExpectAgree(fast_maxima, "depth pass", maxima, "AdaptiveMaxPoolWithIndices", 0.0f, 0.0f);
-    PoolVolume(
-        volume, input.data(), fast_means.data(), slices.data(),
-        [&](const float* slice, float* pooled) {
-          AdaptiveAveragePool(volume.plane, slice, pooled);
-        },
-        [&](int64_t index, const float* pooled, float* output) {
-          const AdaptiveWindow depth = AdaptiveWindowOf(index, volume.input_d, volume.output_d);
-          MeanOfSlices(pooled, volume.OutputSliceSize(), AxisTaps{depth.begin, depth.end, 1},
-                       static_cast<float>(depth.end - depth.begin), output);
-        });
+    AdaptivePoolVolume(volume, /*maximum=*/false, input.data(), fast_means.data(), slices.data());
     // The definition: each box's mean.
     for (int od = 0; od < volume.output_d; ++od) {
       const AdaptiveWindow d = AdaptiveWindowOf(od, volume.input_d, volume.output_d);

@@ -43,22 +43,12 @@ class AdaptiveAveragePooling : public Layer {
   void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                const ForwardContext& context) const override {
     const PoolingVolume volume = VolumeOf(inputs[0]->shape(), outputs[0]->shape(), dimensions_);
-    ForEachVolume(
-        *inputs[0], outputs[0], volume, context.compute.pool,
-        [&](const float* input, float* output) {
-          float* slices = context.compute.Scratch(ScratchSlot::kFirst, VolumeScratchSize(volume));
-          PoolVolume(
-              volume, input, output, slices,
-              [&](const float* slice, float* pooled) {
-                AdaptiveAveragePool(volume.plane, slice, pooled);
-              },
-              [&](int64_t index, const float* pooled, float* target) {
-                const AdaptiveWindow depth =
-                    AdaptiveWindowOf(index, volume.input_d, volume.output_d);
-                MeanOfSlices(pooled, volume.OutputSliceSize(), AxisTaps{depth.begin, depth.end, 1},
-                             static_cast<float>(depth.end - depth.begin), target);
-              });
-        });
+    ForEachVolume(*inputs[0], outputs[0], volume, context.compute.pool,
+                  [&](const float* input, float* output) {
+                    AdaptivePoolVolume(
+                        volume, /*maximum=*/false, input, output,
+                        context.compute.Scratch(ScratchSlot::kFirst, VolumeScratchSize(volume)));
+                  });
   }
 
  private:

@@ -61,19 +61,9 @@ class AdaptiveMaxPooling : public Layer {
     }
     ForEachVolume(*inputs[0], outputs[0], volume, context.compute.pool,
                   [&](const float* input, float* output) {
-                    float* slices =
-                        context.compute.Scratch(ScratchSlot::kFirst, VolumeScratchSize(volume));
-                    PoolVolume(
-                        volume, input, output, slices,
-                        [&](const float* slice, float* pooled) {
-                          AdaptiveMaxPool(volume.plane, slice, pooled);
-                        },
-                        [&](int64_t index, const float* pooled, float* target) {
-                          const AdaptiveWindow depth =
-                              AdaptiveWindowOf(index, volume.input_d, volume.output_d);
-                          MaxOfSlices(pooled, volume.OutputSliceSize(),
-                                      AxisTaps{depth.begin, depth.end, 1}, target);
-                        });
+                    AdaptivePoolVolume(
+                        volume, /*maximum=*/true, input, output,
+                        context.compute.Scratch(ScratchSlot::kFirst, VolumeScratchSize(volume)));
                   });
   }
 

@@ -49,23 +49,16 @@ class Fold : public Layer {
   // Adds every column's in-plane taps into the output planes.
   void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                const ForwardContext& /*context*/) const override {
-    const Tensor& input = *inputs[0];
     Tensor& output = *outputs[0];
+    const float* columns = inputs[0]->data();
+    float* planes = output.data();
     output.Fill(0.0f);
-    const int blocks_h = window_.OutputHeight(output_size_[0]);
-    const int blocks_w = window_.OutputWidth(output_size_[1]);
-    const int64_t taps = int64_t{window_.kernel_h} * window_.kernel_w;
-    const int64_t rows = input.rows();  // C * kh * kw: a block's column is contiguous
-    const size_t channels = static_cast<size_t>(rows / taps);
-    for (size_t plane = 0; plane < output.channels(); ++plane) {
-      float* target = output.channel_data(plane);
-      const int64_t channel = static_cast<int64_t>(plane % channels);
-      const float* sample = input.channel_data(plane / channels);
-      ForEachPatchTap(window_, output_size_[0], output_size_[1], blocks_h, blocks_w,
-                      [&](int64_t tap, int64_t block, int64_t position) {
-                        target[position] += sample[block * rows + channel * taps + tap];
-                      });
-    }
+    const Shape& shape = output.shape();
+    ForEachPatchElement(window_, output_size_[0], output_size_[1], output.channels(),
+                        shape[shape.size() - 3],
+                        [&](int64_t plane_element, int64_t column_element) {
+                          planes[plane_element] += columns[column_element];
+                        });
   }
 
  private:

@@ -51,23 +51,15 @@ class Unfold : public Layer {
   void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                const ForwardContext& /*context*/) const override {
     const Tensor& input = *inputs[0];
-    Tensor& output = *outputs[0];
-    output.Fill(0.0f);
-    const int input_h = static_cast<int>(input.rows());
-    const int input_w = static_cast<int>(input.cols());
-    const int blocks_h = window_.OutputHeight(input_h);
-    const int blocks_w = window_.OutputWidth(input_w);
-    const int64_t taps = int64_t{window_.kernel_h} * window_.kernel_w;
-    const int64_t rows = output.rows();  // C * kh * kw: a block's column is contiguous
-    for (size_t plane = 0; plane < input.channels(); ++plane) {
-      const float* source = input.channel_data(plane);
-      const int64_t channel = static_cast<int64_t>(plane % (rows / taps));
-      float* sample = output.channel_data(plane / (rows / taps));
-      ForEachPatchTap(window_, input_h, input_w, blocks_h, blocks_w,
-                      [&](int64_t tap, int64_t block, int64_t position) {
-                        sample[block * rows + channel * taps + tap] = source[position];
-                      });
-    }
+    const float* planes = input.data();
+    float* columns = outputs[0]->data();
+    outputs[0]->Fill(0.0f);
+    const Shape& shape = input.shape();
+    ForEachPatchElement(window_, static_cast<int>(input.rows()), static_cast<int>(input.cols()),
+                        input.channels(), shape[shape.size() - 3],
+                        [&](int64_t plane_element, int64_t column_element) {
+                          columns[column_element] = planes[plane_element];
+                        });
   }
 
  private:
