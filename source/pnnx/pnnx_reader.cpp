@@ -85,10 +85,56 @@ void FoldTupleUnpacks(Graph* graph) {
   EraseOperands(dropped_operands, graph);
 }
 
+// pnnx writes F.interpolate(mode="nearest-exact") on a 5-D input as
+// aten::_upsample_nearest_exact3d(input, output_size, scale_factors), the two lists coming from
+// pnnx.Expression lines without inputs ("[11,12,13]", "None"): it becomes F.interpolate with those
+// constants as its size or scale_factor, and the expressions go when nothing else reads them.
+void FoldNearestExactUpsamples(Graph* graph) {
+  std::map<std::string, const Node*> constants;  // operand -> the input-less expression making it
+  std::map<std::string, int> readers;
+  for (const Node& node : graph->nodes) {
+    if (node.type == "pnnx.Expression" && node.input_names.empty() &&
+        node.output_names.size() == 1 && node.params.count("expr")) {
+      constants[node.output_names[0]] = &node;
+    }
+    for (const std::string& name : node.input_names) ++readers[name];
+  }
+  std::set<std::string> folded;
+  for (Node& node : graph->nodes) {
+    if (node.type.rfind("aten::_upsample_nearest_exact", 0) != 0 || node.input_names.size() != 3 ||
+        !constants.count(node.input_names[1]) || !constants.count(node.input_names[2])) {
+      continue;
+    }
+    const auto list = [&](const std::string& operand) {
+      std::string text = constants[operand]->params.at("expr").text();
+      std::replace(text.begin(), text.end(), '[', '(');
+      std::replace(text.begin(), text.end(), ']', ')');
+      return Parameter::Parse(text);
+    };
+    node.params["mode"] = Parameter::Parse("nearest-exact");
+    node.params["size"] = list(node.input_names[1]);
+    node.params["scale_factor"] = list(node.input_names[2]);
+    for (size_t i = 1; i < 3; ++i) {
+      if (--readers[node.input_names[i]] == 0) folded.insert(node.input_names[i]);
+    }
+    node.type = "F.interpolate";
+    node.input_names.resize(1);
+    node.input_keys.clear();
+  }
+  graph->nodes.erase(std::remove_if(graph->nodes.begin(), graph->nodes.end(),
+                                    [&](const Node& node) {
+                                      return node.output_names.size() == 1 &&
+                                             folded.count(node.output_names[0]) > 0;
+                                    }),
+                     graph->nodes.end());
+  EraseOperands(folded, graph);
+}
+
 }  // namespace
 
 void ResolvePnnxInputsAndOutputs(Graph* graph) {
   FoldTupleUnpacks(graph);
+  FoldNearestExactUpsamples(graph);
   // Operands read by each pnnx.Output line, in file order, become the graph's outputs; a tuple
   // that only feeds pnnx.Output stands for its elements.
   std::vector<Node> kept;
