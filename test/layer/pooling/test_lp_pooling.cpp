@@ -12,7 +12,6 @@
 namespace lumen {
 namespace {
 
-using test_support::LayerError;
 using test_support::MakeOperator;
 using test_support::RunLayer;
 using ::testing::HasSubstr;
@@ -30,9 +29,9 @@ TEST(LpPooling, PoolsNormsByHand) {
                {Tensor::FromRowMajor({3, 4, 12, 0, 1}, {1, 5})});
   ASSERT_EQ(outputs[0].size(), 3u);
   EXPECT_FLOAT_EQ(outputs[0].ToRowMajor()[2], std::sqrt(2.0f));
-  EXPECT_THAT(
-      LayerError(MakeOperator("nn.LPPool2d", {"norm_type=0", "kernel_size=2"}), {{1, 1, 4, 4}}),
-      HasSubstr("norm_type must be a non-zero number"));
+  EXPECT_THAT(test_support::LayerError(
+                  MakeOperator("nn.LPPool2d", {"norm_type=0", "kernel_size=2"}), {{1, 1, 4, 4}}),
+              HasSubstr("norm_type must be a non-zero number"));
 }
 
 // nn.LocalResponseNorm(2, alpha=1, beta=1, k=1) on channels (1, 2) at one position: channel 0's
@@ -43,7 +42,7 @@ TEST(LocalResponseNorm, NormalisesAcrossChannelsByHand) {
       RunLayer(MakeOperator("nn.LocalResponseNorm", {"size=2", "alpha=1.0", "beta=1.0", "k=1.0"}),
                {Tensor::FromRowMajor({1, 2}, {1, 2, 1})});
   EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({1.0f / 1.5f, 2.0f / 3.5f}));
-  EXPECT_THAT(LayerError(MakeOperator("nn.LocalResponseNorm", {"size=2"}), {{2, 3}}),
+  EXPECT_THAT(test_support::LayerError(MakeOperator("nn.LocalResponseNorm", {"size=2"}), {{2, 3}}),
               HasSubstr("expected an input of rank 3 or more"));
 }
 

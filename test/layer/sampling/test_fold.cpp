@@ -11,7 +11,6 @@
 namespace lumen {
 namespace {
 
-using test_support::LayerError;
 using test_support::MakeOperator;
 using test_support::RunLayer;
 using ::testing::HasSubstr;
@@ -31,11 +30,12 @@ TEST(Fold, UnfoldsAndFoldsBackByHand) {
 }
 
 TEST(Fold, RejectsColumnsThatDoNotMatchTheBlocks) {
+  EXPECT_THAT(test_support::LayerError(
+                  MakeOperator("nn.Fold", {"kernel_size=(2,2)", "output_size=(2,3)"}), {{1, 4, 3}}),
+              HasSubstr("L = 2 blocks, got (1,4,3)"));
   EXPECT_THAT(
-      LayerError(MakeOperator("nn.Fold", {"kernel_size=(2,2)", "output_size=(2,3)"}), {{1, 4, 3}}),
-      HasSubstr("L = 2 blocks, got (1,4,3)"));
-  EXPECT_THAT(LayerError(MakeOperator("nn.Unfold", {"kernel_size=(3,3)"}), {{1, 1, 2, 2}}),
-              HasSubstr("holds no block of the window"));
+      test_support::LayerError(MakeOperator("nn.Unfold", {"kernel_size=(3,3)"}), {{1, 1, 2, 2}}),
+      HasSubstr("holds no block of the window"));
 }
 
 }  // namespace

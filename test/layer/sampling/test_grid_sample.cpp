@@ -11,7 +11,6 @@
 namespace lumen {
 namespace {
 
-using test_support::LayerError;
 using test_support::MakeOperator;
 using test_support::RunLayer;
 using ::testing::HasSubstr;
@@ -34,15 +33,15 @@ TEST(GridSample, SamplesByHand) {
 }
 
 TEST(GridSample, RejectsMismatchedGridsAndUnknownModes) {
-  EXPECT_THAT(
-      LayerError(MakeOperator("F.grid_sample", {"mode=bilinear"}), {{1, 2, 4, 4}, {1, 3, 3, 3}}),
-      HasSubstr("expected an (N,C,H,W) input with an (N,H',W',2) grid"));
-  EXPECT_THAT(LayerError(MakeOperator("F.grid_sample", {"mode=bicubic"}),
-                         {{1, 2, 4, 4, 4}, {1, 3, 3, 3, 3}}),
+  EXPECT_THAT(test_support::LayerError(MakeOperator("F.grid_sample", {"mode=bilinear"}),
+                                       {{1, 2, 4, 4}, {1, 3, 3, 3}}),
+              HasSubstr("expected an (N,C,H,W) input with an (N,H',W',2) grid"));
+  EXPECT_THAT(test_support::LayerError(MakeOperator("F.grid_sample", {"mode=bicubic"}),
+                                       {{1, 2, 4, 4, 4}, {1, 3, 3, 3, 3}}),
               HasSubstr("bicubic needs a 4-D input"));
-  EXPECT_THAT(
-      LayerError(MakeOperator("F.grid_sample", {"mode=area"}), {{1, 2, 4, 4}, {1, 3, 3, 2}}),
-      HasSubstr("unknown mode 'area'"));
+  EXPECT_THAT(test_support::LayerError(MakeOperator("F.grid_sample", {"mode=area"}),
+                                       {{1, 2, 4, 4}, {1, 3, 3, 2}}),
+              HasSubstr("unknown mode 'area'"));
 }
 
 // F.affine_grid(torch.tensor([[[1., 0., 0.5], [0., 2., 0.]]]), (1, 1, 1, 2), align_corners=True):
@@ -53,8 +52,9 @@ TEST(AffineGrid, TransformsTheBaseGridByHand) {
                {Tensor::FromRowMajor({1, 0, 0.5f, 0, 2, 0}, {1, 2, 3})});
   EXPECT_EQ(outputs[0].shape(), Shape({1, 1, 2, 2}));
   EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({-0.5f, 0, 1.5f, 0}));
-  EXPECT_THAT(LayerError(MakeOperator("F.affine_grid", {"size=(1,1,4,4)"}), {{1, 3, 4}}),
-              HasSubstr("expected theta (1,2,3), got (1,3,4)"));
+  EXPECT_THAT(
+      test_support::LayerError(MakeOperator("F.affine_grid", {"size=(1,1,4,4)"}), {{1, 3, 4}}),
+      HasSubstr("expected theta (1,2,3), got (1,3,4)"));
 }
 
 }  // namespace
