@@ -150,6 +150,9 @@ Upsample::Upsample(const LayerConfig& config) : Layer(config) {
   }
   if (type.size() > 2 && type.compare(type.size() - 2, 2, "2d") == 0) dimensions_ = 2;
   if (IsGiven(config, "align_corners")) align_corners_ = config.BoolParam("align_corners");
+  if (IsGiven(config, "antialias") && config.BoolParam("antialias")) {
+    Fail("antialias=True is not supported");
+  }
   if (IsGiven(config, "recompute_scale_factor")) {
     recompute_scale_factor_ = config.BoolParam("recompute_scale_factor");
   }

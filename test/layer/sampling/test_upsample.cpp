@@ -83,6 +83,10 @@ TEST(Upsample, RejectsUnknownModesAndMismatchedAxes) {
   EXPECT_THAT(LayerError(MakeOperator("nn.Upsample", {"mode=area", "scale_factor=(2.0,2.0)"}),
                          {{1, 2, 3, 3}}),
               HasSubstr("mode 'area' is not supported"));
+  EXPECT_THAT(LayerError(MakeOperator("F.interpolate",
+                                      {"mode=bilinear", "scale_factor=0.5", "antialias=True"}),
+                         {{1, 2, 4, 4}}),
+              HasSubstr("antialias=True is not supported"));
   EXPECT_THAT(LayerError(MakeOperator("nn.Upsample", {"mode=trilinear", "scale_factor=(2.0,2.0)"}),
                          {{1, 2, 3, 3}}),
               HasSubstr("mode 'trilinear' resizes 3 axes, but 2 sizes or scale factors are given"));
