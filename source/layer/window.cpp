@@ -10,89 +10,92 @@
 namespace lumen {
 namespace {
 
-// A 1-D operator's parameter: an int or a one-element list.
-int SingleInt(const LayerConfig& op, const std::string& key) {
+// An `axes`-D operator's parameter: an int (the same on every axis) or a list of 1 or `axes`
+// ints.
+std::vector<int> IntPerAxis(const LayerConfig& op, const std::string& key, size_t axes) {
   const Parameter& parameter = op.Param(key);
-  if (parameter.type() == Parameter::Type::kInt) return parameter.AsInt();
-  const std::vector<int> values = op.IntArrayParam(key);
-  if (values.size() != 1) {
-    throw Error(
-        Concat(op.Describe(), ": '", key, "' must be one int, got '", parameter.text(), "'"));
+  if (parameter.type() == Parameter::Type::kInt) return std::vector<int>(axes, parameter.AsInt());
+  std::vector<int> values = op.IntArrayParam(key);
+  if (values.size() == 1) values.resize(axes, values[0]);
+  if (values.size() != axes) {
+    throw Error(Concat(op.Describe(), ": '", key, "' must be ",
+                       axes == 1 ? std::string("one int") : Concat(axes, " ints"), ", got '",
+                       parameter.text(), "'"));
   }
-  return values[0];
+  return values;
+}
+
+// The height and width axes of a 2-D window.
+Window2d PlaneWindow(const WindowAxis& height, const WindowAxis& width) {
+  Window2d window;
+  window.kernel_h = height.kernel;
+  window.stride_h = height.stride;
+  window.dilation_h = height.dilation;
+  window.pad_top = height.pad_before;
+  window.pad_bottom = height.pad_after;
+  window.kernel_w = width.kernel;
+  window.stride_w = width.stride;
+  window.dilation_w = width.dilation;
+  window.pad_left = width.pad_before;
+  window.pad_right = width.pad_after;
+  return window;
 }
 
 }  // namespace
 
-Window2d ReadWindow1d(const LayerConfig& op, bool stride_defaults_to_kernel) {
-  Window2d window;
-  window.kernel_w = SingleInt(op, "kernel_size");
+std::vector<WindowAxis> ReadWindowAxes(const LayerConfig& op, size_t axes,
+                                       bool stride_defaults_to_kernel) {
+  const std::vector<int> kernel = IntPerAxis(op, "kernel_size", axes);
+  // pnnx writes stride=() or None for pooling called without a stride.
   const bool has_stride = op.HasParam("stride") && !op.Param("stride").IsNone();
-  window.stride_w = has_stride                  ? SingleInt(op, "stride")
-                    : stride_defaults_to_kernel ? window.kernel_w
-                                                : 1;
-  window.dilation_w = op.HasParam("dilation") ? SingleInt(op, "dilation") : 1;
-  if (window.kernel_w < 1 || window.stride_w < 1 || window.dilation_w < 1) {
-    throw Error(Concat(op.Describe(), ": kernel_size, stride and dilation must be positive"));
+  const std::vector<int> stride = has_stride                  ? IntPerAxis(op, "stride", axes)
+                                  : stride_defaults_to_kernel ? kernel
+                                                              : std::vector<int>(axes, 1);
+  const std::vector<int> dilation =
+      op.HasParam("dilation") ? IntPerAxis(op, "dilation", axes) : std::vector<int>(axes, 1);
+  std::vector<WindowAxis> window(axes);
+  for (size_t i = 0; i < axes; ++i) {
+    window[i].kernel = kernel[i];
+    window[i].stride = stride[i];
+    window[i].dilation = dilation[i];
+    if (kernel[i] < 1 || stride[i] < 1 || dilation[i] < 1) {
+      throw Error(Concat(op.Describe(), ": kernel_size, stride and dilation must be positive"));
+    }
   }
   if (!op.HasParam("padding")) return window;
   const Parameter& padding = op.Param("padding");
   if (padding.type() == Parameter::Type::kString) {
     if (padding.AsString() == "same") {
-      const int total = CheckedInt(int64_t{window.dilation_w} * (window.kernel_w - 1), "padding");
-      window.pad_left = total / 2;
-      window.pad_right = total - window.pad_left;
+      for (WindowAxis& axis : window) {
+        const int total = CheckedInt(int64_t{axis.dilation} * (axis.kernel - 1), "padding");
+        axis.pad_before = total / 2;
+        axis.pad_after = total - axis.pad_before;
+      }
     } else if (padding.AsString() != "valid") {
       throw Error(Concat(op.Describe(), ": unknown padding '", padding.AsString(), "'"));
     }
     return window;
   }
-  const int pad = SingleInt(op, "padding");
-  if (pad < 0) throw Error(Concat(op.Describe(), ": negative padding"));
-  window.pad_left = window.pad_right = pad;
+  const std::vector<int> pad = IntPerAxis(op, "padding", axes);
+  for (size_t i = 0; i < axes; ++i) {
+    if (pad[i] < 0) throw Error(Concat(op.Describe(), ": negative padding"));
+    window[i].pad_before = window[i].pad_after = pad[i];
+  }
   return window;
 }
 
+Window2d ReadWindow1d(const LayerConfig& op, bool stride_defaults_to_kernel) {
+  return PlaneWindow(WindowAxis{}, ReadWindowAxes(op, 1, stride_defaults_to_kernel)[0]);
+}
+
 Window2d ReadWindow2d(const LayerConfig& op, bool stride_defaults_to_kernel) {
-  Window2d window;
-  const std::vector<int> kernel = op.IntPairParam("kernel_size");
-  window.kernel_h = kernel[0];
-  window.kernel_w = kernel[1];
-  // pnnx writes stride=() or None for pooling called without a stride.
-  const bool has_stride = op.HasParam("stride") && !op.Param("stride").IsNone();
-  const std::vector<int> stride = has_stride                  ? op.IntPairParam("stride")
-                                  : stride_defaults_to_kernel ? kernel
-                                                              : std::vector<int>{1, 1};
-  window.stride_h = stride[0];
-  window.stride_w = stride[1];
-  const std::vector<int> dilation =
-      op.HasParam("dilation") ? op.IntPairParam("dilation") : std::vector<int>{1, 1};
-  window.dilation_h = dilation[0];
-  window.dilation_w = dilation[1];
-  if (window.kernel_h < 1 || window.kernel_w < 1 || window.stride_h < 1 || window.stride_w < 1 ||
-      window.dilation_h < 1 || window.dilation_w < 1) {
-    throw Error(Concat(op.Describe(), ": kernel_size, stride and dilation must be positive"));
-  }
-  if (!op.HasParam("padding")) return window;
-  const Parameter& padding = op.Param("padding");
-  if (padding.type() == Parameter::Type::kString) {
-    if (padding.AsString() == "same") {
-      const int total_h = CheckedInt(int64_t{window.dilation_h} * (window.kernel_h - 1), "padding");
-      const int total_w = CheckedInt(int64_t{window.dilation_w} * (window.kernel_w - 1), "padding");
-      window.pad_top = total_h / 2;
-      window.pad_bottom = total_h - window.pad_top;
-      window.pad_left = total_w / 2;
-      window.pad_right = total_w - window.pad_left;
-    } else if (padding.AsString() != "valid") {
-      throw Error(Concat(op.Describe(), ": unknown padding '", padding.AsString(), "'"));
-    }
-    return window;
-  }
-  const std::vector<int> pad = op.IntPairParam("padding");
-  if (pad[0] < 0 || pad[1] < 0) throw Error(Concat(op.Describe(), ": negative padding"));
-  window.pad_top = window.pad_bottom = pad[0];
-  window.pad_left = window.pad_right = pad[1];
-  return window;
+  const std::vector<WindowAxis> axes = ReadWindowAxes(op, 2, stride_defaults_to_kernel);
+  return PlaneWindow(axes[0], axes[1]);
+}
+
+Window3d ReadWindow3d(const LayerConfig& op, bool stride_defaults_to_kernel) {
+  const std::vector<WindowAxis> axes = ReadWindowAxes(op, 3, stride_defaults_to_kernel);
+  return Window3d{axes[0], PlaneWindow(axes[1], axes[2])};
 }
 
 }  // namespace lumen

@@ -23,6 +23,10 @@ int SlidingOutputSize(int input, int kernel, int stride, int dilation, int pad_b
   return CheckedInt(output, "sliding window output size");
 }
 
+int WindowAxis::OutputSize(int input, bool ceil_mode) const {
+  return SlidingOutputSize(input, kernel, stride, dilation, pad_before, pad_after, ceil_mode);
+}
+
 int Window2d::OutputHeight(int input_h, bool ceil_mode) const {
   return SlidingOutputSize(input_h, kernel_h, stride_h, dilation_h, pad_top, pad_bottom, ceil_mode);
 }

@@ -17,6 +17,23 @@ struct Window2d {
   int OutputWidth(int input_w, bool ceil_mode = false) const;
 };
 
+// Kernel size, stride, dilation and zero padding of a window along one axis: the depth of a 3-D
+// window (a 2-D window's axes are spelled out in Window2d, which convolution reads everywhere).
+struct WindowAxis {
+  int kernel = 1, stride = 1, dilation = 1;
+  int pad_before = 0, pad_after = 0;
+
+  // Output extent for `input` input positions (PyTorch's formula, including its ceil_mode rule).
+  int OutputSize(int input, bool ceil_mode = false) const;
+};
+
+// A 3-D window: the depth axis and the window over each depth slice's plane. A 2-D window is a
+// 3-D one of depth 1.
+struct Window3d {
+  WindowAxis depth;
+  Window2d plane;
+};
+
 // Output extent of a sliding window along one axis, as torch computes it; 0 when the window does
 // not fit. Computed in 64 bits: throws lumen::Error when the result does not fit in an int (a
 // kernel of 2^30 with dilation 4 must not wrap around into a plausible size).

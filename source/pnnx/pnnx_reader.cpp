@@ -3,7 +3,10 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "graph/graph_reader.hpp"
 #include "lumen/error.hpp"
@@ -43,7 +46,95 @@ void ReadPnnxWeights(const std::string& bin_path, const std::string& param_path,
   }
 }
 
+namespace {
+
+// Removes the named operands from the graph's operand list.
+void EraseOperands(const std::set<std::string>& names, Graph* graph) {
+  graph->operands.erase(
+      std::remove_if(graph->operands.begin(), graph->operands.end(),
+                     [&](const Operand& operand) { return names.count(operand.name) > 0; }),
+      graph->operands.end());
+}
+
+// pnnx writes an operator returning a tuple (nn.AdaptiveMaxPool2d with return_indices=True) as
+// one tuple output and a prim::TupleUnpack of it: the operator takes the unpack's outputs
+// instead, when nothing else reads the tuple.
+void FoldTupleUnpacks(Graph* graph) {
+  std::map<std::string, int> readers;
+  for (const Node& node : graph->nodes) {
+    for (const std::string& name : node.input_names) ++readers[name];
+  }
+  std::vector<Node> nodes;
+  std::set<std::string> dropped_operands;
+  for (Node& node : graph->nodes) {
+    if (node.type == "prim::TupleUnpack" && node.input_names.size() == 1 &&
+        readers[node.input_names[0]] == 1) {
+      const std::string& tuple = node.input_names[0];
+      const auto producer = std::find_if(nodes.begin(), nodes.end(), [&](const Node& other) {
+        return other.output_names.size() == 1 && other.output_names[0] == tuple;
+      });
+      if (producer != nodes.end()) {
+        producer->output_names = node.output_names;
+        dropped_operands.insert(tuple);
+        continue;
+      }
+    }
+    nodes.push_back(std::move(node));
+  }
+  graph->nodes = std::move(nodes);
+  EraseOperands(dropped_operands, graph);
+}
+
+// pnnx writes F.interpolate(mode="nearest-exact") on a 5-D input as
+// aten::_upsample_nearest_exact3d(input, output_size, scale_factors), the two lists coming from
+// pnnx.Expression lines without inputs ("[11,12,13]", "None"): it becomes F.interpolate with those
+// constants as its size or scale_factor, and the expressions go when nothing else reads them.
+void FoldNearestExactUpsamples(Graph* graph) {
+  std::map<std::string, const Node*> constants;  // operand -> the input-less expression making it
+  std::map<std::string, int> readers;
+  for (const Node& node : graph->nodes) {
+    if (node.type == "pnnx.Expression" && node.input_names.empty() &&
+        node.output_names.size() == 1 && node.params.count("expr")) {
+      constants[node.output_names[0]] = &node;
+    }
+    for (const std::string& name : node.input_names) ++readers[name];
+  }
+  std::set<std::string> folded;
+  for (Node& node : graph->nodes) {
+    if (node.type.rfind("aten::_upsample_nearest_exact", 0) != 0 || node.input_names.size() != 3 ||
+        !constants.count(node.input_names[1]) || !constants.count(node.input_names[2])) {
+      continue;
+    }
+    const auto list = [&](const std::string& operand) {
+      std::string text = constants[operand]->params.at("expr").text();
+      std::replace(text.begin(), text.end(), '[', '(');
+      std::replace(text.begin(), text.end(), ']', ')');
+      return Parameter::Parse(text);
+    };
+    node.params["mode"] = Parameter::Parse("nearest-exact");
+    node.params["size"] = list(node.input_names[1]);
+    node.params["scale_factor"] = list(node.input_names[2]);
+    for (size_t i = 1; i < 3; ++i) {
+      if (--readers[node.input_names[i]] == 0) folded.insert(node.input_names[i]);
+    }
+    node.type = "F.interpolate";
+    node.input_names.resize(1);
+    node.input_keys.clear();
+  }
+  graph->nodes.erase(std::remove_if(graph->nodes.begin(), graph->nodes.end(),
+                                    [&](const Node& node) {
+                                      return node.output_names.size() == 1 &&
+                                             folded.count(node.output_names[0]) > 0;
+                                    }),
+                     graph->nodes.end());
+  EraseOperands(folded, graph);
+}
+
+}  // namespace
+
 void ResolvePnnxInputsAndOutputs(Graph* graph) {
+  FoldTupleUnpacks(graph);
+  FoldNearestExactUpsamples(graph);
   // Operands read by each pnnx.Output line, in file order, become the graph's outputs; a tuple
   // that only feeds pnnx.Output stands for its elements.
   std::vector<Node> kept;
@@ -83,11 +174,7 @@ void ResolvePnnxInputsAndOutputs(Graph* graph) {
     nodes.push_back(std::move(node));
   }
   graph->nodes = std::move(nodes);
-  graph->operands.erase(std::remove_if(graph->operands.begin(), graph->operands.end(),
-                                       [&](const Operand& operand) {
-                                         return dropped_operands.count(operand.name) > 0;
-                                       }),
-                        graph->operands.end());
+  EraseOperands(dropped_operands, graph);
   if (graph->input_names.empty()) throw Error(Concat(graph->source, ": no pnnx.Input line"));
   if (graph->output_names.empty()) throw Error(Concat(graph->source, ": no pnnx.Output line"));
 }

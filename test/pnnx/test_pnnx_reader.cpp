@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "lumen/error.hpp"
+#include "pnnx/param_reader.hpp"
 #include "pnnx/pnnx_reader.hpp"
 #include "pnnx/storage_zip.hpp"
 #include "support/source_directory.hpp"
@@ -104,6 +107,31 @@ TEST(PnnxReader, RejectsADirectoryAndAnEmptyFile) {
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("empty file"), std::string::npos) << error.what();
   }
+}
+
+// A tuple that pnnx unpacks right after the operator making it (nn.AdaptiveMaxPool2d with
+// return_indices=True) becomes that operator's outputs, and aten::_upsample_nearest_exact3d with
+// constant lists becomes F.interpolate with them as parameters.
+TEST(PnnxReader, FoldsTupleUnpacksAndConstantNearestExactUpsamples) {
+  const std::string param =
+      WriteFile("fold.pnnx.param",
+                "7767517\n7 7\n"
+                "pnnx.Input in 0 1 0 #0=(1,2,4,4,4)f32\n"
+                "nn.AdaptiveMaxPool3d pool 1 1 0 1 output_size=(2,2,2) return_indices=True\n"
+                "prim::TupleUnpack unpack 1 2 1 2 3\n"
+                "pnnx.Expression size 0 1 4 expr=[3,5,6]\n"
+                "pnnx.Expression scale 0 1 5 expr=None\n"
+                "aten::_upsample_nearest_exact3d up 3 1 2 4 5 6\n"
+                "pnnx.Output out 2 0 3 6\n");
+  Graph graph = ReadPnnxParam(param);
+  ResolvePnnxInputsAndOutputs(&graph);
+  ASSERT_EQ(graph.nodes.size(), 2u);
+  EXPECT_EQ(graph.nodes[0].output_names, std::vector<std::string>({"2", "3"}));
+  EXPECT_EQ(graph.nodes[1].type, "F.interpolate");
+  EXPECT_EQ(graph.nodes[1].input_names, std::vector<std::string>({"2"}));
+  EXPECT_EQ(graph.nodes[1].params.at("size").AsIntArray(), std::vector<int>({3, 5, 6}));
+  EXPECT_TRUE(graph.nodes[1].params.at("scale_factor").IsNone());
+  EXPECT_EQ(graph.nodes[1].params.at("mode").AsString(), "nearest-exact");
 }
 
 }  // namespace

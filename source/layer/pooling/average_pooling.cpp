@@ -1,8 +1,10 @@
-// nn.AvgPool2d and nn.AvgPool1d: the mean over each sliding window.
+// nn.AvgPool1d, nn.AvgPool2d and nn.AvgPool3d: the mean over each sliding window.
 #include "kernel/average_pooling.hpp"
 
+#include <memory>
 #include <vector>
 
+#include "kernel/volume_pooling.hpp"
 #include "layer/layer.hpp"
 #include "layer/layer_registry.hpp"
 #include "layer/pooling/pooling_layer.hpp"
@@ -12,33 +14,35 @@
 namespace lumen {
 
 // Average pooling with stride, padding, ceil_mode, count_include_pad and divisor_override, over
-// every plane of a (C,H,W) or (N,C,H,W) input. The 1-D form pools a (C,L) or (N,C,L) input along
-// L: each sample's C x L plane with a window of height 1.
+// every channel of a 1-D, 2-D or 3-D feature map, batched or not.
 class AveragePooling : public Layer {
  public:
-  // Reads the nn.AvgPool2d parameters.
+  // Reads the nn.AvgPool1d/2d/3d parameters.
   explicit AveragePooling(const LayerConfig& config);
-  // The input with its plane pooled (PyTorch's size formula, computed in 64 bits).
+  // The input pooled (PyTorch's size formula, computed in 64 bits).
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
-  // Averages every window of every plane.
+  // Reserves the depth pass's scratch.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& output_shapes,
+                                      const PrepareContext& context) const override;
+  // Averages every window of every depth slice, then across depth.
   void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                const ForwardContext& context) const override;
 
  private:
-  SlidingWindow sliding_;   // the window, ceil_mode, 1-D (nn.AvgPool1d / F.avg_pool1d) or not
+  SlidingWindow sliding_;   // the window, ceil_mode, 1-D, 2-D or 3-D
   AverageDivisor divisor_;  // count_include_pad, divisor_override
 };
 
 AveragePooling::AveragePooling(const LayerConfig& config)
-    : Layer(config),
-      sliding_(ReadSlidingWindow(
-          config, config.type() == "nn.AvgPool1d" || config.type() == "F.avg_pool1d")) {
+    : Layer(config), sliding_(ReadSlidingWindow(config, PooledDimensions(config.type()))) {
   divisor_.count_include_pad = config.BoolParam("count_include_pad", true);
   if (config.HasParam("divisor_override") && !config.Param("divisor_override").IsNone()) {
     divisor_.divisor_override = config.IntParam("divisor_override");
     if (divisor_.divisor_override <= 0) Fail("divisor_override must be positive");
   }
-  if (sliding_.window.dilation_h != 1 || sliding_.window.dilation_w != 1) {
+  const Window3d& window = sliding_.window;
+  if (window.plane.dilation_h != 1 || window.plane.dilation_w != 1 || window.depth.dilation != 1) {
     Fail("dilation is not supported");
   }
 }
@@ -47,17 +51,30 @@ std::vector<Shape> AveragePooling::OutputShapes(const std::vector<Shape>& input_
   return {SlidingPooledShape(*this, input_shapes, sliding_)};
 }
 
+std::unique_ptr<LayerState> AveragePooling::Prepare(const std::vector<Shape>& input_shapes,
+                                                    const std::vector<Shape>& output_shapes,
+                                                    const PrepareContext& context) const {
+  if (context.workspace != nullptr) {
+    context.workspace->Reserve(
+        ScratchSlot::kFirst,
+        VolumeScratchSize(VolumeOf(input_shapes[0], output_shapes[0], sliding_.dimensions)));
+  }
+  return nullptr;
+}
+
 void AveragePooling::Forward(const std::vector<const Tensor*>& inputs,
                              const std::vector<Tensor*>& outputs,
                              const ForwardContext& context) const {
-  const PoolingPlane plane = PlaneOf(*inputs[0], *outputs[0]);
-  ForEachPlane(*inputs[0], outputs[0], context.compute.pool,
-               [&](const float* input, float* output) {
-                 AveragePool(sliding_.window, divisor_, plane, input, output);
-               });
+  const PoolingVolume volume =
+      VolumeOf(inputs[0]->shape(), outputs[0]->shape(), sliding_.dimensions);
+  ForEachVolume(
+      *inputs[0], outputs[0], volume, context.compute.pool, [&](const float* input, float* output) {
+        AveragePoolVolume(sliding_.window, divisor_, volume, input, output,
+                          context.compute.Scratch(ScratchSlot::kFirst, VolumeScratchSize(volume)));
+      });
 }
 
-LUMEN_REGISTER_LAYER(AveragePooling, "nn.AvgPool2d", "F.avg_pool2d", "nn.AvgPool1d",
-                     "F.avg_pool1d");
+LUMEN_REGISTER_LAYER(AveragePooling, "nn.AvgPool2d", "F.avg_pool2d", "nn.AvgPool1d", "F.avg_pool1d",
+                     "nn.AvgPool3d", "F.avg_pool3d");
 
 }  // namespace lumen

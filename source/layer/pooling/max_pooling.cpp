@@ -1,8 +1,9 @@
-// nn.MaxPool2d and nn.MaxPool1d: the maximum over each sliding window.
+// nn.MaxPool1d, nn.MaxPool2d and nn.MaxPool3d: the maximum over each sliding window.
 #include <memory>
 #include <vector>
 
 #include "kernel/max_pooling_kernels.hpp"
+#include "kernel/volume_pooling.hpp"
 #include "layer/layer.hpp"
 #include "layer/layer_registry.hpp"
 #include "layer/pooling/pooling_layer.hpp"
@@ -12,48 +13,47 @@
 namespace lumen {
 
 // Max pooling with stride, padding (which never wins: it counts as -infinity), dilation and
-// ceil_mode, over every plane of a (C,H,W) or (N,C,H,W) input. The 1-D form pools a (C,L) or
-// (N,C,L) input along L: each sample's C x L plane with a window of height 1.
+// ceil_mode, over every channel of a 1-D, 2-D or 3-D feature map, batched or not. With
+// return_indices a second output holds each maximum's flattened position in its channel (as
+// floats), as PyTorch returns them.
 class MaxPooling : public Layer {
  public:
-  // Reads the nn.MaxPool2d (nn.MaxPool1d) parameters; return_indices must be False.
+  // Reads the nn.MaxPool1d/2d/3d parameters.
   explicit MaxPooling(const LayerConfig& config);
-  // The input with its plane pooled (PyTorch's size formula, computed in 64 bits: a window too
-  // large for the input is refused here, before anything runs).
+  // The input pooled (PyTorch's size formula, computed in 64 bits: a window too large for the
+  // input is refused here, before anything runs), twice with return_indices.
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
-  // Reserves the separable kernel's scratch.
+  // Reserves the separable kernel's and the depth pass's scratch.
   std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
                                       const std::vector<Shape>& output_shapes,
                                       const PrepareContext& context) const override;
-  // Pools every plane (separably when dilation is 1).
+  // Pools every channel (each depth slice separably when dilation is 1, then across depth).
   void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                const ForwardContext& context) const override;
 
  private:
-  SlidingWindow sliding_;  // the window, ceil_mode, 1-D (nn.MaxPool1d / F.max_pool1d) or not
+  SlidingWindow sliding_;  // the window, ceil_mode, 1-D, 2-D or 3-D
+  bool return_indices_;
 };
 
 MaxPooling::MaxPooling(const LayerConfig& config)
     : Layer(config),
-      sliding_(ReadSlidingWindow(
-          config, config.type() == "nn.MaxPool1d" || config.type() == "F.max_pool1d")) {
-  if (config.BoolParam("return_indices", false)) Fail("return_indices=True is not supported");
-}
+      sliding_(ReadSlidingWindow(config, PooledDimensions(config.type()))),
+      return_indices_(config.BoolParam("return_indices", false)) {}
 
 std::vector<Shape> MaxPooling::OutputShapes(const std::vector<Shape>& input_shapes) const {
-  return {SlidingPooledShape(*this, input_shapes, sliding_)};
+  const Shape output = SlidingPooledShape(*this, input_shapes, sliding_);
+  if (return_indices_) return {output, output};
+  return {output};
 }
 
 std::unique_ptr<LayerState> MaxPooling::Prepare(const std::vector<Shape>& input_shapes,
                                                 const std::vector<Shape>& output_shapes,
                                                 const PrepareContext& context) const {
-  const Shape& input = input_shapes[0];
-  const Shape& output = output_shapes[0];
-  const size_t rank = input.size();
-  const PoolingPlane plane{static_cast<int>(input[rank - 2]), static_cast<int>(input[rank - 1]),
-                           static_cast<int>(output[rank - 2]), static_cast<int>(output[rank - 1])};
-  if (context.workspace != nullptr) {
-    context.workspace->Reserve(ScratchSlot::kFirst, MaxPoolSeparableScratchSize(plane));
+  const PoolingVolume volume = VolumeOf(input_shapes[0], output_shapes[0], sliding_.dimensions);
+  if (context.workspace != nullptr && !return_indices_) {
+    context.workspace->Reserve(ScratchSlot::kFirst, MaxPoolSeparableScratchSize(volume.plane));
+    context.workspace->Reserve(ScratchSlot::kSecond, VolumeScratchSize(volume));
   }
   return nullptr;
 }
@@ -61,20 +61,42 @@ std::unique_ptr<LayerState> MaxPooling::Prepare(const std::vector<Shape>& input_
 void MaxPooling::Forward(const std::vector<const Tensor*>& inputs,
                          const std::vector<Tensor*>& outputs, const ForwardContext& context) const {
   const Tensor& input = *inputs[0];
-  Tensor& output = *outputs[0];
-  const PoolingPlane plane = PlaneOf(input, output);
-  const bool separable = sliding_.window.dilation_h == 1 && sliding_.window.dilation_w == 1;
-  const size_t scratch_size = separable ? MaxPoolSeparableScratchSize(plane) : 0;
-  ForEachPlane(input, &output, context.compute.pool, [&](const float* source, float* target) {
-    if (separable) {
-      float* scratch = context.compute.Scratch(ScratchSlot::kFirst, scratch_size);
-      MaxPoolSeparable(sliding_.window, plane, source, target, scratch);
-    } else {
-      MaxPoolReference(sliding_.window, plane, source, target);
-    }
-  });
+  const PoolingVolume volume = VolumeOf(input.shape(), outputs[0]->shape(), sliding_.dimensions);
+  const Window3d& window = sliding_.window;
+  if (return_indices_) {
+    float* indices = outputs[1]->data();
+    const float* output_start = outputs[0]->data();
+    ForEachVolume(input, outputs[0], volume, context.compute.pool,
+                  [&](const float* source, float* target) {
+                    MaxPoolWithIndices(window, volume, sliding_.dimensions != 1, source, target,
+                                       indices + (target - output_start));
+                  });
+    return;
+  }
+  const bool separable = window.plane.dilation_h == 1 && window.plane.dilation_w == 1;
+  const size_t plane_scratch_size = separable ? MaxPoolSeparableScratchSize(volume.plane) : 0;
+  const size_t slice_size = volume.OutputSliceSize();
+  ForEachVolume(
+      input, outputs[0], volume, context.compute.pool, [&](const float* source, float* target) {
+        float* plane_scratch = context.compute.Scratch(ScratchSlot::kFirst, plane_scratch_size);
+        float* slices = context.compute.Scratch(ScratchSlot::kSecond, VolumeScratchSize(volume));
+        PoolVolume(
+            volume, source, target, slices,
+            [&](const float* slice, float* pooled) {
+              if (separable) {
+                MaxPoolSeparable(window.plane, volume.plane, slice, pooled, plane_scratch);
+              } else {
+                MaxPoolReference(window.plane, volume.plane, slice, pooled);
+              }
+            },
+            [&](int64_t index, const float* pooled, float* output) {
+              MaxOfSlices(pooled, slice_size, SlidingTaps(window.depth, volume.input_d, index),
+                          output);
+            });
+      });
 }
 
-LUMEN_REGISTER_LAYER(MaxPooling, "nn.MaxPool2d", "F.max_pool2d", "nn.MaxPool1d", "F.max_pool1d");
+LUMEN_REGISTER_LAYER(MaxPooling, "nn.MaxPool2d", "F.max_pool2d", "nn.MaxPool1d", "F.max_pool1d",
+                     "nn.MaxPool3d", "F.max_pool3d");
 
 }  // namespace lumen

@@ -10,46 +10,69 @@
 
 namespace lumen {
 
-PlaneSize FeatureMapPlane(const Layer& layer, const std::vector<Shape>& input_shapes,
-                          bool one_dimensional) {
+int PooledDimensions(const std::string& type) {
+  const std::string suffix = type.size() >= 2 ? type.substr(type.size() - 2) : "";
+  return suffix == "1d" ? 1 : suffix == "3d" ? 3 : 2;
+}
+
+FeatureMapSize FeatureMapExtent(const Layer& layer, const std::vector<Shape>& input_shapes,
+                                int dimensions) {
   if (input_shapes.size() != 1) {
     throw Error(Concat(layer.description(), ": expected 1 input(s), got ", input_shapes.size()));
   }
   const Shape& input = input_shapes[0];
   const size_t rank = input.size();
-  constexpr uint32_t kIntMax = std::numeric_limits<int>::max();
-  const size_t smallest_rank = one_dimensional ? 2 : 3;
-  if ((rank != smallest_rank && rank != smallest_rank + 1) || input[rank - 2] == 0 ||
-      input[rank - 1] == 0 || input[rank - 2] > kIntMax || input[rank - 1] > kIntMax) {
-    throw Error(Concat(layer.description(), ": expected a ",
-                       one_dimensional ? "(C,L) or (N,C,L) input with non-empty C and L"
-                                       : "(C,H,W) or (N,C,H,W) input with non-empty H and W",
-                       ", got ", ShapeToString(input)));
+  // The unbatched form has one dimension (C) before the spatial ones.
+  const size_t smallest_rank = static_cast<size_t>(dimensions) + 1;
+  const size_t spatial = std::max(dimensions, 2);  // a 1-D signal's C x L plane
+  bool valid = rank == smallest_rank || rank == smallest_rank + 1;
+  for (size_t i = 1; valid && i <= spatial; ++i) {
+    valid = input[rank - i] > 0 && input[rank - i] <= uint32_t{std::numeric_limits<int>::max()};
   }
-  return PlaneSize{static_cast<int>(input[rank - 2]), static_cast<int>(input[rank - 1])};
+  if (!valid) {
+    const char* expected[] = {"(C,L) or (N,C,L) input with non-empty C and L",
+                              "(C,H,W) or (N,C,H,W) input with non-empty H and W",
+                              "(C,D,H,W) or (N,C,D,H,W) input with non-empty D, H and W"};
+    throw Error(Concat(layer.description(), ": expected a ", expected[dimensions - 1], ", got ",
+                       ShapeToString(input)));
+  }
+  FeatureMapSize size;
+  size.height = static_cast<int>(input[rank - 2]);
+  size.width = static_cast<int>(input[rank - 1]);
+  if (dimensions == 3) size.depth = static_cast<int>(input[rank - 3]);
+  return size;
 }
 
-Shape PooledShape(const Layer& layer, const Shape& input, int output_h, int output_w) {
-  Shape output = input;
-  output[output.size() - 2] = static_cast<uint32_t>(std::max(output_h, 0));
-  output[output.size() - 1] = static_cast<uint32_t>(std::max(output_w, 0));
-  if (output_h < 1 || output_w < 1) {
+Shape PooledShape(const Layer& layer, const Shape& input, const FeatureMapSize& output,
+                  int dimensions) {
+  Shape shape = input;
+  const size_t rank = shape.size();
+  shape[rank - 2] = static_cast<uint32_t>(std::max(output.height, 0));
+  shape[rank - 1] = static_cast<uint32_t>(std::max(output.width, 0));
+  if (dimensions == 3) shape[rank - 3] = static_cast<uint32_t>(std::max(output.depth, 0));
+  if (output.depth < 1 || output.height < 1 || output.width < 1) {
     throw Error(Concat(layer.description(), ": input ", ShapeToString(input),
-                       " is too small for the window: the output would be ",
-                       ShapeToString(output)));
+                       " is too small for the window: the output would be ", ShapeToString(shape)));
   }
-  return output;
+  return shape;
 }
 
-SlidingWindow ReadSlidingWindow(const LayerConfig& config, bool one_dimensional) {
+SlidingWindow ReadSlidingWindow(const LayerConfig& config, int dimensions) {
   SlidingWindow sliding;
-  sliding.one_dimensional = one_dimensional;
-  sliding.window = one_dimensional ? ReadWindow1d(config, /*stride_defaults_to_kernel=*/true)
-                                   : ReadWindow2d(config, /*stride_defaults_to_kernel=*/true);
+  sliding.dimensions = dimensions;
+  constexpr bool kStrideDefaultsToKernel = true;
+  if (dimensions == 3) {
+    sliding.window = ReadWindow3d(config, kStrideDefaultsToKernel);
+  } else {
+    sliding.window.plane = dimensions == 1 ? ReadWindow1d(config, kStrideDefaultsToKernel)
+                                           : ReadWindow2d(config, kStrideDefaultsToKernel);
+  }
   sliding.ceil_mode = config.BoolParam("ceil_mode", false);
-  const Window2d& w = sliding.window;
+  const Window2d& w = sliding.window.plane;
+  const WindowAxis& d = sliding.window.depth;
   if (int64_t{w.pad_top} * 2 > w.kernel_h || int64_t{w.pad_bottom} * 2 > w.kernel_h ||
-      int64_t{w.pad_left} * 2 > w.kernel_w || int64_t{w.pad_right} * 2 > w.kernel_w) {
+      int64_t{w.pad_left} * 2 > w.kernel_w || int64_t{w.pad_right} * 2 > w.kernel_w ||
+      int64_t{d.pad_before} * 2 > d.kernel || int64_t{d.pad_after} * 2 > d.kernel) {
     throw Error(Concat(config.Describe(),
                        ": padding must be at most half the kernel size (as PyTorch requires)"));
   }
@@ -58,56 +81,74 @@ SlidingWindow ReadSlidingWindow(const LayerConfig& config, bool one_dimensional)
 
 Shape SlidingPooledShape(const Layer& layer, const std::vector<Shape>& input_shapes,
                          const SlidingWindow& sliding) {
-  const PlaneSize plane = FeatureMapPlane(layer, input_shapes, sliding.one_dimensional);
-  return PooledShape(layer, input_shapes[0],
-                     sliding.window.OutputHeight(plane.height, sliding.ceil_mode),
-                     sliding.window.OutputWidth(plane.width, sliding.ceil_mode));
+  const FeatureMapSize input = FeatureMapExtent(layer, input_shapes, sliding.dimensions);
+  FeatureMapSize output;
+  output.depth = sliding.window.depth.OutputSize(input.depth, sliding.ceil_mode);
+  output.height = sliding.window.plane.OutputHeight(input.height, sliding.ceil_mode);
+  output.width = sliding.window.plane.OutputWidth(input.width, sliding.ceil_mode);
+  return PooledShape(layer, input_shapes[0], output, sliding.dimensions);
 }
 
-PlaneSize ReadAdaptiveOutputSize(const LayerConfig& config) {
+FeatureMapSize ReadAdaptiveOutputSize(const LayerConfig& config, int dimensions) {
   const Parameter& size = config.Param("output_size");
-  const auto fail = [&config, &size](const char* what) {
+  const auto fail = [&config, &size](const std::string& what) {
     throw Error(Concat(config.Describe(), ": output_size ", what, ", got '", size.text(), "'"));
   };
-  PlaneSize requested;
+  std::vector<int> extents;
   if (size.type() == Parameter::Type::kInt) {
-    requested.height = requested.width = size.AsInt();
-    if (requested.height < 1) fail("must be positive");
-    return requested;
-  }
-  if (size.type() == Parameter::Type::kStringArray) {
+    extents.assign(dimensions, size.AsInt());
+  } else if (size.type() == Parameter::Type::kStringArray) {
     // (None,7) style: None keeps that input extent.
-    const std::vector<std::string>& items = size.AsStringArray();
-    if (items.size() != 2) fail("must have 2 entries");
-    int* extents[2] = {&requested.height, &requested.width};
-    for (int i = 0; i < 2; ++i) {
-      if (items[i] == "None") continue;
-      const Parameter item = Parameter::Parse(items[i]);
-      if (item.type() != Parameter::Type::kInt || item.AsInt() < 1) {
-        fail("entries must be positive ints or None");
+    for (const std::string& item : size.AsStringArray()) {
+      const Parameter value = Parameter::Parse(item);
+      if (item == "None") {
+        extents.push_back(0);
+      } else if (value.type() == Parameter::Type::kInt) {
+        extents.push_back(value.AsInt());
+      } else {
+        fail("entries must be ints or None");
       }
-      *extents[i] = item.AsInt();
     }
-    return requested;
+  } else {
+    extents = config.IntArrayParam("output_size");
   }
-  const std::vector<int> pair = config.IntPairParam("output_size");
-  requested.height = pair[0];
-  requested.width = pair[1];
-  if (requested.height < 1 || requested.width < 1) fail("must be positive");
+  // 1-D and 2-D sizes may be one int for every axis.
+  if (extents.size() == 1) extents.resize(dimensions, extents[0]);
+  if (extents.size() != static_cast<size_t>(dimensions)) {
+    fail(Concat("must have ", dimensions, " entries"));
+  }
+  for (const int extent : extents) {
+    if (extent < 0) fail("must be positive (or None, which pnnx writes as 0)");
+  }
+  FeatureMapSize requested;
+  requested.width = extents.back();
+  if (dimensions >= 2) requested.height = extents[dimensions - 2];
+  if (dimensions == 3) requested.depth = extents[0];
   return requested;
 }
 
 Shape AdaptivePooledShape(const Layer& layer, const std::vector<Shape>& input_shapes,
-                          const PlaneSize& requested) {
-  const PlaneSize plane = FeatureMapPlane(layer, input_shapes);
-  return PooledShape(layer, input_shapes[0],
-                     requested.height == 0 ? plane.height : requested.height,
-                     requested.width == 0 ? plane.width : requested.width);
+                          const FeatureMapSize& requested, int dimensions) {
+  const FeatureMapSize input = FeatureMapExtent(layer, input_shapes, dimensions);
+  FeatureMapSize output;
+  output.depth = requested.depth == 0 ? input.depth : requested.depth;
+  // A 1-D pooling keeps its rows (the signal's C).
+  output.height = requested.height == 0 || dimensions == 1 ? input.height : requested.height;
+  output.width = requested.width == 0 ? input.width : requested.width;
+  return PooledShape(layer, input_shapes[0], output, dimensions);
 }
 
-PoolingPlane PlaneOf(const Tensor& input, const Tensor& output) {
-  return PoolingPlane{static_cast<int>(input.rows()), static_cast<int>(input.cols()),
-                      static_cast<int>(output.rows()), static_cast<int>(output.cols())};
+PoolingVolume VolumeOf(const Shape& input, const Shape& output, int dimensions) {
+  const size_t rank = input.size();
+  PoolingVolume volume;
+  volume.plane =
+      PoolingPlane{static_cast<int>(input[rank - 2]), static_cast<int>(input[rank - 1]),
+                   static_cast<int>(output[rank - 2]), static_cast<int>(output[rank - 1])};
+  if (dimensions == 3) {
+    volume.input_d = static_cast<int>(input[rank - 3]);
+    volume.output_d = static_cast<int>(output[rank - 3]);
+  }
+  return volume;
 }
 
 }  // namespace lumen

@@ -1,80 +1,92 @@
-// What the 2-D pooling layers share: shape inference (a (C,H,W) or (N,C,H,W) feature map keeps
-// every dimension but its last two, the plane the window slides over) and the walk that hands
-// each plane to a kernel of kernel/, which pools one plane.
+// What the pooling layers share: shape inference (a feature map keeps every dimension but its
+// spatial ones, which the window slides over) and the walk that hands each channel's volume to a
+// kernel of kernel/. 1-D, 2-D and 3-D poolings are one machinery: a 2-D map is a volume of depth
+// 1, and a 1-D signal (C,L) is a C x L plane pooled with a window of height 1, which leaves C
+// alone.
 #ifndef LUMEN_LAYER_POOLING_POOLING_LAYER_HPP_
 #define LUMEN_LAYER_POOLING_POOLING_LAYER_HPP_
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "base/thread_pool.hpp"
-#include "kernel/pooling_plane.hpp"
+#include "kernel/volume_pooling.hpp"
 #include "layer/layer.hpp"
 #include "math/window.hpp"
 
 namespace lumen {
 
-// Height and width of a feature map's plane.
-struct PlaneSize {
+// Depth, height and width of a feature map's spatial extent (depth 1 below 3-D; for a 1-D
+// signal, the height is its C).
+struct FeatureMapSize {
+  int depth = 1;
   int height = 0;
   int width = 0;
 };
 
-// Checks that `input_shapes` is one feature map of rank 3 or 4 (PyTorch's unbatched and batched
-// forms) whose plane is non-empty and fits in ints, and returns the plane. Throws lumen::Error
+// The number of spatial dimensions an operator type pools: 1, 2 or 3, read from its "1d" / "2d" /
+// "3d" suffix (nn.MaxPool3d, F.adaptive_avg_pool1d, ...).
+int PooledDimensions(const std::string& type);
+
+// Checks that `input_shapes` is one feature map of PyTorch's unbatched or batched form for a
+// `dimensions`-D pooling ((C,L) or (N,C,L); (C,H,W) or (N,C,H,W); (C,D,H,W) or (N,C,D,H,W)) whose
+// spatial extent is non-empty and fits in ints, and returns that extent. Throws lumen::Error
 // naming `layer` and the shape otherwise.
-//
-// With `one_dimensional`, the input is a 1-D signal, (C,L) or (N,C,L), and the "plane" is its
-// last two dimensions, C x L: a 1-D pooling is a 2-D pooling of that plane with a window of
-// height 1, which leaves C alone.
-PlaneSize FeatureMapPlane(const Layer& layer, const std::vector<Shape>& input_shapes,
-                          bool one_dimensional = false);
+FeatureMapSize FeatureMapExtent(const Layer& layer, const std::vector<Shape>& input_shapes,
+                                int dimensions);
 
-// `input` with its plane replaced by output_h x output_w. Throws lumen::Error naming `layer` and
-// the shapes when the output would be empty, which PyTorch refuses too.
-Shape PooledShape(const Layer& layer, const Shape& input, int output_h, int output_w);
+// `input` with its spatial extent replaced by `output`. Throws lumen::Error naming `layer` and the
+// shapes when the output would be empty, which PyTorch refuses too.
+Shape PooledShape(const Layer& layer, const Shape& input, const FeatureMapSize& output,
+                  int dimensions);
 
-// What a sliding pooling (nn.MaxPool2d, nn.AvgPool2d and their 1-D forms) reads from its config.
+// What a sliding pooling (nn.MaxPool1d/2d/3d, nn.AvgPool1d/2d/3d) reads from its config.
 struct SlidingWindow {
-  bool one_dimensional = false;  // a 1-D pooling: a window of height 1 over the C x L plane
-  Window2d window;
+  int dimensions = 2;  // 1: a window of height 1 over the C x L plane; 3: a depth axis too
+  Window3d window;     // depth 1 below 3-D
   bool ceil_mode = false;
 };
 
-// Reads kernel_size, stride (the kernel's by default), padding, dilation and ceil_mode, as 1-D
-// parameters when `one_dimensional`. Throws lumen::Error naming the operator when the padding is
-// more than half the kernel, which PyTorch refuses too (and which guarantees that every window
-// holds an input value).
-SlidingWindow ReadSlidingWindow(const LayerConfig& config, bool one_dimensional);
+// Reads kernel_size, stride (the kernel's by default), padding, dilation and ceil_mode as
+// `dimensions`-D parameters. Throws lumen::Error naming the operator when the padding is more than
+// half the kernel, which PyTorch refuses too (and which guarantees that every window holds an
+// input value).
+SlidingWindow ReadSlidingWindow(const LayerConfig& config, int dimensions);
 
 // The output shape of a sliding pooling: `input_shapes`' one feature map (checked as
-// FeatureMapPlane does) with its plane pooled by PyTorch's size formula.
+// FeatureMapExtent does) pooled by PyTorch's size formula.
 Shape SlidingPooledShape(const Layer& layer, const std::vector<Shape>& input_shapes,
                          const SlidingWindow& sliding);
 
-// An adaptive pooling's output_size: a pair, an int (square), or a pair with None entries, which
-// keep that input extent (0 here). Throws lumen::Error naming the operator on anything else.
-PlaneSize ReadAdaptiveOutputSize(const LayerConfig& config);
+// An adaptive pooling's output_size: `dimensions` extents given as a tuple, an int (the same on
+// every axis), or a tuple with None or 0 entries (pnnx writes None as 0), which keep that input
+// extent (0 here). Throws lumen::Error naming the operator on anything else.
+FeatureMapSize ReadAdaptiveOutputSize(const LayerConfig& config, int dimensions);
 
 // The output shape of an adaptive pooling: `input_shapes`' one feature map (checked as
-// FeatureMapPlane does) with its plane resized to `requested`, whose 0 (None) extents keep the
-// input's.
+// FeatureMapExtent does) resized to `requested`, whose 0 (None) extents keep the input's.
 Shape AdaptivePooledShape(const Layer& layer, const std::vector<Shape>& input_shapes,
-                          const PlaneSize& requested);
+                          const FeatureMapSize& requested, int dimensions);
 
-// The geometry of one plane of `input` pooled into `output`.
-PoolingPlane PlaneOf(const Tensor& input, const Tensor& output);
+// The geometry of one channel's volume of `input` pooled into `output` (`dimensions` says whether
+// the third-to-last dimension is a depth).
+PoolingVolume VolumeOf(const Shape& input, const Shape& output, int dimensions);
 
-// Calls pool_plane(input plane, output plane) for each of the N*C planes of `input` and `output`,
-// spread over `pool` (may be null) when the input is large enough to be worth sharing.
-template <typename PoolPlane>
-void ForEachPlane(const Tensor& input, Tensor* output, ThreadPool* pool, PoolPlane pool_plane) {
-  // Below this many input elements the planes are pooled on one thread.
+// Calls pool_volume(input volume, output volume) for each channel of `input` and `output` (N*C
+// volumes of `volume`'s extents), spread over `pool` (may be null) when the input is large enough
+// to be worth sharing.
+template <typename PoolVolume>
+void ForEachVolume(const Tensor& input, Tensor* output, const PoolingVolume& volume,
+                   ThreadPool* pool, PoolVolume pool_volume) {
+  // Below this many input elements the volumes are pooled on one thread.
   constexpr size_t kParallelElements = 1 << 12;
+  const size_t input_size = volume.InputSize();
+  const size_t output_size = volume.OutputSize();
   ParallelFor(
-      pool, static_cast<std::ptrdiff_t>(input.channels()),
+      pool, static_cast<std::ptrdiff_t>(input.size() / input_size),
       [&](std::ptrdiff_t channel) {
-        pool_plane(input.channel_data(channel), output->channel_data(channel));
+        pool_volume(input.data() + channel * input_size, output->data() + channel * output_size);
       },
       Schedule::kStatic, input.size() >= kParallelElements);
 }

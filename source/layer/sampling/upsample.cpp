@@ -1,6 +1,8 @@
-// nn.Upsample / F.interpolate (and pnnx's F.upsample, F.upsample_nearest): resize feature maps,
-// nearest or bilinear.
+// nn.Upsample / F.interpolate (and pnnx's F.upsample, F.upsample_nearest, nn.UpsamplingNearest2d,
+// nn.UpsamplingBilinear2d): resize 1-D, 2-D and 3-D feature maps, nearest, nearest-exact,
+// (bi/tri)linear or bicubic.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -17,40 +19,45 @@
 
 namespace lumen {
 
-// Resizes (N, C, H, W) to (N, C, H', W') with PyTorch's exact coordinate rules. H' and W' are the
-// given size, or floor(H * scale_factor) computed from the input actually given.
+// Resizes (N, C, L), (N, C, H, W) or (N, C, D, H, W) along its spatial axes with PyTorch's exact
+// coordinate rules. Each output extent is the given size, or floor(input * scale_factor)
+// computed from the input actually given.
 //
-// Every output row (and column) reads one or two source rows with fixed weights, so Prepare
-// computes those indices and weights once per axis and Forward only blends.
+// Every mode is separable: an output position along one axis reads 1 (nearest), 2 (linear) or 4
+// (bicubic) source positions with fixed weights, so Prepare computes those taps once per axis and
+// Forward blends, innermost axis first, as PyTorch's kernels do.
 class Upsample : public Layer {
  public:
   // Reads mode, size or scale_factor, align_corners and recompute_scale_factor.
   explicit Upsample(const LayerConfig& config);
-  // The input with its plane resized.
+  // The input with its spatial axes resized.
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
-  // Computes the source indices and weights of every output row and column.
+  // Computes the source positions and weights of every output position of every axis.
   std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
                                       const std::vector<Shape>& output_shapes,
                                       const PrepareContext& context) const override;
-  // Resizes every plane.
+  // Resizes every channel.
   void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                const ForwardContext& context) const override;
 
-  // Where one output row (or column) reads: source indices and their weights.
+  // How output positions read their sources.
+  enum class Mode { kNearest, kNearestExact, kLinear, kCubic };
+
+  // Where one output position along one axis reads: up to four source positions and weights.
   struct Tap {
-    int first = 0;
-    int second = 0;
-    float first_weight = 1.0f;
-    float second_weight = 0.0f;
+    std::array<int, 4> source = {0, 0, 0, 0};
+    std::array<float, 4> weight = {1.0f, 0.0f, 0.0f, 0.0f};
+    int count = 1;
   };
 
  private:
-  // Output extent along one axis (0: rows, 1: columns) for an input extent.
-  int OutputExtent(int axis, uint32_t input_extent) const;
-  // Computes the taps of one axis (0: rows, 1: columns).
-  std::vector<Tap> ComputeTaps(int axis, int input_size, int output_size) const;
+  // Output extent along spatial axis `axis` for an input extent.
+  int OutputExtent(size_t axis, uint32_t input_extent) const;
+  // Computes the taps of spatial axis `axis`.
+  std::vector<Tap> ComputeTaps(size_t axis, int input_size, int output_size) const;
 
-  bool bilinear_ = false;
+  Mode mode_ = Mode::kNearest;
+  size_t dimensions_ = 0;  // spatial axes the parameters name (0: taken from the input)
   bool align_corners_ = false;
   std::vector<int> size_;              // empty when scale factors are given
   std::vector<double> scale_factors_;  // empty when a size is given
@@ -59,16 +66,16 @@ class Upsample : public Layer {
 
 namespace {
 
-// Per session: the taps of every output row and column for these shapes.
+// Per session: the taps of every output position of each spatial axis, outermost (depth) first;
+// an axis the input lacks has one output position reading position 0.
 struct UpsampleState : LayerState {
-  std::vector<Upsample::Tap> row_taps;
-  std::vector<Upsample::Tap> col_taps;
+  std::array<std::vector<Upsample::Tap>, 3> taps;
   size_t bytes() const override {
-    return (row_taps.size() + col_taps.size()) * sizeof(Upsample::Tap);
+    return (taps[0].size() + taps[1].size() + taps[2].size()) * sizeof(Upsample::Tap);
   }
 };
 
-// Below this many output elements the planes are resized on one thread.
+// Below this many output elements the channels are resized on one thread.
 constexpr size_t kParallelElements = 1 << 14;
 
 // The numbers of a scalar or list parameter as doubles, parsed from the text the file holds.
@@ -103,43 +110,62 @@ std::vector<double> DoublesOf(const LayerConfig& config, const std::string& key)
   return values;
 }
 
-// A 2-D resize needs one value per axis: a single value serves both.
-template <typename Value>
-std::vector<Value> AsPair(const LayerConfig& config, const std::string& key,
-                          std::vector<Value> values) {
-  if (values.size() == 1) values.push_back(values[0]);
-  if (values.size() != 2) {
-    throw Error(Concat(config.Describe(), ": '", key, "' must have 2 entries for a 2-D resize"));
-  }
-  return values;
-}
-
 // True if the optional parameter is present and not None.
 bool IsGiven(const LayerConfig& config, const std::string& key) {
   return config.HasParam(key) && !config.Param(key).IsNone();
 }
 
+// PyTorch's bicubic convolution weights (A = -0.75) of the four taps around a source coordinate
+// whose fractional part is t (upsample_bicubic2d's get_cubic_upsample_coefficients).
+std::array<float, 4> CubicWeights(float t) {
+  constexpr float A = -0.75f;
+  const auto near = [](float x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };
+  const auto far = [](float x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };
+  return {far(t + 1.0f), near(t), near(1.0f - t), far(2.0f - t)};
+}
+
 }  // namespace
 
 Upsample::Upsample(const LayerConfig& config) : Layer(config) {
-  const std::string mode = config.StringParam("mode", "nearest");
-  if (mode != "nearest" && mode != "bilinear") {
-    Fail(Concat("mode '", mode, "' is not supported (only nearest and bilinear)"));
+  const std::string& type = config.type();
+  std::string mode = config.StringParam("mode", "nearest");
+  if (type == "nn.UpsamplingBilinear2d") {
+    mode = "bilinear";
+    align_corners_ = true;
   }
-  bilinear_ = mode == "bilinear";
+  if (mode == "nearest") {
+    mode_ = Mode::kNearest;
+  } else if (mode == "nearest-exact") {
+    mode_ = Mode::kNearestExact;
+  } else if (mode == "linear" || mode == "bilinear" || mode == "trilinear") {
+    mode_ = Mode::kLinear;
+    dimensions_ = mode == "linear" ? 1 : mode == "bilinear" ? 2 : 3;
+  } else if (mode == "bicubic") {
+    mode_ = Mode::kCubic;
+    dimensions_ = 2;
+  } else {
+    Fail(Concat("mode '", mode,
+                "' is not supported (nearest, nearest-exact, linear, bilinear, trilinear and "
+                "bicubic are)"));
+  }
+  if (type.size() > 2 && type.compare(type.size() - 2, 2, "2d") == 0) dimensions_ = 2;
   if (IsGiven(config, "align_corners")) align_corners_ = config.BoolParam("align_corners");
+  if (IsGiven(config, "antialias") && config.BoolParam("antialias")) {
+    Fail("antialias=True is not supported");
+  }
   if (IsGiven(config, "recompute_scale_factor")) {
     recompute_scale_factor_ = config.BoolParam("recompute_scale_factor");
   }
   if (IsGiven(config, "size")) {
     const Parameter& size = config.Param("size");
-    size_ = AsPair(config, "size",
-                   size.type() == Parameter::Type::kInt ? std::vector<int>{size.AsInt()}
-                                                        : config.IntArrayParam("size"));
-    if (size_[0] < 1 || size_[1] < 1) Fail(Concat("size must be positive, got ", size.text()));
+    size_ = size.type() == Parameter::Type::kInt ? std::vector<int>{size.AsInt()}
+                                                 : config.IntArrayParam("size");
+    for (int extent : size_) {
+      if (extent < 1) Fail(Concat("size must be positive, got ", size.text()));
+    }
   }
   if (IsGiven(config, "scale_factor")) {
-    scale_factors_ = AsPair(config, "scale_factor", DoublesOf(config, "scale_factor"));
+    scale_factors_ = DoublesOf(config, "scale_factor");
     for (double scale : scale_factors_) {
       if (!(scale > 0.0) || !std::isfinite(scale)) {
         Fail(Concat("scale_factor must be positive, got ", config.Param("scale_factor").text()));
@@ -149,15 +175,25 @@ Upsample::Upsample(const LayerConfig& config) : Layer(config) {
   if (size_.empty() == scale_factors_.empty()) {
     Fail("exactly one of size and scale_factor must be given");
   }
+  // A list names every spatial axis; a single value serves them all.
+  const size_t listed = std::max(size_.size(), scale_factors_.size());
+  if (listed > 3) Fail(Concat("at most 3 spatial axes can be resized, got ", listed));
+  if (listed > 1) {
+    if (dimensions_ != 0 && dimensions_ != listed) {
+      Fail(Concat("mode '", mode, "' resizes ", dimensions_, " axes, but ", listed,
+                  " sizes or scale factors are given"));
+    }
+    dimensions_ = listed;
+  }
 }
 
-int Upsample::OutputExtent(int axis, uint32_t input_extent) const {
-  if (!size_.empty()) return size_[axis];
+int Upsample::OutputExtent(size_t axis, uint32_t input_extent) const {
+  if (!size_.empty()) return size_[size_.size() == 1 ? 0 : axis];
+  const double scale = scale_factors_[scale_factors_.size() == 1 ? 0 : axis];
   // PyTorch: floor(float(input) * scale_factor), in double.
-  const double extent = std::floor(static_cast<double>(input_extent) * scale_factors_[axis]);
+  const double extent = std::floor(static_cast<double>(input_extent) * scale);
   if (!(extent <= static_cast<double>(std::numeric_limits<int>::max()))) {
-    Fail(Concat("scale_factor ", scale_factors_[axis], " makes an extent of ", input_extent,
-                " too large"));
+    Fail(Concat("scale_factor ", scale, " makes an extent of ", input_extent, " too large"));
   }
   return static_cast<int>(extent);
 }
@@ -165,31 +201,44 @@ int Upsample::OutputExtent(int axis, uint32_t input_extent) const {
 std::vector<Shape> Upsample::OutputShapes(const std::vector<Shape>& input_shapes) const {
   CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
-  if (input.size() != 4 || input[2] == 0 || input[3] == 0 ||
-      input[2] > static_cast<uint32_t>(std::numeric_limits<int>::max()) ||
-      input[3] > static_cast<uint32_t>(std::numeric_limits<int>::max())) {
-    Fail(Concat("expected an (N,C,H,W) input with non-empty H and W, got ", ShapeToString(input)));
+  const size_t rank = input.size();
+  const size_t expected_rank = dimensions_ == 0 ? rank : dimensions_ + 2;
+  bool valid = rank == expected_rank && rank >= 3 && rank <= 5;
+  for (size_t i = 2; valid && i < rank; ++i) {
+    valid = input[i] > 0 && input[i] <= static_cast<uint32_t>(std::numeric_limits<int>::max());
   }
-  const int output_h = OutputExtent(0, input[2]);
-  const int output_w = OutputExtent(1, input[3]);
-  const Shape output{input[0], input[1], static_cast<uint32_t>(std::max(output_h, 0)),
-                     static_cast<uint32_t>(std::max(output_w, 0))};
-  if (output_h < 1 || output_w < 1) {
+  if (!valid) {
+    const char* forms[] = {"an (N,C,L)", "an (N,C,H,W)", "an (N,C,D,H,W)"};
+    Fail(Concat("expected ",
+                dimensions_ == 0 ? "an (N,C,L), (N,C,H,W) or (N,C,D,H,W)" : forms[dimensions_ - 1],
+                " input with non-empty spatial axes, got ", ShapeToString(input)));
+  }
+  Shape output = input;
+  bool empty = false;
+  for (size_t i = 2; i < rank; ++i) {
+    const int extent = OutputExtent(i - 2, input[i]);
+    output[i] = static_cast<uint32_t>(std::max(extent, 0));
+    empty = empty || extent < 1;
+  }
+  if (empty) {
     Fail(Concat("input ", ShapeToString(input), " resizes to ", ShapeToString(output),
                 ", which is empty"));
   }
   return {output};
 }
 
-std::vector<Upsample::Tap> Upsample::ComputeTaps(int axis, int input_size, int output_size) const {
+std::vector<Upsample::Tap> Upsample::ComputeTaps(size_t axis, int input_size,
+                                                 int output_size) const {
   // PyTorch maps output index i to a source coordinate with a scale of input/output, except that
   // a user-given scale factor is used as 1/scale_factor unless recompute_scale_factor is set, and
-  // align_corners maps the corner pixels onto each other. The scale is a float, as in PyTorch's
-  // CPU kernels for float tensors.
+  // align_corners (linear and cubic modes only) maps the corner pixels onto each other. The scale
+  // is a float, as in PyTorch's CPU kernels for float tensors.
   const bool use_factor = !scale_factors_.empty() && !recompute_scale_factor_;
-  float scale = use_factor ? static_cast<float>(1.0 / scale_factors_[axis])
+  const double factor = use_factor ? scale_factors_[scale_factors_.size() == 1 ? 0 : axis] : 0.0;
+  float scale = use_factor ? static_cast<float>(1.0 / factor)
                            : static_cast<float>(input_size) / static_cast<float>(output_size);
-  if (bilinear_ && align_corners_) {
+  const bool interpolates = mode_ == Mode::kLinear || mode_ == Mode::kCubic;
+  if (interpolates && align_corners_) {
     scale = output_size > 1
                 ? static_cast<float>(input_size - 1) / static_cast<float>(output_size - 1)
                 : 0.0f;
@@ -197,23 +246,42 @@ std::vector<Upsample::Tap> Upsample::ComputeTaps(int axis, int input_size, int o
   std::vector<Tap> taps(static_cast<size_t>(output_size));
   for (int i = 0; i < output_size; ++i) {
     Tap& tap = taps[static_cast<size_t>(i)];
-    if (!bilinear_) {
-      // PyTorch's nearest_idx, with its exact shortcuts for the same size and for doubling.
-      tap.first = output_size == input_size ? i
-                  : output_size == 2 * input_size
-                      ? i >> 1
-                      : std::min(static_cast<int>(std::floor(static_cast<float>(i) * scale)),
-                                 input_size - 1);
-      tap.second = tap.first;
-      continue;
+    const float position = static_cast<float>(i);
+    switch (mode_) {
+      case Mode::kNearest:
+        // PyTorch's nearest_idx, with its exact shortcuts for the same size and for doubling.
+        tap.source[0] =
+            output_size == input_size ? i
+            : output_size == 2 * input_size
+                ? i >> 1
+                : std::min(static_cast<int>(std::floor(position * scale)), input_size - 1);
+        break;
+      case Mode::kNearestExact:
+        tap.source[0] =
+            std::min(static_cast<int>(std::floor((position + 0.5f) * scale)), input_size - 1);
+        break;
+      case Mode::kLinear: {
+        const float source =
+            align_corners_ ? scale * position : std::max(scale * (position + 0.5f) - 0.5f, 0.0f);
+        const int first = std::min(static_cast<int>(std::floor(source)), input_size - 1);
+        tap.count = 2;
+        tap.source = {first, first + (first < input_size - 1 ? 1 : 0), 0, 0};
+        tap.weight[1] = std::clamp(source - static_cast<float>(first), 0.0f, 1.0f);
+        tap.weight[0] = 1.0f - tap.weight[1];
+        break;
+      }
+      case Mode::kCubic: {
+        // Not clamped at 0: the four taps around the coordinate are clamped instead.
+        const float source = align_corners_ ? scale * position : scale * (position + 0.5f) - 0.5f;
+        const float floor = std::floor(source);
+        tap.count = 4;
+        tap.weight = CubicWeights(source - floor);
+        for (int k = 0; k < 4; ++k) {
+          tap.source[k] = std::clamp(static_cast<int>(floor) - 1 + k, 0, input_size - 1);
+        }
+        break;
+      }
     }
-    const float source = align_corners_
-                             ? scale * static_cast<float>(i)
-                             : std::max(scale * (static_cast<float>(i) + 0.5f) - 0.5f, 0.0f);
-    tap.first = std::min(static_cast<int>(std::floor(source)), input_size - 1);
-    tap.second = tap.first + (tap.first < input_size - 1 ? 1 : 0);
-    tap.second_weight = std::clamp(source - static_cast<float>(tap.first), 0.0f, 1.0f);
-    tap.first_weight = 1.0f - tap.second_weight;
   }
   return taps;
 }
@@ -223,11 +291,17 @@ std::unique_ptr<LayerState> Upsample::Prepare(const std::vector<Shape>& input_sh
                                               const PrepareContext& /*context*/) const {
   const Shape& input = input_shapes[0];
   const Shape& output = output_shapes[0];
+  const size_t spatial = input.size() - 2;
   auto state = std::make_unique<UpsampleState>();
-  state->row_taps =
-      ComputeTaps(0, static_cast<int>(input[2]), CheckedInt(output[2], "resized height"));
-  state->col_taps =
-      ComputeTaps(1, static_cast<int>(input[3]), CheckedInt(output[3], "resized width"));
+  for (size_t slot = 0; slot < 3; ++slot) {
+    if (slot + spatial < 3) {
+      state->taps[slot] = {Tap{}};  // an axis the input lacks
+      continue;
+    }
+    const size_t axis = slot + spatial - 3;
+    state->taps[slot] = ComputeTaps(axis, static_cast<int>(input[axis + 2]),
+                                    CheckedInt(output[axis + 2], "resized extent"));
+  }
   return state;
 }
 
@@ -236,33 +310,64 @@ void Upsample::Forward(const std::vector<const Tensor*>& inputs,
   const UpsampleState& state = context.state_as<UpsampleState>();
   const Tensor& input = *inputs[0];
   Tensor& output = *outputs[0];
-  const size_t output_h = state.row_taps.size();
-  const size_t output_w = state.col_taps.size();
-  const size_t input_h = input.rows();
+  const Shape& shape = input.shape();
+  const std::vector<Tap>& depth_taps = state.taps[0];
+  const std::vector<Tap>& row_taps = state.taps[1];
+  const std::vector<Tap>& column_taps = state.taps[2];
+  // Memory steps of one position along depth, rows and columns, in and out. Tensors store the
+  // last two axes column-major (tensor.hpp): an (N,C,L) map is N slices of C x L, so its L axis
+  // steps over C floats and its channels (N*C of them) start one float apart within a sample.
+  const bool one_dimensional = shape.size() == 3;
+  const size_t input_h = one_dimensional ? 1 : input.rows();
+  const size_t output_h = row_taps.size();
+  const size_t column_step_in = one_dimensional ? shape[1] : input_h;
+  const size_t column_step_out = one_dimensional ? shape[1] : output_h;
+  const size_t depth_step_in = input_h * input.cols();
+  const size_t depth_step_out = output_h * column_taps.size();
+  const size_t channels = static_cast<size_t>(shape[0]) * shape[1];
+  // Floats from one channel's start to the next sample's (N,C,L) or the next channel's.
+  const size_t input_stride = input.size() / (one_dimensional ? shape[0] : channels);
+  const size_t output_stride = output.size() / (one_dimensional ? shape[0] : channels);
   ParallelFor(
-      context.compute.pool, static_cast<std::ptrdiff_t>(input.channels()),
+      context.compute.pool, static_cast<std::ptrdiff_t>(channels),
       [&](std::ptrdiff_t channel) {
-        const float* source = input.channel_data(channel);
-        float* target = output.channel_data(channel);
-        for (size_t ox = 0; ox < output_w; ++ox) {
-          const Tap& col = state.col_taps[ox];
-          const float* left = source + col.first * input_h;  // input columns are contiguous
-          const float* right = source + col.second * input_h;
-          float* out = target + ox * output_h;
-          for (size_t oy = 0; oy < output_h; ++oy) {
-            const Tap& row = state.row_taps[oy];
-            // The same blend order as PyTorch: across the columns, then down the rows.
-            out[oy] =
-                row.first_weight *
-                    (col.first_weight * left[row.first] + col.second_weight * right[row.first]) +
-                row.second_weight *
-                    (col.first_weight * left[row.second] + col.second_weight * right[row.second]);
+        // Where a channel starts: (N,C,L)'s channel (n, c) is column c of slice n.
+        const size_t sample = one_dimensional ? channel / shape[1] : channel;
+        const size_t lane = one_dimensional ? channel % shape[1] : 0;
+        const float* source = input.data() + sample * input_stride + lane;
+        float* target = output.data() + sample * output_stride + lane;
+        for (size_t od = 0; od < depth_taps.size(); ++od) {
+          const Tap& depth = depth_taps[od];
+          for (size_t ox = 0; ox < column_taps.size(); ++ox) {
+            const Tap& column = column_taps[ox];
+            float* out = target + od * depth_step_out + ox * column_step_out;
+            for (size_t oy = 0; oy < output_h; ++oy) {
+              const Tap& row = row_taps[oy];
+              // The same blend order as PyTorch: across the columns, then down the rows, then
+              // through the depth.
+              float value = 0.0f;
+              for (int d = 0; d < depth.count; ++d) {
+                const float* slice = source + depth.source[d] * depth_step_in;
+                float plane = 0.0f;
+                for (int r = 0; r < row.count; ++r) {
+                  float line = 0.0f;
+                  for (int c = 0; c < column.count; ++c) {
+                    line +=
+                        column.weight[c] * slice[column.source[c] * column_step_in + row.source[r]];
+                  }
+                  plane += row.weight[r] * line;
+                }
+                value += depth.weight[d] * plane;
+              }
+              out[oy] = value;
+            }
           }
         }
       },
       Schedule::kStatic, output.size() >= kParallelElements);
 }
 
-LUMEN_REGISTER_LAYER(Upsample, "nn.Upsample", "F.upsample", "F.interpolate", "F.upsample_nearest");
+LUMEN_REGISTER_LAYER(Upsample, "nn.Upsample", "F.upsample", "F.interpolate", "F.upsample_nearest",
+                     "nn.UpsamplingNearest2d", "nn.UpsamplingBilinear2d");
 
 }  // namespace lumen

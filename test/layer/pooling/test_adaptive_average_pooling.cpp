@@ -59,10 +59,34 @@ TEST(AdaptiveAveragePooling, RejectsAnInputOfTheWrongRank) {
               HasSubstr("expected a (C,H,W) or (N,C,H,W) input with non-empty H and W, got (2,7)"));
 }
 
-TEST(AdaptiveAveragePooling, RejectsANonPositiveOutputSize) {
+// pnnx writes output_size=(None,3) as (0,3): 0 keeps the input's extent.
+TEST(AdaptiveAveragePooling, ReadsZeroAsNoneAndRejectsNegativeSizes) {
+  EXPECT_EQ(
+      InferShapes(MakeOperator("nn.AdaptiveAvgPool2d", {"output_size=(0,3)"}), {{1, 2, 7, 9}}),
+      std::vector<Shape>({{1, 2, 7, 3}}));
   EXPECT_THAT(
-      LayerError(MakeOperator("nn.AdaptiveAvgPool2d", {"output_size=(0,3)"}), {{1, 2, 7, 7}}),
-      HasSubstr("output_size must be positive, got '(0,3)'"));
+      LayerError(MakeOperator("nn.AdaptiveAvgPool2d", {"output_size=(-1,3)"}), {{1, 2, 7, 7}}),
+      HasSubstr("output_size must be positive (or None, which pnnx writes as 0), got '(-1,3)'"));
+  EXPECT_THAT(
+      LayerError(MakeOperator("nn.AdaptiveAvgPool3d", {"output_size=(2,3)"}), {{1, 2, 4, 7, 7}}),
+      HasSubstr("output_size must have 3 entries, got '(2,3)'"));
+  EXPECT_THAT(
+      LayerError(MakeOperator("nn.AdaptiveAvgPool3d", {"output_size=(2,2,2)"}), {{2, 7, 7}}),
+      HasSubstr("expected a (C,D,H,W) or (N,C,D,H,W) input with non-empty D, H and W"));
+}
+
+// F.adaptive_avg_pool3d(torch.arange(16.).reshape(1, 2, 2, 4), (1, 1, 2)): depth bins [0, 2),
+// rows [0, 2), columns [0, 2) and [2, 4); the means of 0,1,4,5,8,9,12,13 and 2,3,6,7,10,11,14,15.
+TEST(AdaptiveAveragePooling, AveragesAcrossDepth) {
+  std::vector<float> values(16);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  const std::vector<Tensor> outputs =
+      RunLayer(MakeOperator("F.adaptive_avg_pool3d", {"output_size=(1,1,2)"}),
+               {Tensor::FromRowMajor(values, {1, 2, 2, 4})});
+  EXPECT_EQ(outputs[0].shape(), Shape({1, 1, 1, 2}));
+  EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({6.5f, 8.5f}));
+  EXPECT_EQ(InferShapes(MakeOperator("nn.AdaptiveAvgPool1d", {"output_size=(3)"}), {{2, 5, 8}}),
+            std::vector<Shape>({{2, 5, 3}}));
 }
 
 }  // namespace

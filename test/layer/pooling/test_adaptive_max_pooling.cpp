@@ -42,14 +42,32 @@ TEST(AdaptiveMaxPooling, PoolsOverlappingBinsByHand) {
       std::vector<Shape>({{2, 3, 7, 2}}));
 }
 
-TEST(AdaptiveMaxPooling, RejectsBadSizesAndIndices) {
+// F.adaptive_max_pool2d(x, (1, 2), return_indices=True) on [[[1, 9, 2], [4, 3, 8]]]: the
+// maxima 9 and 9 both at flattened position 1 (the first maximum wins the tie), and on the 1-D
+// form positions count along L only.
+TEST(AdaptiveMaxPooling, ReturnsPyTorchsIndices) {
+  std::vector<Tensor> outputs =
+      RunLayer(MakeOperator("F.adaptive_max_pool2d", {"output_size=(1,2)", "return_indices=True"}),
+               {Tensor::FromRowMajor({1, 9, 2, 4, 3, 9}, {1, 2, 3})});
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({9, 9}));
+  EXPECT_EQ(outputs[1].ToRowMajor(), std::vector<float>({1, 1}));
+  outputs =
+      RunLayer(MakeOperator("nn.AdaptiveMaxPool1d", {"output_size=(2)", "return_indices=True"}),
+               {Tensor::FromRowMajor({1, 9, 2, 4, 3, 8}, {2, 3})});
+  EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({9, 9, 4, 8}));
+  EXPECT_EQ(outputs[1].ToRowMajor(), std::vector<float>({1, 1, 0, 2}));
+  // Depth too: (1, 2, 1, 2) -> (1, 1, 1, 1) picks 7 at position 2.
+  outputs = RunLayer(MakeOperator("nn.AdaptiveMaxPool3d", {"output_size=1", "return_indices=True"}),
+                     {Tensor::FromRowMajor({1, 5, 7, 2}, {1, 2, 1, 2})});
+  EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({7}));
+  EXPECT_EQ(outputs[1].ToRowMajor(), std::vector<float>({2}));
+}
+
+TEST(AdaptiveMaxPooling, RejectsBadSizes) {
   EXPECT_THAT(
-      LayerError(MakeOperator("nn.AdaptiveMaxPool2d", {"output_size=(0,3)"}), {{1, 2, 7, 7}}),
-      HasSubstr("output_size must be positive, got '(0,3)'"));
-  EXPECT_THAT(
-      LayerError(MakeOperator("nn.AdaptiveMaxPool2d", {"output_size=(2,2)", "return_indices=True"}),
-                 {{1, 2, 7, 7}}),
-      HasSubstr("return_indices=True is not supported"));
+      LayerError(MakeOperator("nn.AdaptiveMaxPool2d", {"output_size=(-2,3)"}), {{1, 2, 7, 7}}),
+      HasSubstr("output_size must be positive"));
   EXPECT_THAT(LayerError(MakeOperator("nn.AdaptiveMaxPool2d", {"output_size=(2,2)"}), {{7, 7}}),
               HasSubstr("expected a (C,H,W) or (N,C,H,W) input"));
 }

@@ -168,10 +168,33 @@ TEST(MaxPooling, RunsAHugePaddedWindowInTimeBoundedByTheInput) {
   EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({14.0f, 40.0f}));
 }
 
-TEST(MaxPooling, RejectsReturnIndices) {
-  const Node op =
-      MakeOperator("nn.MaxPool2d", {"kernel_size=(2,2)", "stride=(2,2)", "return_indices=True"});
-  EXPECT_THAT(LayerError(op, {{1, 2, 4, 4}}), HasSubstr("return_indices=True is not supported"));
+// torch.nn.MaxPool2d(2, return_indices=True) on a 2x4 plane: the maxima 6 (position 5) and 7
+// (position 3); the 1-D form counts positions along L, the 3-D one over (D, H, W).
+TEST(MaxPooling, ReturnsPyTorchsIndices) {
+  std::vector<Tensor> outputs = RunLayer(
+      MakeOperator("nn.MaxPool2d", {"kernel_size=(2,2)", "stride=(2,2)", "return_indices=True"}),
+      {Tensor::FromRowMajor({1, 2, 0, 7, 4, 6, 3, 1}, {1, 2, 4})});
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({6, 7}));
+  EXPECT_EQ(outputs[1].ToRowMajor(), std::vector<float>({5, 3}));
+  outputs = RunLayer(MakeOperator("F.max_pool1d", {"kernel_size=2", "return_indices=True"}),
+                     {Tensor::FromRowMajor({1, 2, 0, 7, 4, 6, 3, 1}, {2, 4})});
+  EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({2, 7, 6, 3}));
+  EXPECT_EQ(outputs[1].ToRowMajor(), std::vector<float>({1, 3, 1, 2}));
+  outputs = RunLayer(MakeOperator("nn.MaxPool3d", {"kernel_size=2", "return_indices=True"}),
+                     {Tensor::FromRowMajor({1, 2, 0, 7, 4, 6, 3, 1}, {1, 2, 2, 2})});
+  EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({7}));
+  EXPECT_EQ(outputs[1].ToRowMajor(), std::vector<float>({3}));
+}
+
+TEST(MaxPooling, RejectsBadThreeDimensionalWindows) {
+  EXPECT_THAT(LayerError(MakeOperator("nn.MaxPool3d", {"kernel_size=(2,2)"}), {{1, 2, 4, 4, 4}}),
+              HasSubstr("'kernel_size' must be 3 ints, got '(2,2)'"));
+  EXPECT_THAT(LayerError(MakeOperator("nn.MaxPool3d", {"kernel_size=2", "padding=(2,0,0)"}),
+                         {{1, 2, 4, 4, 4}}),
+              HasSubstr("padding must be at most half the kernel size"));
+  EXPECT_THAT(LayerError(MakeOperator("nn.MaxPool3d", {"kernel_size=2"}), {{2, 4, 4}}),
+              HasSubstr("expected a (C,D,H,W) or (N,C,D,H,W) input"));
 }
 
 TEST(MaxPooling, RejectsPaddingLargerThanHalfTheKernel) {

@@ -79,10 +79,32 @@ TEST(Upsample, NearestDoublingRepeatsEveryPixel) {
   }
 }
 
-TEST(Upsample, RejectsBicubic) {
-  EXPECT_THAT(LayerError(MakeOperator("nn.Upsample", {"mode=bicubic", "scale_factor=(2.0,2.0)"}),
+TEST(Upsample, RejectsUnknownModesAndMismatchedAxes) {
+  EXPECT_THAT(LayerError(MakeOperator("nn.Upsample", {"mode=area", "scale_factor=(2.0,2.0)"}),
                          {{1, 2, 3, 3}}),
-              HasSubstr("mode 'bicubic' is not supported"));
+              HasSubstr("mode 'area' is not supported"));
+  EXPECT_THAT(LayerError(MakeOperator("F.interpolate",
+                                      {"mode=bilinear", "scale_factor=0.5", "antialias=True"}),
+                         {{1, 2, 4, 4}}),
+              HasSubstr("antialias=True is not supported"));
+  EXPECT_THAT(LayerError(MakeOperator("nn.Upsample", {"mode=trilinear", "scale_factor=(2.0,2.0)"}),
+                         {{1, 2, 3, 3}}),
+              HasSubstr("mode 'trilinear' resizes 3 axes, but 2 sizes or scale factors are given"));
+  EXPECT_THAT(LayerError(MakeOperator("nn.Upsample", {"mode=bilinear", "scale_factor=2.0"}),
+                         {{1, 2, 3, 3, 3}}),
+              HasSubstr("expected an (N,C,H,W) input"));
+}
+
+// F.interpolate(torch.tensor([[[1., 2., 4.]]]), size=5, mode="linear", align_corners=True) is
+// [1, 1.5, 2, 3, 4]; nearest-exact of the same to size 2 reads positions 0 and 2 ((i + 0.5) * 1.5).
+TEST(Upsample, ResizesOneDimensionalSignals) {
+  std::vector<Tensor> outputs =
+      RunLayer(MakeOperator("F.interpolate", {"mode=linear", "size=5", "align_corners=True"}),
+               {Tensor::FromRowMajor({1, 2, 4}, {1, 1, 3})});
+  EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({1, 1.5f, 2, 3, 4}));
+  outputs = RunLayer(MakeOperator("F.interpolate", {"mode=nearest-exact", "size=(2)"}),
+                     {Tensor::FromRowMajor({1, 2, 4, 5, 6, 7}, {1, 2, 3})});
+  EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({1, 4, 5, 7}));
 }
 
 TEST(Upsample, RejectsBothSizeAndScale) {
@@ -95,7 +117,7 @@ TEST(Upsample, RejectsBothSizeAndScale) {
 TEST(Upsample, RejectsInputsAndScalesItCannotResize) {
   const Node op = MakeOperator("nn.Upsample", {"mode=nearest", "scale_factor=(2.0,2.0)"});
   EXPECT_THAT(LayerError(op, {{2, 3, 3}}),
-              HasSubstr("expected an (N,C,H,W) input with non-empty H and W, got (2,3,3)"));
+              HasSubstr("expected an (N,C,H,W) input with non-empty spatial axes, got (2,3,3)"));
   EXPECT_THAT(LayerError(MakeOperator("nn.Upsample", {"mode=nearest", "scale_factor=(0.1,0.1)"}),
                          {{1, 2, 3, 3}}),
               HasSubstr("input (1,2,3,3) resizes to (1,2,0,0), which is empty"));
