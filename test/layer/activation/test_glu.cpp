@@ -21,9 +21,9 @@ LUMEN_LAYER_CASE_TEST(Glu, glu_negative_dim)
 LUMEN_LAYER_CASE_TEST(Glu, glu_batch_dim)
 
 TEST(Glu, HalvesTheDimension) {
-  EXPECT_EQ(InferShapes(MakeOperator("nn.GLU", {}), {{2, 3, 8}}), std::vector<Shape>{{2, 3, 4}});
+  EXPECT_EQ(InferShapes(MakeOperator("nn.GLU", {}), {{2, 3, 8}}), (std::vector<Shape>{{2, 3, 4}}));
   EXPECT_EQ(InferShapes(MakeOperator("F.glu", {"dim=-2"}), {{2, 6, 5}}),
-            std::vector<Shape>{{2, 3, 5}});
+            (std::vector<Shape>{{2, 3, 5}}));
 }
 
 TEST(Glu, RefusesAnOddExtentAndAScalar) {

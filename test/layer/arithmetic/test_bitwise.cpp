@@ -36,7 +36,7 @@ std::vector<float> RunTyped(const std::string& type, DataType declared,
   const std::vector<Operand> operands = {{"in0", {static_cast<int>(values.size())}, declared}};
   try {
     std::unique_ptr<Layer> layer = LayerRegistry::Create(LayerConfig(op, &operands));
-    const Shape shape = {values.size()};
+    const Shape shape = {static_cast<Shape::value_type>(values.size())};
     test_support::TestContext context;
     const std::vector<Shape> output_shapes = layer->OutputShapes({shape});
     std::unique_ptr<LayerState> state = layer->Prepare({shape}, output_shapes, context.prepare());
