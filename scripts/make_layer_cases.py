@@ -1469,6 +1469,100 @@ def product_cases():
               F.pairwise_distance(p1, p2, p=p, eps=1e-3, keepdim=keepdim),
               dict(eps=1e-3, keepdim=keepdim, p=p), keys="$x1=0 $x2=1")
 
+def elementwise_cases():
+    """Issue 25: activations (CELU ... RReLU, GLU), the softmax family, comparisons, logic and
+    bitwise ops on integer-valued inputs, lgamma: parameters, defaults, negative dims, extremes."""
+    def act(name, kind, fn, params=None, shape=(2, 3, 7, 9), scale=3.0, seed=300,
+            tolerance=TRANSCENDENTAL, x=None):
+        unary(name, kind, shape, fn, params, tolerance=tolerance, scale=scale, seed=seed, x=x,
+              note=f"{kind} {params or ''} on {scale}*randn {shape}")
+
+    act("celu_default", "nn.CELU", F.celu, dict(alpha=1.0))
+    act("celu_functional_alpha", "F.celu", lambda v: F.celu(v, 0.3), dict(alpha=0.3), seed=301)
+    act("selu_large", "nn.SELU", F.selu, scale=30.0, seed=302)
+    act("hardshrink_default", "nn.Hardshrink", F.hardshrink, dict(lambd=0.5), seed=303,
+        tolerance=EXACT)
+    act("softshrink_functional", "F.softshrink", lambda v: F.softshrink(v, 1.5),
+        dict(lambd=1.5), seed=304, tolerance=EXACT)
+    act("tanhshrink_module", "nn.Tanhshrink", F.tanhshrink, seed=305)
+    act("softsign_large", "F.softsign", F.softsign, scale=100.0, seed=306)
+    act("threshold_negative", "F.threshold", lambda v: F.threshold(v, -0.5, -7.0),
+        dict(threshold=-0.5, value=-7.0), seed=307, tolerance=EXACT)
+    act("logsigmoid_large", "nn.LogSigmoid", F.logsigmoid, scale=60.0, seed=308)
+    act("rrelu_defaults", "nn.RReLU", lambda v: F.rrelu(v, training=False),
+        dict(lower=0.125, upper=1.0 / 3.0), seed=309)
+    act("lgamma_negative", "torch.lgamma", torch.lgamma, scale=4.0, seed=310)
+    act("positive_rank3", "torch.positive", torch.positive, shape=(3, 4, 5), seed=311,
+        tolerance=EXACT)
+    act("glu_default_dim", "nn.GLU", F.glu, dict(dim=-1), shape=(2, 3, 4, 8), seed=312)
+    act("glu_negative_dim", "F.glu", lambda v: F.glu(v, -3), dict(dim=-3), shape=(2, 6, 4, 5),
+        seed=313)
+    act("glu_batch_dim", "F.glu", lambda v: F.glu(v, 0), dict(dim=0), shape=(4, 3, 5), seed=314)
+
+    # The softmax family on values far apart: log_softmax must stay finite where softmax is 0.
+    act("log_softmax_far_apart", "nn.LogSoftmax", lambda v: F.log_softmax(v, 1), dict(dim=1),
+        scale=60.0, seed=315)
+    act("log_softmax_last_dim", "F.log_softmax", lambda v: F.log_softmax(v, -1), dict(dim=-1),
+        seed=316)
+    act("log_softmax_implicit_dim", "nn.LogSoftmax", lambda v: F.log_softmax(v, 1),
+        dict(dim=None), seed=317)
+    act("softmin_negative_dim", "F.softmin", lambda v: F.softmin(v, -2), dict(dim=-2), seed=318)
+    act("softmax2d_unbatched", "nn.Softmax2d", lambda v: F.softmax(v, -3), shape=(5, 4, 6),
+        seed=319)
+    act("softmax2d_batched", "nn.Softmax2d", lambda v: F.softmax(v, -3), shape=(2, 5, 4, 6),
+        seed=320)
+
+    def binary(name, kind, fn, a, b, types=(None, None), tolerance=EXACT):
+        case = Case(name, tolerance, f"{kind} on {tuple(a.shape)} and {tuple(b.shape)}")
+        operands = [case.input(a.float(), types[0]), case.input(b.float(), types[1])]
+        (y,) = case.op(kind, operands, [fn(a, b).float()], keys="$input=0 $other=1")
+        case.output(y)
+        case.write()
+
+    def scalar(name, kind, fn, a, other, declared_type=None, tolerance=EXACT):
+        case = Case(name, tolerance, f"{kind} other={other}")
+        operand = case.input(a.float(), declared_type)
+        (y,) = case.op(kind, [operand], [fn(a, other).float()], dict(other=other),
+                       keys="$input=0")
+        case.output(y)
+        case.write()
+
+    # Comparisons broadcast, and NaN compares unequal to everything (ne is true).
+    left = torch.round(seeded(321, 2, 3, 1, 5, scale=2.0))
+    right = torch.round(seeded(322, 4, 5, scale=2.0))
+    left[0, 1, 0, 2] = float("nan")
+    for function in ("eq", "ne", "lt", "le", "gt", "ge"):
+        binary(f"compare_{function}_broadcast", f"torch.{function}", getattr(torch, function),
+               left, right)
+    scalar("compare_gt_scalar", "torch.gt", torch.gt, seeded(323, 3, 4, 5), 0.25)
+    # Logic on floats: any nonzero value (NaN too) is true.
+    a = torch.round(seeded(324, 3, 1, 6))
+    b = torch.round(seeded(325, 4, 6))
+    a[1, 0, 2] = float("nan")
+    for function in ("logical_and", "logical_or", "logical_xor"):
+        binary(f"{function}_broadcast", f"torch.{function}", getattr(torch, function), a, b)
+    unary("logical_not_floats", "torch.logical_not", (3, 4, 6), torch.logical_not,
+          x=torch.round(seeded(326, 3, 4, 6)), tolerance=EXACT)
+    # Bitwise ops on integer tensors, negative values included (two's complement, arithmetic
+    # right shift).
+    ints = torch.randint(-100, 100, (3, 4, 5), generator=torch.Generator().manual_seed(327))
+    more = torch.randint(-100, 100, (4, 5), generator=torch.Generator().manual_seed(328))
+    counts = torch.randint(0, 6, (4, 5), generator=torch.Generator().manual_seed(329))
+    for function in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+        binary(f"{function}_integers", f"torch.{function}", getattr(torch, function), ints, more,
+               types=("i64", "i64"))
+    binary("bitwise_left_shift_integers", "torch.bitwise_left_shift", torch.bitwise_left_shift,
+           ints, counts, types=("i64", "i64"))
+    binary("bitwise_right_shift_integers", "torch.bitwise_right_shift",
+           torch.bitwise_right_shift, ints, counts, types=("i64", "i64"))
+    scalar("bitwise_xor_scalar", "torch.bitwise_xor", torch.bitwise_xor, ints, 5, "i64")
+    case = Case("bitwise_not_integers", EXACT, "torch.bitwise_not on i64")
+    operand = case.input(ints.float(), "i64")
+    (y,) = case.op("torch.bitwise_not", [operand], [torch.bitwise_not(ints).float()],
+                   keys="$input=0")
+    case.output(y)
+    case.write()
+
 
 def main():
     if ROOT.exists():
@@ -1489,6 +1583,7 @@ def main():
     index_cases()
     volume_convolution_cases()
     product_cases()
+    elementwise_cases()
     print(f"wrote {len(list(ROOT.iterdir()))} cases under {ROOT}")
 
 

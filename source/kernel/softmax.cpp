@@ -23,11 +23,15 @@ constexpr float kNegativeInfinity = -std::numeric_limits<float>::infinity();
 // -inf score is given a weight of exactly 0 by hand).
 enum class Exponential { kExact, kFast };
 
-// Softmax of `lanes` (at most kLanes) neighbouring slices of `extent` elements each: element e of
-// lane l at input[e * stride + l], written to output[e * stride + l] (kFast: in place, `input`
-// must be `output`). Three passes over the rows
-// of lanes: the maxima, the exponentials with their sums, the normalisation.
-template <Exponential kExponential>
+// What the lanes are written as: the softmax, or its logarithm (nn.LogSoftmax), computed as
+// (x - max) - log(sum) so that a tiny probability keeps its digits instead of underflowing to 0.
+enum class Result { kSoftmax, kLogSoftmax };
+
+// Softmax (or log-softmax) of `lanes` (at most kLanes) neighbouring slices of `extent` elements
+// each: element e of lane l at input[e * stride + l], written to output[e * stride + l] (kFast:
+// in place, `input` must be `output`). Three passes over the rows of lanes: the maxima, the
+// exponentials with their sums, the normalisation.
+template <Exponential kExponential, Result kResult = Result::kSoftmax>
 void SoftmaxLanes(const float* input, float* output, size_t extent, size_t stride, size_t lanes) {
   // LESSON 12 BEGIN: subtract each lane's maximum, exponentiate, divide by the sum (along extent)
   float maximum[kLanes];
@@ -56,11 +60,20 @@ void SoftmaxLanes(const float* input, float* output, size_t extent, size_t strid
       } else {
         weight = shifted == kNegativeInfinity ? 0.0f : FastExp(shifted);
       }
-      out[lane] = weight;
+      // The log-softmax reads its input again in the last pass: the output (maybe the same
+      // memory) is written only there.
+      if constexpr (kResult == Result::kSoftmax) out[lane] = weight;
       sum[lane] += weight;
     }
   }
-  if constexpr (kExponential == Exponential::kExact) {
+  if constexpr (kResult == Result::kLogSoftmax) {
+    for (size_t lane = 0; lane < lanes; ++lane) sum[lane] = std::log(sum[lane]);
+    for (size_t e = 0; e < extent; ++e) {
+      const float* row = input + e * stride;
+      float* out = output + e * stride;
+      for (size_t lane = 0; lane < lanes; ++lane) out[lane] = row[lane] - maximum[lane] - sum[lane];
+    }
+  } else if constexpr (kExponential == Exponential::kExact) {
     for (size_t e = 0; e < extent; ++e) {
       float* out = output + e * stride;
       for (size_t lane = 0; lane < lanes; ++lane) out[lane] /= sum[lane];
@@ -75,9 +88,10 @@ void SoftmaxLanes(const float* input, float* output, size_t extent, size_t strid
   // LESSON 12 END
 }
 
-}  // namespace
-
-void SoftmaxSlices(const AxisSplit& split, const float* input, float* output, ThreadPool* pool) {
+// Both nn.Softmax's and nn.LogSoftmax's kernel: the lanes of every slice along the middle of
+// `split`.
+template <Result kResult>
+void NormalizeSlices(const AxisSplit& split, const float* input, float* output, ThreadPool* pool) {
   // Elements of one slice are `inner` apart: a task takes up to kLanes neighbouring slices of one
   // outer block.
   const size_t extent = split.extent;
@@ -89,13 +103,15 @@ void SoftmaxSlices(const AxisSplit& split, const float* input, float* output, Th
         const size_t block = static_cast<size_t>(task) / lane_groups;
         const size_t first = static_cast<size_t>(task) % lane_groups * kLanes;
         const size_t base = block * extent * inner + first;
-        SoftmaxLanes<Exponential::kExact>(input + base, output + base, extent, inner,
-                                          std::min(kLanes, inner - first));
+        SoftmaxLanes<Exponential::kExact, kResult>(input + base, output + base, extent, inner,
+                                                   std::min(kLanes, inner - first));
       },
       Schedule::kStatic, split.outer * extent * inner >= kParallelElements);
 }
 
-void SoftmaxSlicesReference(const AxisSplit& split, const float* input, float* output) {
+// The definition of both, one slice at a time, in double.
+void NormalizeSlicesReference(const AxisSplit& split, const float* input, float* output,
+                              Result result) {
   for (size_t block = 0; block < split.outer; ++block) {
     for (size_t lane = 0; lane < split.inner; ++lane) {
       // Slice (block, lane): element e at first + e * inner.
@@ -110,10 +126,30 @@ void SoftmaxSlicesReference(const AxisSplit& split, const float* input, float* o
       }
       for (size_t e = 0; e < split.extent; ++e) {
         const size_t at = first + e * split.inner;
-        output[at] = static_cast<float>(std::exp(input[at] - maximum) / sum);
+        const double shifted = input[at] - maximum;
+        output[at] = static_cast<float>(result == Result::kLogSoftmax ? shifted - std::log(sum)
+                                                                      : std::exp(shifted) / sum);
       }
     }
   }
+}
+
+}  // namespace
+
+void SoftmaxSlices(const AxisSplit& split, const float* input, float* output, ThreadPool* pool) {
+  NormalizeSlices<Result::kSoftmax>(split, input, output, pool);
+}
+
+void LogSoftmaxSlices(const AxisSplit& split, const float* input, float* output, ThreadPool* pool) {
+  NormalizeSlices<Result::kLogSoftmax>(split, input, output, pool);
+}
+
+void SoftmaxSlicesReference(const AxisSplit& split, const float* input, float* output) {
+  NormalizeSlicesReference(split, input, output, Result::kSoftmax);
+}
+
+void LogSoftmaxSlicesReference(const AxisSplit& split, const float* input, float* output) {
+  NormalizeSlicesReference(split, input, output, Result::kLogSoftmax);
 }
 
 void SoftmaxRows(float* scores, int rows, int columns) {

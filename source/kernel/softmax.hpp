@@ -19,6 +19,13 @@ void SoftmaxSlices(const AxisSplit& split, const float* input, float* output, Th
 // The definition, one slice at a time, in double: the reference for both kernels.
 void SoftmaxSlicesReference(const AxisSplit& split, const float* input, float* output);
 
+// nn.LogSoftmax's kernel: log(softmax(x)) of every slice, as SoftmaxSlices walks them, computed as
+// (x - max) - log(sum(exp(x - max))) so that it stays finite where the softmax underflows.
+void LogSoftmaxSlices(const AxisSplit& split, const float* input, float* output, ThreadPool* pool);
+
+// Its definition, one slice at a time, in double.
+void LogSoftmaxSlicesReference(const AxisSplit& split, const float* input, float* output);
+
 // Attention's kernel: the softmax of each row of the column-major rows x columns block `scores`,
 // in place, on FastExp (which vectorises). A masked score (-inf) weighs exactly 0, and a row of
 // only -inf gives NaN, as in PyTorch.

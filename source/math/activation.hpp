@@ -27,6 +27,17 @@ inline float FastErf(float x) {
   return std::copysign(value, x);
 }
 
+// log|Gamma(x)|, as torch.lgamma. glibc's lgammaf also writes the global `signgam`, a data race
+// when several threads apply it: its reentrant form writes the sign to a local instead.
+inline float LogGamma(float x) {
+#if defined(__GLIBC__)
+  int sign = 0;
+  return lgammaf_r(x, &sign);
+#else
+  return std::lgamma(x);
+#endif
+}
+
 // Which function, plus its parameters where it has them.
 struct Activation {
   enum class Kind {
@@ -45,6 +56,15 @@ struct Activation {
     kClamp,     // alpha = min, beta = max (Hardtanh, torch.clamp; +-inf for an open side)
     kMish,
     kSoftplus,  // alpha = beta, beta = threshold
+    kCelu,      // alpha
+    kSelu,
+    kHardshrink,  // alpha = lambd
+    kSoftshrink,  // alpha = lambd
+    kTanhshrink,
+    kSoftsign,
+    kThreshold,  // alpha = threshold, beta = value
+    kLogSigmoid,
+    kLgamma,
   };
   Kind kind = Kind::kIdentity;
   float alpha = 0.0f;
@@ -111,6 +131,43 @@ void WithActivation(const Activation& activation, Body body) {
       body([alpha, beta](float x) {
         return x * alpha > beta ? x : std::log1p(std::exp(x * alpha)) / alpha;
       });
+      break;
+    case Activation::Kind::kCelu:
+      // PyTorch runs CELU as ELU with the input scaled by 1 / alpha.
+      body([alpha, scale = 1.0f / alpha](float x) {
+        return x > 0.0f ? x : alpha * std::expm1(x * scale);
+      });
+      break;
+    case Activation::Kind::kSelu:
+      body([](float x) {
+        constexpr float kScale = 1.0507009873554804934f;
+        constexpr float kAlphaTimesScale = 1.6732632423543772848f * 1.0507009873554804934f;
+        return x > 0.0f ? kScale * x : kAlphaTimesScale * std::expm1(x);
+      });
+      break;
+    case Activation::Kind::kHardshrink:
+      body([alpha](float x) { return x >= -alpha && x <= alpha ? 0.0f : x; });
+      break;
+    case Activation::Kind::kSoftshrink:
+      body([alpha](float x) {
+        return x > alpha ? x - alpha : (x < -alpha ? x + alpha : x * 0.0f);  // NaN stays NaN
+      });
+      break;
+    case Activation::Kind::kTanhshrink:
+      body([](float x) { return x - std::tanh(x); });
+      break;
+    case Activation::Kind::kSoftsign:
+      body([](float x) { return x / (std::fabs(x) + 1.0f); });
+      break;
+    case Activation::Kind::kThreshold:
+      body([alpha, beta](float x) { return x <= alpha ? beta : x; });
+      break;
+    case Activation::Kind::kLogSigmoid:
+      // log(1 / (1 + exp(-x))) without overflow for either sign of x, as PyTorch computes it.
+      body([](float x) { return std::min(x, 0.0f) - std::log1p(std::exp(-std::fabs(x))); });
+      break;
+    case Activation::Kind::kLgamma:
+      body([](float x) { return LogGamma(x); });
       break;
   }
 }

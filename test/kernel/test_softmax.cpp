@@ -61,6 +61,40 @@ TEST(SoftmaxKernel, SlicesStayFiniteWhereExponentialsOverflow) {
   EXPECT_EQ(fast[2], 0.0f);
 }
 
+// The log-softmax, out of place and in place (the layer may be given one buffer), against its
+// reference on one and two threads.
+TEST(SoftmaxKernel, LogSlicesMatchReferenceInAndOutOfPlace) {
+  ThreadPool two_threads(2);
+  std::mt19937 generator(13);
+  for (const AxisSplit& split : kSplits) {
+    const std::vector<float> input =
+        RandomValues(split.outer * split.extent * split.inner, &generator, -30.0f, 30.0f);
+    std::vector<float> reference(input.size());
+    LogSoftmaxSlicesReference(split, input.data(), reference.data());
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two_threads}) {
+      std::vector<float> fast(input.size(), std::nanf(""));
+      LogSoftmaxSlices(split, input.data(), fast.data(), pool);
+      ExpectAgree(fast, "LogSoftmaxSlices", reference, "LogSoftmaxSlicesReference", 1e-5f, 1e-6f,
+                  Name(split, pool == nullptr ? 1 : 2));
+      std::vector<float> in_place = input;
+      LogSoftmaxSlices(split, in_place.data(), in_place.data(), pool);
+      ExpectAgree(in_place, "LogSoftmaxSlices in place", reference, "LogSoftmaxSlicesReference",
+                  1e-5f, 1e-6f, Name(split, pool == nullptr ? 1 : 2));
+    }
+  }
+}
+
+// Where the softmax underflows to 0, its logarithm is still the finite x - max - log(sum).
+TEST(SoftmaxKernel, LogSlicesStayFiniteWhereTheSoftmaxUnderflows) {
+  const AxisSplit split{1, 3, 1};
+  const std::vector<float> input = {1000.0f, 999.0f, -1000.0f};
+  std::vector<float> fast(3);
+  LogSoftmaxSlices(split, input.data(), fast.data(), nullptr);
+  EXPECT_NEAR(fast[0], -0.3132617f, 1e-6f);
+  EXPECT_NEAR(fast[1], -1.3132617f, 1e-6f);
+  EXPECT_NEAR(fast[2], -2000.3132617f, 1e-3f);
+}
+
 // SoftmaxRows normalises the rows of a column-major rows x columns block: the reference's split
 // with the rows as lanes (outer 1, extent = columns, inner = rows).
 TEST(SoftmaxKernel, RowsMatchReferenceWithMaskedScores) {

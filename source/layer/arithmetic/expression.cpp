@@ -1,78 +1,28 @@
 // pnnx.Expression: element-wise arithmetic over the operator's inputs, with PyTorch broadcasting.
+#include "layer/arithmetic/expression.hpp"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "layer/arithmetic/expression_parser.hpp"
-#include "layer/layer.hpp"
 #include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
 #include "tensor/broadcast.hpp"
 
 namespace lumen {
 
-// Evaluates the parsed `expr` one function at a time over whole tensors.
-//
-// The constructor turns the expression tree into a program: a list of instructions, innermost
-// calls first, each applying one function to one or two values (an input, a constant, or an
-// earlier instruction's result). Sub-expressions of constants only are computed there, once.
-// OutputShapes broadcasts the shapes through the program as PyTorch would. Prepare plans each
-// instruction's broadcasting walk for the session's shapes and gives every intermediate result a
-// buffer (buffers are reused once their value has been read); the last instruction writes the
-// output. Forward only runs the walks.
-class Expression : public Layer {
- public:
-  // Parses the operator's `expr` parameter and builds the program; throws lumen::Error on a
-  // malformed expression or an `@N` beyond the operator's inputs.
-  explicit Expression(const LayerConfig& config);
-  // The broadcast shape of the whole expression.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
-  // Plans every instruction's walk and the intermediate buffers for these shapes.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
-  // Runs the instructions in order.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
-  // True for mul(@0,@1) and mul(@1,@0): the product the gated-activation pass looks for.
-  bool MultipliesItsTwoInputs() const override;
-
- private:
-  // A value an instruction reads.
-  struct Value {
-    enum class Kind { kInput, kConstant, kInstruction };
-    Kind kind = Kind::kConstant;
-    int index = 0;  // input number, constant number or instruction number
-  };
-  // One function applied over whole tensors.
-  struct Instruction {
-    ExpressionFunction function{};
-    int arity = 1;
-    Value arguments[2];   // the second is unused for unary functions
-    size_t position = 0;  // where the call starts in the text, for messages
-  };
-
-  // Appends the instructions that compute `node` (folding calls of constants) and returns its
-  // value.
-  Value Compile(const ExpressionNode& node);
-  // The shape of every instruction's result for these input shapes (throws naming the call when
-  // two shapes do not broadcast).
-  std::vector<Shape> InstructionShapes(const std::vector<Shape>& input_shapes) const;
-  // The shape of `value` given the instructions' shapes.
-  const Shape& ShapeOf(const Value& value, const std::vector<Shape>& input_shapes,
-                       const std::vector<Shape>& instruction_shapes) const;
-
-  std::string text_;
-  size_t input_count_ = 0;
-  std::vector<float> constants_;
-  std::vector<Instruction> program_;
-  Value result_;  // what the whole expression evaluates to
-};
-
 namespace {
+
+// True for the complex element types, which Lumen does not compute.
+bool IsComplex(DataType type) {
+  return type == DataType::kComplex64 || type == DataType::kComplex128 ||
+         type == DataType::kComplex32;
+}
 
 // An expression for a message: a hostile one can be megabytes long, so only its start.
 std::string Shortened(const std::string& text) {
@@ -144,6 +94,44 @@ float Sign(float a) { return a > 0.0f ? 1.0f : (a < 0.0f ? -1.0f : a); }  // kee
 float Square(float a) { return a * a; }
 float Reciprocal(float a) { return 1.0f / a; }
 float Identity(float a) { return a; }
+
+// Comparisons and logic give 1 (true) or 0 (false); any nonzero value, NaN included, is true.
+float Truth(bool value) { return value ? 1.0f : 0.0f; }
+float Equal(float a, float b) { return Truth(a == b); }
+float NotEqual(float a, float b) { return Truth(a != b); }
+float Less(float a, float b) { return Truth(a < b); }
+float LessEqual(float a, float b) { return Truth(a <= b); }
+float Greater(float a, float b) { return Truth(a > b); }
+float GreaterEqual(float a, float b) { return Truth(a >= b); }
+float LogicalAnd(float a, float b) { return Truth(a != 0.0f && b != 0.0f); }
+float LogicalOr(float a, float b) { return Truth(a != 0.0f || b != 0.0f); }
+float LogicalXor(float a, float b) { return Truth((a != 0.0f) != (b != 0.0f)); }
+float LogicalNot(float a) { return Truth(a == 0.0f); }
+
+// The integer an element of an integer (or bool) tensor holds. Such values are whole numbers, and
+// exact while below 2^24 in magnitude; anything a 64-bit integer cannot hold (only a float tensor
+// could have it, which PyTorch's bitwise ops refuse) reads as 0 rather than overflowing.
+int64_t Integer(float a) {
+  constexpr float kLimit = 9.2e18f;  // below 2^63
+  return std::fabs(a) < kLimit ? static_cast<int64_t>(a) : 0;
+}
+float BitwiseAnd(float a, float b) { return static_cast<float>(Integer(a) & Integer(b)); }
+float BitwiseOr(float a, float b) { return static_cast<float>(Integer(a) | Integer(b)); }
+float BitwiseXor(float a, float b) { return static_cast<float>(Integer(a) ^ Integer(b)); }
+float BitwiseNot(float a) { return static_cast<float>(~Integer(a)); }
+// Shifts of 64-bit integers; a shift by a negative count or past the width gives 0 (left) or the
+// sign (right), as PyTorch's do.
+float LeftShift(float a, float b) {
+  const int64_t count = Integer(b);
+  if (count < 0 || count >= 64) return 0.0f;
+  return static_cast<float>(static_cast<int64_t>(static_cast<uint64_t>(Integer(a)) << count));
+}
+float RightShift(float a, float b) {
+  const int64_t value = Integer(a);
+  const int64_t count = Integer(b);
+  if (count < 0 || count >= 64) return value < 0 ? -1.0f : 0.0f;
+  return static_cast<float>(value >> count);
+}
 
 // ---- loops over one run of elements: out[i] = f(a[i * stride_a], b[i * stride_b]) -----------
 
@@ -264,6 +252,38 @@ Loop LoopFor(ExpressionFunction function) {
       return UnaryLoop<Reciprocal>;
     case F::kIdentity:
       return UnaryLoop<Identity>;
+    case F::kEqual:
+      return BinaryLoop<Equal>;
+    case F::kNotEqual:
+      return BinaryLoop<NotEqual>;
+    case F::kLess:
+      return BinaryLoop<Less>;
+    case F::kLessEqual:
+      return BinaryLoop<LessEqual>;
+    case F::kGreater:
+      return BinaryLoop<Greater>;
+    case F::kGreaterEqual:
+      return BinaryLoop<GreaterEqual>;
+    case F::kLogicalAnd:
+      return BinaryLoop<LogicalAnd>;
+    case F::kLogicalOr:
+      return BinaryLoop<LogicalOr>;
+    case F::kLogicalXor:
+      return BinaryLoop<LogicalXor>;
+    case F::kLogicalNot:
+      return UnaryLoop<LogicalNot>;
+    case F::kBitwiseAnd:
+      return BinaryLoop<BitwiseAnd>;
+    case F::kBitwiseOr:
+      return BinaryLoop<BitwiseOr>;
+    case F::kBitwiseXor:
+      return BinaryLoop<BitwiseXor>;
+    case F::kBitwiseNot:
+      return UnaryLoop<BitwiseNot>;
+    case F::kLeftShift:
+      return BinaryLoop<LeftShift>;
+    case F::kRightShift:
+      return BinaryLoop<RightShift>;
   }
   return nullptr;
 }
@@ -301,7 +321,16 @@ class ExpressionState : public LayerState {
 }  // namespace
 
 Expression::Expression(const LayerConfig& config)
-    : Layer(config), text_(config.Param("expr").text()), input_count_(config.input_count()) {
+    : Expression(config, config.Param("expr").text()) {}
+
+Expression::Expression(const LayerConfig& config, const std::string& text)
+    : Layer(config), text_(text), input_count_(config.input_count()) {
+  for (size_t input = 0; input < input_count_; ++input) {
+    if (IsComplex(config.InputType(input))) {
+      Fail(Concat("input ", input, " is complex (", DataTypeName(config.InputType(input)),
+                  "): Lumen computes real float32 tensors only"));
+    }
+  }
   ExpressionNode root;
   try {
     root = ParseExpression(text_);
@@ -316,6 +345,25 @@ Expression::Expression(const LayerConfig& config)
                 " but the operator has ", input_count_, " input(s)"));
   }
   result_ = Compile(root);
+  RefuseBitwiseOfFloats(config, root);
+}
+
+void Expression::RefuseBitwiseOfFloats(const LayerConfig& config,
+                                       const ExpressionNode& node) const {
+  for (const ExpressionNode& argument : node.arguments) {
+    RefuseBitwiseOfFloats(config, argument);
+    if (!IsBitwiseExpressionFunction(node.function) ||
+        argument.kind != ExpressionNode::Kind::kInput) {
+      continue;
+    }
+    const DataType type = config.InputType(static_cast<size_t>(argument.input_index));
+    if (type == DataType::kFloat32 || type == DataType::kFloat64 || type == DataType::kFloat16 ||
+        type == DataType::kBFloat16) {
+      Fail(Concat("'", ExpressionFunctionName(node.function), "' at position ", node.position,
+                  " of '", Shortened(text_), "' is bitwise, and input @", argument.input_index,
+                  " is ", DataTypeName(type), ": bitwise operations need integer or bool tensors"));
+    }
+  }
 }
 
 Expression::Value Expression::Compile(const ExpressionNode& node) {
@@ -525,6 +573,26 @@ bool Expression::MultipliesItsTwoInputs() const {
   return product.function == ExpressionFunction::kMul && product.arity == 2 &&
          first.kind == Value::Kind::kInput && second.kind == Value::Kind::kInput &&
          first.index != second.index;  // both inputs, in either order
+}
+
+std::string ElementwiseExpression(const LayerConfig& config, const std::string& function) {
+  const size_t operands = config.input_count();
+  if (operands == 2) {
+    // $input first; pnnx lists the operands in that order, but the roles say it.
+    const int other = config.InputIndexOfRole("other");
+    return Concat(function, other == 0 ? "(@1,@0)" : "(@0,@1)");
+  }
+  if (operands == 1 && config.HasParam("other")) {
+    // %.9g gives back the float the file holds (and inf / nan, which the parser reads).
+    char number[32];
+    std::snprintf(number, sizeof(number), "%.9g", config.FloatParam("other"));
+    return Concat(function, "(@0,", number, ")");
+  }
+  return Concat(function, "(@0)");
+}
+
+std::string FunctionOfOpType(const LayerConfig& config) {
+  return config.type().substr(config.type().find('.') + 1);
 }
 
 LUMEN_REGISTER_LAYER(Expression, "pnnx.Expression");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "base/parse_number.hpp"
 #include "lumen/error.hpp"
@@ -61,12 +62,35 @@ constexpr FunctionInfo kFunctions[] = {
     {"square", ExpressionFunction::kSquare, 1},
     {"reciprocal", ExpressionFunction::kReciprocal, 1},
     {"identity", ExpressionFunction::kIdentity, 1},
+    {"eq", ExpressionFunction::kEqual, 2},
+    {"ne", ExpressionFunction::kNotEqual, 2},
+    {"lt", ExpressionFunction::kLess, 2},
+    {"le", ExpressionFunction::kLessEqual, 2},
+    {"gt", ExpressionFunction::kGreater, 2},
+    {"ge", ExpressionFunction::kGreaterEqual, 2},
+    {"logical_and", ExpressionFunction::kLogicalAnd, 2},
+    {"logical_or", ExpressionFunction::kLogicalOr, 2},
+    {"logical_xor", ExpressionFunction::kLogicalXor, 2},
+    {"logical_not", ExpressionFunction::kLogicalNot, 1},
+    {"and", ExpressionFunction::kBitwiseAnd, 2},
+    {"or", ExpressionFunction::kBitwiseOr, 2},
+    {"xor", ExpressionFunction::kBitwiseXor, 2},
+    {"bitwise_not", ExpressionFunction::kBitwiseNot, 1},
+    {"lshift", ExpressionFunction::kLeftShift, 2},
+    {"rshift", ExpressionFunction::kRightShift, 2},
 };
 
 // Names pnnx can write that only make sense for integer or shape arithmetic.
 constexpr const char* kUnsupportedFunctions[] = {
-    "size", "int", "torch.long", "torch.int", "torch.bool", "and", "or", "xor", "lshift", "rshift",
+    "size", "int", "torch.long", "torch.int", "torch.bool",
 };
+
+// The function pnnx spells `name`, or null.
+const FunctionInfo* FindFunction(const std::string& name) {
+  const auto* found = std::find_if(std::begin(kFunctions), std::end(kFunctions),
+                                   [&](const FunctionInfo& info) { return name == info.name; });
+  return found == std::end(kFunctions) ? nullptr : found;
+}
 
 // One piece of the text: its kind, its characters and where it starts (for messages).
 struct Token {
@@ -84,6 +108,7 @@ class Parser {
 
   // Parses the whole text as one expression.
   ExpressionNode ParseWhole() {
+    if (IsFlattened()) return ParseFlattenedWhole();
     ExpressionNode node = ParseNode();
     if (Peek().kind != Token::Kind::kEnd) Fail(Peek().position, "unexpected text after the end");
     return node;
@@ -118,6 +143,17 @@ class Parser {
     Parser* parser_;
   };
 
+  // pnnx writes a complex constant as `1.2e+00-9.0e-01j`: if the number that ends at `end` is
+  // one's real part (or is followed by `j`), refuses it by name.
+  void RefuseComplexNumber(size_t start, size_t end) const {
+    size_t i = end;
+    while (i < text_.size() && std::string("(),[]").find(text_[i]) == std::string::npos) ++i;
+    if (i > start && text_[i - 1] == 'j') {
+      Fail(start, Concat("complex constant '", text_.substr(start, i - start),
+                         "': Lumen computes real float32 tensors only"));
+    }
+  }
+
   void Tokenize() {
     // LESSON 08 BEGIN: split the text into inputs, numbers, names and punctuation
     size_t i = 0;
@@ -151,6 +187,7 @@ class Parser {
           if (i < text_.size() && (text_[i] == '-' || text_[i] == '+')) ++i;
           while (is_digit(i)) ++i;
         }
+        RefuseComplexNumber(start, i);
         tokens_.push_back({Token::Kind::kNumber, text_.substr(start, i - start), start});
       } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '-') {
         ++i;  // '-' starts a name only for "-inf" / "-nan"
@@ -251,6 +288,58 @@ class Parser {
     // LESSON 08 END
   }
 
+  // True when a function the language knows is not followed by '(': pnnx's flattened form.
+  bool IsFlattened() const {
+    for (size_t i = 0; i + 1 < tokens_.size(); ++i) {
+      if (tokens_[i].kind == Token::Kind::kName && FindFunction(tokens_[i].text) != nullptr &&
+          tokens_[i + 1].kind != Token::Kind::kOpen) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Reads the flattened form as pnnx does: without its separators, a prefix expression.
+  ExpressionNode ParseFlattenedWhole() {
+    std::vector<Token> significant;
+    for (const Token& token : tokens_) {
+      const bool separator = token.kind == Token::Kind::kOpen ||
+                             token.kind == Token::Kind::kClose || token.kind == Token::Kind::kComma;
+      if (!separator) significant.push_back(token);
+    }
+    tokens_ = std::move(significant);
+    next_ = 0;
+    ExpressionNode node = ParseFlattenedNode();
+    if (Peek().kind != Token::Kind::kEnd) Fail(Peek().position, "unexpected text after the end");
+    return node;
+  }
+
+  // One prefix expression: a call takes the next `arity` expressions as its arguments.
+  ExpressionNode ParseFlattenedNode() {
+    const DepthGuard depth(this);
+    const Token& token = Peek();
+    if (token.kind != Token::Kind::kName || token.text == "True" || token.text == "False") {
+      return ParseNode();  // an input, a number or a list, read as always
+    }
+    Take();
+    const FunctionInfo* found = FindFunction(token.text);
+    if (found == nullptr) {
+      Fail(token.position, Concat("unknown function '", token.text, "'"));
+    }
+    ExpressionNode node;
+    node.kind = ExpressionNode::Kind::kCall;
+    node.function = found->function;
+    node.position = token.position;
+    for (int i = 0; i < found->arity; ++i) {
+      if (Peek().kind == Token::Kind::kEnd) {
+        Fail(token.position,
+             Concat("'", token.text, "' takes ", found->arity, " argument(s), got ", i));
+      }
+      node.arguments.push_back(ParseFlattenedNode());
+    }
+    return node;
+  }
+
   const std::string& text_;
   std::vector<Token> tokens_;
   size_t next_ = 0;
@@ -258,6 +347,12 @@ class Parser {
 };
 
 }  // namespace
+
+bool IsBitwiseExpressionFunction(ExpressionFunction function) {
+  using F = ExpressionFunction;
+  return function == F::kBitwiseAnd || function == F::kBitwiseOr || function == F::kBitwiseXor ||
+         function == F::kBitwiseNot || function == F::kLeftShift || function == F::kRightShift;
+}
 
 int ExpressionArity(ExpressionFunction function) {
   for (const FunctionInfo& info : kFunctions) {

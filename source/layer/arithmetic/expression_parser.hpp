@@ -8,6 +8,11 @@
 //   input    := '@' digits                          the operator's inputs by position
 //   number   := 2  -1  0.5  2.000000e+00  1.0e-5  inf  nan  (True/False are 1/0)
 //
+// pnnx also writes a flattened form when one of its passes does not know a function: its own
+// reader treats '(' ')' ',' alike, as separators of a prefix expression, so `expm1,sub(@0,0.5)`
+// means expm1(sub(@0,0.5)). Text in which a known function is not followed by '(' is read that
+// way: each function takes the next `arity` expressions.
+//
 // The text comes from a model file, which may be hostile: nesting is limited to
 // kMaxExpressionDepth levels (the parser recurses once per level, and 20,000 nested calls would
 // overflow the stack), and input numbers to kMaxExpressionInput.
@@ -70,12 +75,33 @@ enum class ExpressionFunction {
   kSign,
   kSquare,
   kReciprocal,
+  // comparisons and logic: 1 for true, 0 for false (Lumen holds booleans as 0/1 floats)
+  kEqual,
+  kNotEqual,
+  kLess,
+  kLessEqual,
+  kGreater,
+  kGreaterEqual,
+  kLogicalAnd,
+  kLogicalOr,
+  kLogicalXor,
+  kLogicalNot,
+  // bitwise, on the integer each value holds (exactly, while below 2^24 in magnitude)
+  kBitwiseAnd,
+  kBitwiseOr,
+  kBitwiseXor,
+  kBitwiseNot,
+  kLeftShift,
+  kRightShift,
   // internal: copies (and broadcasts) its argument; used when the expression is a bare operand
   kIdentity,
 };
 
 // Number of arguments a function takes (1 or 2).
 int ExpressionArity(ExpressionFunction function);
+
+// True for the bitwise functions, which PyTorch refuses on floating-point tensors.
+bool IsBitwiseExpressionFunction(ExpressionFunction function);
 
 // The function's name as pnnx writes it.
 const char* ExpressionFunctionName(ExpressionFunction function);

@@ -250,6 +250,50 @@ TEST(Expression, RejectsAMalformedExpressionWhenBuilt) {
               HasSubstr("pnnx.Expression 'op': expression 'add(@0,'"));
 }
 
+// Integer arithmetic on whole-number floats, as pnnx writes it for `y & 3`, `y >> 3` on an int
+// tensor: two's complement, arithmetic right shift.
+TEST(Expression, ComputesBitwiseFunctionsOnWholeNumbers) {
+  const Tensor input = Tensor::FromRowMajor({-7.0f, -1.0f, 0.0f, 5.0f, 12.0f, 1000.0f}, {6});
+  const auto run = [&](const std::string& expr) {
+    return RunLayer(MakeOperator("pnnx.Expression", {"expr=" + expr}), {input})[0].ToRowMajor();
+  };
+  EXPECT_EQ(run("and(@0,3)"), (std::vector<float>{1, 3, 0, 1, 0, 0}));
+  EXPECT_EQ(run("or(@0,3)"), (std::vector<float>{-5, -1, 3, 7, 15, 1003}));
+  EXPECT_EQ(run("xor(@0,3)"), (std::vector<float>{-6, -4, 3, 6, 15, 1003}));
+  EXPECT_EQ(run("lshift(@0,3)"), (std::vector<float>{-56, -8, 0, 40, 96, 8000}));
+  EXPECT_EQ(run("rshift(@0,3)"), (std::vector<float>{-1, -1, 0, 0, 1, 125}));
+  EXPECT_EQ(run("bitwise_not(@0)"), (std::vector<float>{6, 0, -1, -6, -13, -1001}));
+}
+
+// Builds pnnx.Expression `expr` over inputs the file declares of `types`; returns its error.
+std::string TypedExpressionError(const std::string& expr, const std::vector<DataType>& types) {
+  const Node op =
+      MakeOperator("pnnx.Expression", {"expr=" + expr}, {}, static_cast<int>(types.size()));
+  std::vector<Operand> operands;
+  for (size_t i = 0; i < types.size(); ++i) operands.push_back({op.input_names[i], {3}, types[i]});
+  try {
+    LayerRegistry::Create(LayerConfig(op, &operands));
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(Expression, RefusesBitwiseFunctionsOfFloatInputs) {
+  EXPECT_EQ(TypedExpressionError("and(@0,3)", {DataType::kInt32}), "");
+  EXPECT_EQ(TypedExpressionError("xor(@0,@1)", {DataType::kBool, DataType::kInt64}), "");
+  EXPECT_THAT(TypedExpressionError("add(rshift(@1,@0),1)", {DataType::kInt64, DataType::kFloat32}),
+              HasSubstr("pnnx.Expression 'op': 'rshift' at position 4 of 'add(rshift(@1,@0),1)' "
+                        "is bitwise, and input @1 is f32: bitwise operations need integer or bool "
+                        "tensors"));
+}
+
+TEST(Expression, RefusesComplexInputs) {
+  EXPECT_THAT(TypedExpressionError("add(@0,3)", {DataType::kComplex64}),
+              HasSubstr("pnnx.Expression 'op': input 0 is complex (c64): Lumen computes real "
+                        "float32 tensors only"));
+}
+
 TEST(Expression, RefusesDeepNestingWithAnError) {
   // Hostile: 20,000 nested calls once overflowed the parser's stack.
   std::string expr;

@@ -62,18 +62,21 @@ TEST(ExpressionParser, ReadsNumbersInEverySpelling) {
 }
 
 TEST(ExpressionParser, KnowsEveryFunctionWithItsArity) {
-  const char* unary[] = {"neg",   "abs",   "sqrt",  "rsqrt",  "exp",       "expm1", "log",  "log10",
-                         "log1p", "sin",   "cos",   "tan",    "asin",      "acos",  "atan", "sinh",
-                         "cosh",  "tanh",  "asinh", "acosh",  "atanh",     "erf",   "ceil", "floor",
-                         "round", "trunc", "sign",  "square", "reciprocal"};
+  const char* unary[] = {
+      "neg",   "abs",   "sqrt",  "rsqrt",  "exp",        "expm1",       "log",        "log10",
+      "log1p", "sin",   "cos",   "tan",    "asin",       "acos",        "atan",       "sinh",
+      "cosh",  "tanh",  "asinh", "acosh",  "atanh",      "erf",         "ceil",       "floor",
+      "round", "trunc", "sign",  "square", "reciprocal", "logical_not", "bitwise_not"};
   for (const char* name : unary) {
     const ExpressionNode node = ParseExpression(std::string(name) + "(@0)");
     EXPECT_EQ(ExpressionArity(node.function), 1) << name;
     EXPECT_STREQ(ExpressionFunctionName(node.function), name);
   }
-  const char* binary[] = {"add",  "sub",       "mul",     "div",      "pow",
-                          "max",  "min",       "maximum", "minimum",  "floor_divide",
-                          "fmod", "remainder", "atan2",   "logaddexp"};
+  const char* binary[] = {
+      "add",        "sub",         "mul",          "div",  "pow",       "max",    "min",
+      "maximum",    "minimum",     "floor_divide", "fmod", "remainder", "atan2",  "logaddexp",
+      "eq",         "ne",          "lt",           "le",   "gt",        "ge",     "logical_and",
+      "logical_or", "logical_xor", "and",          "or",   "xor",       "lshift", "rshift"};
   for (const char* name : binary) {
     EXPECT_EQ(ExpressionArity(ParseExpression(std::string(name) + "(@0,@1)").function), 2) << name;
   }
@@ -110,6 +113,32 @@ TEST(ExpressionParser, AcceptsDottedNamesAndRefusesThemAsShapeArithmetic) {
   // pnnx writes dtypes such as torch.long in integer arithmetic: one name, dot included.
   EXPECT_THAT(ParseError("mul(@0,torch.long)"),
               HasSubstr("'torch.long' is integer or shape arithmetic"));
+}
+
+// pnnx writes `expm1,sub(@0,0.5)` for torch.expm1(x - 0.5): its own reader treats '(' ')' ','
+// alike, as separators of a prefix expression, and so does Lumen when a known function has no '('.
+TEST(ExpressionParser, ReadsPnnxsFlattenedPrefixForm) {
+  const ExpressionNode node = ParseExpression("expm1,sub(@0,0.5)");
+  ASSERT_EQ(node.kind, ExpressionNode::Kind::kCall);
+  EXPECT_EQ(node.function, ExpressionFunction::kExpm1);
+  ASSERT_EQ(node.arguments.size(), 1u);
+  EXPECT_EQ(node.arguments[0].function, ExpressionFunction::kSub);
+  EXPECT_EQ(node.arguments[0].arguments[1].constant, 0.5f);
+  // Nested inside a call whose parentheses pnnx closed too early: mul(log1p(@0),2).
+  const ExpressionNode nested = ParseExpression("mul(log1p,@0),2");
+  EXPECT_EQ(nested.function, ExpressionFunction::kMul);
+  EXPECT_EQ(nested.arguments[0].function, ExpressionFunction::kLog1p);
+  EXPECT_EQ(nested.arguments[0].arguments[0].input_index, 0);
+  EXPECT_EQ(nested.arguments[1].constant, 2.0f);
+  EXPECT_THAT(ParseError("log1p,"), HasSubstr("'log1p' takes 1 argument(s), got 0"));
+  EXPECT_THAT(ParseError("log1p,@0,@1"), HasSubstr("unexpected text after the end"));
+}
+
+TEST(ExpressionParser, RefusesComplexConstantsByName) {
+  EXPECT_THAT(ParseError("sub(@0,0.000000e+00+4.000000e+00j)"),
+              HasSubstr("complex constant '0.000000e+00+4.000000e+00j': Lumen computes real "
+                        "float32 tensors only at position 7"));
+  EXPECT_THAT(ParseError("mul(@0,2j)"), HasSubstr("complex constant '2j'"));
 }
 
 TEST(ExpressionParser, LimitsTheNesting) {

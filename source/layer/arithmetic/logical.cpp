@@ -1,0 +1,22 @@
+// torch.logical_and, torch.logical_or, torch.logical_xor, torch.logical_not: element-wise logic in
+// which any nonzero value (NaN included) is true. The result is a bool tensor, held as 0/1 floats.
+// Each runs on the pnnx.Expression evaluator as one call (logical_and(@0,@1), ...).
+#include "layer/arithmetic/expression.hpp"
+#include "layer/layer_registry.hpp"
+
+namespace lumen {
+namespace {
+
+// A logical operation, as one call of the expression language.
+class Logical : public Expression {
+ public:
+  explicit Logical(const LayerConfig& config)
+      : Expression(config, ElementwiseExpression(config, FunctionOfOpType(config))) {}
+};
+
+}  // namespace
+
+LUMEN_REGISTER_LAYER(Logical, "torch.logical_and", "torch.logical_or", "torch.logical_xor",
+                     "torch.logical_not");
+
+}  // namespace lumen

@@ -1,0 +1,15 @@
+// nn.SELU against PyTorch on large magnitudes (exp underflows to the saturated -scale*alpha).
+//
+// The cases run one-operator PNNX models written by scripts/make_layer_cases.py, whose expected
+// outputs come from PyTorch.
+#include <gtest/gtest.h>
+
+#include "support/case_runner.hpp"
+
+namespace lumen {
+namespace {
+
+LUMEN_LAYER_CASE_TEST(Selu, selu_large)
+
+}  // namespace
+}  // namespace lumen
