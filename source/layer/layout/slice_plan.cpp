@@ -33,9 +33,10 @@ SlicingLayer::SlicingLayer(const LayerConfig& config) : Layer(config) {
     selects_ = {kOpen};
   }
   if (starts_.size() != dims_.size() || ends_.size() != dims_.size() ||
-      steps_.size() != dims_.size() || selects_.size() != dims_.size()) {
-    Fail("dims, starts, ends, steps and selects must have the same length");
+      steps_.size() != dims_.size()) {
+    Fail("dims, starts, ends and steps must have the same length");
   }
+  if (selects_.size() != dims_.size()) Fail("selects must have the length of dims");
   for (size_t i = 0; i < dims_.size(); ++i) {
     if (selects_[i] == kOpen && steps_[i] < 1) {
       Fail(Concat("step must be positive, got ", steps_[i]));
