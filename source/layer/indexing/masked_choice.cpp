@@ -1,0 +1,94 @@
+// MaskedChoice: the shared element-by-element choice of torch.where and Tensor.masked_fill.
+#include "layer/indexing/masked_choice.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "layer/indexing/coordinates.hpp"
+#include "lumen/error.hpp"
+#include "tensor/broadcast.hpp"
+
+namespace lumen {
+namespace {
+
+// Per session: each operand's strides over the output (empty for a number), the output's own.
+struct MaskedChoiceState : LayerState {
+  std::vector<size_t> strides[3];
+  std::vector<size_t> output_strides;
+};
+
+}  // namespace
+
+MaskedChoice::MaskedChoice(const LayerConfig& config, ChoiceSource condition, ChoiceSource chosen,
+                           ChoiceSource otherwise)
+    : Layer(config), sources_{condition, chosen, otherwise}, input_count_(config.input_count()) {
+  for (const ChoiceSource& source : sources_) {
+    if (source.input >= static_cast<int>(input_count_)) {
+      Fail(Concat("expects an operand at input ", source.input, ", the operator has ", input_count_,
+                  " input(s)"));
+    }
+  }
+}
+
+ChoiceSource MaskedChoice::ReadSource(const LayerConfig& config, const std::string& role,
+                                      int default_input) {
+  const int input = config.InputIndexOfRole(role);
+  if (input >= 0) return {input, 0.0f};
+  if (config.HasParam(role)) return {-1, config.FloatParam(role)};
+  if (default_input >= 0 && default_input < static_cast<int>(config.input_count())) {
+    return {default_input, 0.0f};
+  }
+  throw Error(Concat(config.Describe(), ": has neither an operand nor a parameter '", role, "'"));
+}
+
+std::vector<Shape> MaskedChoice::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  CheckInputCount(input_shapes, input_count_);
+  Shape output;
+  bool first = true;
+  for (const ChoiceSource& source : sources_) {
+    if (source.input < 0) continue;
+    const Shape& shape = input_shapes[static_cast<size_t>(source.input)];
+    try {
+      output = first ? shape : BroadcastShapes(output, shape);
+    } catch (const Error& error) {
+      Fail(error.what());
+    }
+    first = false;
+  }
+  CheckOutputShape(input_shapes, output);
+  return {output};
+}
+
+std::unique_ptr<LayerState> MaskedChoice::Prepare(const std::vector<Shape>& input_shapes,
+                                                  const std::vector<Shape>& output_shapes,
+                                                  const PrepareContext& /*context*/) const {
+  auto state = std::make_unique<MaskedChoiceState>();
+  for (size_t i = 0; i < 3; ++i) {
+    if (sources_[i].input < 0) continue;
+    state->strides[i] =
+        BroadcastStrides(input_shapes[static_cast<size_t>(sources_[i].input)], output_shapes[0]);
+  }
+  state->output_strides = StorageStrides(output_shapes[0]);
+  return state;
+}
+
+void MaskedChoice::Forward(const std::vector<const Tensor*>& inputs,
+                           const std::vector<Tensor*>& outputs,
+                           const ForwardContext& context) const {
+  const MaskedChoiceState& state = context.state_as<MaskedChoiceState>();
+  // The value of source i at these output coordinates.
+  const auto value = [&](size_t i, const Coordinates& coordinates) {
+    const ChoiceSource& source = sources_[i];
+    if (source.input < 0) return source.number;
+    return inputs[static_cast<size_t>(source.input)]
+        ->data()[StorageOffsetOf(coordinates, state.strides[i])];
+  };
+  float* result = outputs[0]->data();
+  ForEachCoordinate(outputs[0]->shape(), [&](const Coordinates& coordinates) {
+    result[StorageOffsetOf(coordinates, state.output_strides)] =
+        value(0, coordinates) != 0.0f ? value(1, coordinates) : value(2, coordinates);
+  });
+}
+
+}  // namespace lumen

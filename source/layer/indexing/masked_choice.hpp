@@ -1,0 +1,55 @@
+// MaskedChoice: the element-by-element choice between two values that torch.where and
+// Tensor.masked_fill share: result = condition ? chosen : otherwise, each operand broadcast.
+#ifndef LUMEN_LAYER_INDEXING_MASKED_CHOICE_HPP_
+#define LUMEN_LAYER_INDEXING_MASKED_CHOICE_HPP_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "layer/layer.hpp"
+
+namespace lumen {
+
+// Where each value comes from: an input of the operator, or a number in its parameters (pnnx
+// writes torch.where(c, x, 0.5)'s 0.5 as `other=0.5`).
+struct ChoiceSource {
+  int input = -1;  // the operand's position among the inputs, or -1 for the number
+  float number = 0.0f;
+};
+
+// A layer computing condition ? chosen : otherwise over the broadcast shape of its operands
+// (a nonzero condition chooses; masks reach layers as floats, 1 for True). Subclasses say where
+// the three come from and may constrain the output shape (masked_fill keeps its input's).
+class MaskedChoice : public Layer {
+ public:
+  // The broadcast shape of every operand (CheckOutputShape may refuse it).
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  // Computes each operand's strides over the output.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& output_shapes,
+                                      const PrepareContext& context) const override;
+  // Chooses every element.
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override;
+
+ protected:
+  // Reads where the condition and the two values come from.
+  MaskedChoice(const LayerConfig& config, ChoiceSource condition, ChoiceSource chosen,
+               ChoiceSource otherwise);
+  // The source named `role` ($input=, $other=, ...) among the inputs, or the number in the
+  // parameter of that name; throws lumen::Error naming the layer when neither exists.
+  static ChoiceSource ReadSource(const LayerConfig& config, const std::string& role,
+                                 int default_input);
+  // Throws lumen::Error when the broadcast shape is not acceptable; by default any is.
+  virtual void CheckOutputShape(const std::vector<Shape>& /*input_shapes*/,
+                                const Shape& /*output*/) const {}
+
+ private:
+  ChoiceSource sources_[3];  // condition, chosen, otherwise
+  size_t input_count_;
+};
+
+}  // namespace lumen
+
+#endif  // LUMEN_LAYER_INDEXING_MASKED_CHOICE_HPP_

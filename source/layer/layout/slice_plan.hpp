@@ -1,0 +1,41 @@
+// SlicingLayer: the indexing x[..., start:end:step, ..., index, ...] that Tensor.slice reads and
+// Tensor.slice_copy writes, resolved against an input shape into a strided view of its memory.
+#ifndef LUMEN_LAYER_LAYOUT_SLICE_PLAN_HPP_
+#define LUMEN_LAYER_LAYOUT_SLICE_PLAN_HPP_
+
+#include <cstddef>
+#include <vector>
+
+#include "layer/layer.hpp"
+
+namespace lumen {
+
+// Where a slice lies in the sliced tensor's memory: the view's shape, the memory offset of its
+// first element and each of its dimensions' memory step.
+struct SlicePlan {
+  Shape shape;
+  std::ptrdiff_t offset = 0;
+  std::vector<std::ptrdiff_t> strides;
+};
+
+// The base of the layers that address a slice, reading pnnx's parameters: dim/start/end/step, or
+// the lists dims/starts/ends/steps with selects (an index that drops its dimension; 2147483647
+// where the entry is a slice). Python's rules: negative bounds count from the end, out-of-range
+// bounds clamp (pnnx writes an open end as 2147483647), the step is positive; a select must be in
+// range. Every entry names a dimension of the whole input (0 is the batch) as written in the
+// indexing expression; slices of one dimension apply one after another.
+class SlicingLayer : public Layer {
+ protected:
+  // Reads the slice parameters.
+  explicit SlicingLayer(const LayerConfig& config);
+  // Resolves the slice against an input of shape `input`; throws lumen::Error naming the layer
+  // on a dimension or a select out of range.
+  SlicePlan MakePlan(const Shape& input) const;
+
+ private:
+  std::vector<int> dims_, starts_, ends_, steps_, selects_;
+};
+
+}  // namespace lumen
+
+#endif  // LUMEN_LAYER_LAYOUT_SLICE_PLAN_HPP_
