@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lumen/error.hpp"
+#include "tensor/strided.hpp"
 
 namespace lumen {
 
@@ -12,6 +13,46 @@ namespace {
 constexpr size_t kParallelElements = 1 << 15;
 
 }  // namespace
+
+namespace {
+
+// Per session: where each output sits in the input.
+struct StridedViewState : LayerState {
+  std::vector<StridedView> views;
+};
+
+}  // namespace
+
+std::unique_ptr<LayerState> StridedViewLayer::Prepare(const std::vector<Shape>& input_shapes,
+                                                      const std::vector<Shape>& /*output_shapes*/,
+                                                      const PrepareContext& /*context*/) const {
+  auto state = std::make_unique<StridedViewState>();
+  state->views = Views(input_shapes[0]);
+  return state;
+}
+
+void StridedViewLayer::Forward(const std::vector<const Tensor*>& inputs,
+                               const std::vector<Tensor*>& outputs,
+                               const ForwardContext& context) const {
+  const StridedViewState& state = context.state_as<StridedViewState>();
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    GatherStrided(*inputs[0], state.views[k].offset, state.views[k].strides, outputs[k],
+                  context.compute.pool);
+  }
+}
+
+std::vector<std::ptrdiff_t> StridedViewLayer::SignedStrides(const Shape& input) {
+  const std::vector<size_t> strides = StorageStrides(input);
+  return std::vector<std::ptrdiff_t>(strides.begin(), strides.end());
+}
+
+StridedView StridedViewLayer::SliceView(const Shape& input, size_t axis, size_t index) {
+  StridedView view;
+  view.strides = SignedStrides(input);
+  view.offset = static_cast<std::ptrdiff_t>(index) * view.strides[axis];
+  view.strides.erase(view.strides.begin() + static_cast<std::ptrdiff_t>(axis));
+  return view;
+}
 
 void CopyRowMajorOrder(const Tensor& source, Tensor* target, ThreadPool* pool) {
   if (source.size() != target->size()) {

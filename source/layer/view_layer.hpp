@@ -1,8 +1,14 @@
-// ViewLayer: the base of the layers that only change a tensor's shape (reshape and view, flatten,
-// squeeze, unsqueeze): they differ in how they compute the output shape, and all copy the
-// elements in row-major order.
+// The bases of the layers whose outputs are views of their input. ViewLayer: the layers that only
+// change a tensor's shape (reshape and view, flatten, squeeze, unsqueeze); they differ in how they
+// compute the output shape, and all copy the elements in row-major order. StridedViewLayer: the
+// layers that read part of the input, or read it in another order, with one step per dimension
+// (select, narrow, unbind, flip); they differ in where each output sits in the input.
 #ifndef LUMEN_LAYER_VIEW_LAYER_HPP_
 #define LUMEN_LAYER_VIEW_LAYER_HPP_
+
+#include <cstddef>
+#include <memory>
+#include <vector>
 
 #include "base/thread_pool.hpp"
 #include "layer/layer.hpp"
@@ -24,6 +30,36 @@ class ViewLayer : public Layer {
   // The output's shape for an input of shape `input`; throws lumen::Error (through Fail) when the
   // layer cannot view it so. The default keeps the shape (a plain copy).
   virtual Shape ViewShape(const Shape& input) const { return input; }
+};
+
+// Where one output's elements sit in the input's storage: output element (i_0, ..., i_k) is input
+// element offset + i_0 * strides[0] + ... + i_k * strides[k] (negative strides walk backwards).
+struct StridedView {
+  std::ptrdiff_t offset = 0;
+  std::vector<std::ptrdiff_t> strides;
+};
+
+// A layer whose outputs are strided views of its one input. Subclasses check shapes
+// (OutputShapes) and say where each output sits (Views); the views are computed once per input
+// shape in Prepare, and Forward only gathers them.
+class StridedViewLayer : public Layer {
+ public:
+  using Layer::Layer;
+  // Computes every output's view for this input shape.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& output_shapes,
+                                      const PrepareContext& context) const override;
+  // Gathers each output from its view of the input.
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override;
+
+ protected:
+  // One view per output for an input of shape `input`, which OutputShapes has accepted.
+  virtual std::vector<StridedView> Views(const Shape& input) const = 0;
+  // The input's storage strides, signed, for building views (StorageStrides in tensor/strided).
+  static std::vector<std::ptrdiff_t> SignedStrides(const Shape& input);
+  // The view of the slice at `index` along `axis`, that dimension removed (select, unbind).
+  static StridedView SliceView(const Shape& input, size_t axis, size_t index);
 };
 
 // Copies `source` into `target` in row-major order, as PyTorch's view/reshape would, spread over

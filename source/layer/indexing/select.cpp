@@ -1,29 +1,19 @@
 // Tensor.select: x.select(dim, index), the slice at one index with that dimension removed.
-#include <memory>
 #include <vector>
 
 #include "layer/layer_registry.hpp"
+#include "layer/view_layer.hpp"
 #include "lumen/error.hpp"
-#include "tensor/strided.hpp"
 
 namespace lumen {
-namespace {
-
-// Per session: where the selected slice starts in the input and how to step through it.
-struct SelectState : LayerState {
-  std::ptrdiff_t offset = 0;
-  std::vector<std::ptrdiff_t> strides;
-};
-
-}  // namespace
 
 // Selects one index along one dimension of any tensor (the batch included); negative dims and
 // indices count from the end, as in PyTorch.
-class Select : public Layer {
+class Select : public StridedViewLayer {
  public:
   // Reads dim and index.
   explicit Select(const LayerConfig& config)
-      : Layer(config), dim_(config.IntParam("dim")), index_(config.IntParam("index")) {}
+      : StridedViewLayer(config), dim_(config.IntParam("dim")), index_(config.IntParam("index")) {}
 
   // The input's shape without dim.
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
@@ -36,26 +26,10 @@ class Select : public Layer {
     return {output};
   }
 
-  // Computes the slice's offset and the strides of the dimensions left.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& /*context*/) const override {
-    const Shape& input = input_shapes[0];
+ protected:
+  std::vector<StridedView> Views(const Shape& input) const override {
     const size_t axis = Axis(dim_, input.size());
-    const std::vector<size_t> strides = StorageStrides(input);
-    auto state = std::make_unique<SelectState>();
-    state->offset = static_cast<std::ptrdiff_t>(ResolvedIndex(input, axis) * strides[axis]);
-    for (size_t d = 0; d < input.size(); ++d) {
-      if (d != axis) state->strides.push_back(static_cast<std::ptrdiff_t>(strides[d]));
-    }
-    return state;
-  }
-
-  // Gathers the slice.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override {
-    const SelectState& state = context.state_as<SelectState>();
-    GatherStrided(*inputs[0], state.offset, state.strides, outputs[0], context.compute.pool);
+    return {SliceView(input, axis, ResolvedIndex(input, axis))};
   }
 
  private:

@@ -1,29 +1,19 @@
 // torch.narrow: x.narrow(dim, start, length), the `length` elements from `start` along dim.
-#include <memory>
 #include <vector>
 
 #include "layer/layer_registry.hpp"
+#include "layer/view_layer.hpp"
 #include "lumen/error.hpp"
-#include "tensor/strided.hpp"
 
 namespace lumen {
-namespace {
-
-// Per session: where the narrowed part starts in the input's memory, and the input's strides.
-struct NarrowState : LayerState {
-  std::ptrdiff_t offset = 0;
-  std::vector<std::ptrdiff_t> strides;
-};
-
-}  // namespace
 
 // Unlike a slice, narrow does not clamp: a negative start counts from the end, and a range that
 // does not fit in the extent is an error, as in PyTorch.
-class Narrow : public Layer {
+class Narrow : public StridedViewLayer {
  public:
   // Reads dim, start and length.
   explicit Narrow(const LayerConfig& config)
-      : Layer(config),
+      : StridedViewLayer(config),
         dim_(config.IntParam("dim")),
         start_(config.IntParam("start")),
         length_(config.IntParam("length")) {
@@ -41,24 +31,14 @@ class Narrow : public Layer {
     return {output};
   }
 
-  // Computes the offset of the first element.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& /*context*/) const override {
-    const Shape& input = input_shapes[0];
+ protected:
+  // The input's own strides, from the first element of the narrowed part.
+  std::vector<StridedView> Views(const Shape& input) const override {
     const size_t axis = Axis(dim_, input.size());
-    const std::vector<size_t> strides = StorageStrides(input);
-    auto state = std::make_unique<NarrowState>();
-    state->strides.assign(strides.begin(), strides.end());
-    state->offset = static_cast<std::ptrdiff_t>(Start(input, axis) * strides[axis]);
-    return state;
-  }
-
-  // Gathers the narrowed part.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override {
-    const NarrowState& state = context.state_as<NarrowState>();
-    GatherStrided(*inputs[0], state.offset, state.strides, outputs[0], context.compute.pool);
+    StridedView view;
+    view.strides = SignedStrides(input);
+    view.offset = static_cast<std::ptrdiff_t>(Start(input, axis)) * view.strides[axis];
+    return {view};
   }
 
  private:

@@ -67,7 +67,7 @@ TEST(Flip, FlipsAsPyTorch) {
   EXPECT_EQ(RowMajorOutput("torch.flip", {"dims=(0,-1)"}, {Arange({2, 3})}),
             std::vector<float>({5, 4, 3, 2, 1, 0}));
   EXPECT_THAT(LayerError(MakeOperator("torch.flip", {"dims=(1,-1)"}), {{2, 3}}),
-              HasSubstr("appears multiple times"));
+              HasSubstr("dim -1 is listed twice"));
 }
 
 // torch.narrow(x, 1, -2, 2) of arange(6).reshape(2, 3) = [[1,2],[4,5]]; a range past the end is an
