@@ -88,7 +88,8 @@ void ResolvePnnxInputsAndOutputs(Graph* graph) {
                                          return dropped_operands.count(operand.name) > 0;
                                        }),
                         graph->operands.end());
-  if (graph->input_names.empty()) throw Error(Concat(graph->source, ": no pnnx.Input line"));
+  // No pnnx.Input line is fine: pnnx folds a module whose outputs depend on no input value
+  // (torch.zeros, x.new_ones(...)) into constants, and the model then has no inputs.
   if (graph->output_names.empty()) throw Error(Concat(graph->source, ": no pnnx.Output line"));
 }
 
