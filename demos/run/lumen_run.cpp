@@ -276,8 +276,9 @@ int Run(const Options& options) {
   const std::shared_ptr<const lumen::Model> model =
       lumen::Model::Load(golden.param_path, model_options);
   if (lumen::DropInputsOfInputlessModel(model->input_names().size(), &golden)) {
-    std::printf("the model takes no inputs (pnnx folded its outputs into constants): running "
-                "without the case's inputs\n");
+    std::printf(
+        "the model takes no inputs (pnnx folded its outputs into constants): running "
+        "without the case's inputs\n");
   }
 
   lumen::SessionOptions session_options;

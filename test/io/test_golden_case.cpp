@@ -47,7 +47,8 @@ TEST(GoldenCase, RejectsAMalformedCaseFile) {
 // A model pnnx folded into constants takes none of the inputs its module was traced with: the
 // case's inputs are dropped for it, and kept for a model that takes inputs.
 TEST(GoldenCase, DropsTheInputsOfAModelWithoutInputs) {
-  GoldenCase golden = ReadGoldenCase(lumen::test_support::SourceDirectory() + "/tmp/pnnx_ops/Tensor_new_ones");
+  GoldenCase golden =
+      ReadGoldenCase(lumen::test_support::SourceDirectory() + "/tmp/pnnx_ops/Tensor_new_ones");
   ASSERT_EQ(golden.inputs.size(), 1u);
   EXPECT_FALSE(DropInputsOfInputlessModel(1, &golden));
   EXPECT_EQ(golden.inputs.size(), 1u);
