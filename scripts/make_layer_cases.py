@@ -1564,6 +1564,62 @@ def elementwise_cases():
     case.write()
 
 
+# ---------------------------------------------------------------------------------------------
+def reduction_scan_cases():
+    """Reductions, scans, arg-reductions and topk with the arguments pnnx's own tests leave out:
+    every p of torch.norm, correction for std/var, negative dims, keepdim with dim None, topk's
+    smallest and unsorted orders on both of PyTorch's selection paths."""
+    x = seeded(400, 2, 3, 4, 5)
+    for name, p in [("fro", "fro"), ("inf", float("inf")), ("minus_inf", float("-inf")),
+                    ("zero", 0.0), ("three", 3.0), ("half", 0.5)]:
+        unary(f"norm_p_{name}", "torch.norm", x.shape,
+              lambda a, p=p: torch.norm(a, p=p, dim=(1, -1), keepdim=False),
+              dict(dim=(1, -1), keepdim=False, p=p), x=x)
+    unary("norm_all_default", "torch.norm", x.shape, lambda a: torch.norm(a),
+          dict(dim=None, keepdim=False, p="fro"), x=x)
+    unary("std_correction_2", "torch.std", x.shape,
+          lambda a: torch.std(a, dim=(0, 2), correction=2, keepdim=True),
+          dict(dim=(0, 2), keepdim=True, correction=2), x=x)
+    unary("var_unbiased_last", "torch.var", x.shape, lambda a: torch.var(a, dim=-1),
+          dict(dim=(-1,), keepdim=False, unbiased=True), x=x)
+    unary("std_all", "torch.std", x.shape, lambda a: torch.std(a),
+          dict(dim=None, keepdim=False, unbiased=True), x=x)
+    unary("prod_all", "torch.prod", x.shape, lambda a: torch.prod(a),
+          dict(keepdim=False), x=x * 0.5 + 1.0)
+    unary("logsumexp_negative_dim", "torch.logsumexp", x.shape,
+          lambda a: torch.logsumexp(a, dim=-2, keepdim=True),
+          dict(dim=(-2,), keepdim=True), x=x * 40, tolerance=TRANSCENDENTAL)
+    unary("cumsum_negative_dim", "torch.cumsum", x.shape, lambda a: torch.cumsum(a, dim=-2),
+          dict(dim=-2), x=x)
+    unary("cumprod_batch", "torch.cumprod", x.shape, lambda a: torch.cumprod(a, dim=0),
+          dict(dim=0), x=x)
+    unary("argmax_negative_dim_keepdim", "torch.argmax", x.shape,
+          lambda a: torch.argmax(a, dim=-1, keepdim=True).float(), dict(dim=-1, keepdim=True),
+          x=x, tolerance=EXACT)
+    unary("argmin_all_keepdim", "torch.argmin", x.shape,
+          lambda a: torch.argmin(a, dim=None, keepdim=True).float(),
+          dict(dim=None, keepdim=True), x=x, tolerance=EXACT)
+    unary("argmax_all", "torch.argmax", x.shape, lambda a: torch.argmax(a).float(),
+          dict(dim=None, keepdim=False), x=x, tolerance=EXACT)
+    # Ties: the first of equal values wins.
+    ties = torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, -1.0, -1.0]])
+    unary("argmin_ties", "torch.argmin", ties.shape, lambda a: torch.argmin(a, dim=1).float(),
+          dict(dim=1, keepdim=False), x=ties, tolerance=EXACT)
+    long = seeded(401, 3, 200, 2)
+    for name, params in [("smallest_unsorted_partial", dict(k=3, dim=1, largest=False, sorted=False)),
+                         ("largest_sorted_partial", dict(k=2, dim=-2, largest=True, sorted=True)),
+                         ("smallest_sorted_select", dict(k=50, dim=1, largest=False, sorted=True)),
+                         ("largest_unsorted_select", dict(k=7, dim=1, largest=True, sorted=False))]:
+        case = Case(f"topk_{name}", EXACT, f"torch.topk {params}")
+        a = case.input(long)
+        values, indices = torch.topk(long, **params)
+        v, i = case.op("torch.topk", [a], [values, indices.float()], params, keys="$input=0")
+        case.types[i] = "i64"
+        case.output(v)
+        case.output(i)
+        case.write()
+
+
 def main():
     if ROOT.exists():
         shutil.rmtree(ROOT)
@@ -1584,6 +1640,7 @@ def main():
     volume_convolution_cases()
     product_cases()
     elementwise_cases()
+    reduction_scan_cases()
     print(f"wrote {len(list(ROOT.iterdir()))} cases under {ROOT}")
 
 

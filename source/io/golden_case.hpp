@@ -45,6 +45,12 @@ Shape ParseShapeText(const std::string& text, const std::string& where);
 // Reads `directory`/case.txt; throws lumen::Error naming the line on a malformed file.
 GoldenCase ReadGoldenCase(const std::string& directory);
 
+// Fits the case's inputs to a model that takes `model_input_count` inputs: when pnnx folded every
+// output of the traced module into constants, the model has no inputs left while the case still
+// lists those the module was traced with; they feed nothing and are dropped (returns true).
+// Otherwise changes nothing (a count that differs is the session's error to report).
+bool DropInputsOfInputlessModel(size_t model_input_count, GoldenCase* golden);
+
 // How far a result is from its reference.
 struct Comparison {
   size_t element_count = 0;

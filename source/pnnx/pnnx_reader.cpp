@@ -175,7 +175,8 @@ void ResolvePnnxInputsAndOutputs(Graph* graph) {
   }
   graph->nodes = std::move(nodes);
   EraseOperands(dropped_operands, graph);
-  if (graph->input_names.empty()) throw Error(Concat(graph->source, ": no pnnx.Input line"));
+  // No pnnx.Input line is fine: pnnx folds a module whose outputs depend on no input value
+  // (torch.zeros, x.new_ones(...)) into constants, and the model then has no inputs.
   if (graph->output_names.empty()) throw Error(Concat(graph->source, ": no pnnx.Output line"));
 }
 

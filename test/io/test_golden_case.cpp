@@ -44,6 +44,19 @@ TEST(GoldenCase, RejectsAMalformedCaseFile) {
   EXPECT_THROW(ReadGoldenCase(directory), Error);
 }
 
+// A model pnnx folded into constants takes none of the inputs its module was traced with: the
+// case's inputs are dropped for it, and kept for a model that takes inputs.
+TEST(GoldenCase, DropsTheInputsOfAModelWithoutInputs) {
+  GoldenCase golden =
+      ReadGoldenCase(lumen::test_support::SourceDirectory() + "/tmp/pnnx_ops/Tensor_new_ones");
+  ASSERT_EQ(golden.inputs.size(), 1u);
+  EXPECT_FALSE(DropInputsOfInputlessModel(1, &golden));
+  EXPECT_EQ(golden.inputs.size(), 1u);
+  EXPECT_TRUE(DropInputsOfInputlessModel(0, &golden));
+  EXPECT_TRUE(golden.inputs.empty());
+  EXPECT_EQ(golden.outputs.size(), 5u);
+}
+
 // "()" is a rank-0 tensor (one value, as x.sum() returns); lists may be parenthesised; an empty
 // list, a zero or a trailing comma is not a shape.
 TEST(GoldenCase, ParsesShapesIncludingRankZero) {

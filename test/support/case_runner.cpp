@@ -42,11 +42,12 @@ std::string AnnotationToString(const std::vector<int>& annotated) {
 }  // namespace
 
 bool ExpectCaseMatches(const std::string& directory, const CaseOptions& options) {
-  const GoldenCase golden = ReadGoldenCase(directory);
+  GoldenCase golden = ReadGoldenCase(directory);
   ModelOptions model_options;
   model_options.weights_path = golden.bin_path;
   model_options.fuse = options.fuse;
   std::shared_ptr<const Model> model = Model::Load(golden.param_path, model_options);
+  DropInputsOfInputlessModel(model->input_names().size(), &golden);
   SessionOptions session_options;
   session_options.threads = options.threads;
   Session session(model, session_options);

@@ -1,5 +1,6 @@
-// torch.sum / torch.mean / torch.amax / torch.amin over one or more dimensions (or all of them),
-// with or without keepdim.
+// torch.sum / torch.mean / torch.amax / torch.amin / torch.prod / torch.norm / torch.std /
+// torch.var / torch.logsumexp over one or more dimensions (or all of them), with or without
+// keepdim: one walk over the input, with an accumulator per op saying how values combine.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -15,17 +16,18 @@
 
 namespace lumen {
 
-// Sums (and for mean divides), or takes the largest or smallest value, over the reduced
-// dimensions, any of them, the batch (dim 0) included. Each output element is accumulated by one
-// task (sums in double precision), so the work spreads over threads without two tasks writing
-// into the same place. Reducing every dimension gives a rank-0 tensor, as in PyTorch.
+// Combines the values over the reduced dimensions, any of them, the batch (dim 0) included: a sum,
+// mean, largest or smallest value, product, p-norm, standard deviation or variance, or log of the
+// sum of exponentials. Each output element is accumulated by one task (in double precision), so
+// the work spreads over threads without two tasks writing into the same place. Reducing every
+// dimension gives a rank-0 tensor, as in PyTorch.
 class Reduction : public Layer {
  public:
   // What an output element is: the sum, the mean, the largest or the smallest of its inputs.
-  enum class Kind { kSum, kMean, kMax, kMin };
+  enum class Kind { kSum, kMean, kMax, kMin, kProd, kNorm, kStd, kVar, kLogSumExp };
 
   // Reads dim (an int, a list, or absent/None/() for every dimension) and keepdim; the op type
-  // decides the kind.
+  // decides the kind; torch.norm reads p, torch.std and torch.var unbiased or correction.
   explicit Reduction(const LayerConfig& config);
   // The input's shape without the reduced dimensions (or with them as 1 under keepdim).
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
@@ -47,8 +49,14 @@ class Reduction : public Layer {
   void Reduce(const Accumulator& accumulator, const Tensor& input, Tensor* output,
               const ForwardContext& context) const;
 
+  // True when an output element is the largest or smallest (absolute) value of its inputs, which
+  // an empty reduction does not have.
+  bool SelectsAValue() const;
+
   Kind kind_ = Kind::kSum;
-  bool all_dims_ = false;  // no dim given: reduce everything
+  float norm_order_ = 2.0f;  // torch.norm's p ('fro' is 2)
+  float correction_ = 1.0f;  // torch.std/var: the divisor is count - correction
+  bool all_dims_ = false;    // no dim given: reduce everything
   std::vector<int> dims_;
   bool keepdim_ = false;
 };
@@ -100,6 +108,30 @@ Reduction::Reduction(const LayerConfig& config) : Layer(config) {
   if (type == "torch.mean" || type == "Tensor.mean") kind_ = Kind::kMean;
   if (type == "torch.amax") kind_ = Kind::kMax;
   if (type == "torch.amin") kind_ = Kind::kMin;
+  if (type == "torch.prod" || type == "Tensor.prod") kind_ = Kind::kProd;
+  if (type == "torch.logsumexp" || type == "Tensor.logsumexp") kind_ = Kind::kLogSumExp;
+  if (type == "torch.norm" || type == "Tensor.norm") {
+    kind_ = Kind::kNorm;
+    const Parameter& order = config.HasParam("p") ? config.Param("p") : Parameter();
+    if (order.type() == Parameter::Type::kString && order.AsString() == "nuc") {
+      Fail("p='nuc' (the nuclear norm, a sum of singular values) is not supported");
+    }
+    if (order.type() == Parameter::Type::kInt || order.type() == Parameter::Type::kFloat) {
+      norm_order_ = order.AsFloat();
+    } else if (!order.IsNone() &&
+               !(order.type() == Parameter::Type::kString && order.AsString() == "fro")) {
+      Fail(Concat("p must be a number, inf, -inf or 'fro', got '", order.text(), "'"));
+    }
+  }
+  if (type == "torch.std" || type == "Tensor.std" || type == "torch.var" || type == "Tensor.var") {
+    kind_ = type.find("std") != std::string::npos ? Kind::kStd : Kind::kVar;
+    // correction (PyTorch 2) wins over unbiased (its older spelling: True is correction 1).
+    if (config.HasParam("correction") && !config.Param("correction").IsNone()) {
+      correction_ = config.FloatParam("correction");
+    } else {
+      correction_ = config.BoolParam("unbiased", true) ? 1.0f : 0.0f;
+    }
+  }
   keepdim_ = config.BoolParam("keepdim", false);
   if (!config.HasParam("dim") || config.Param("dim").IsNone()) {
     all_dims_ = true;
@@ -125,6 +157,11 @@ std::vector<bool> Reduction::ReducedAxes(const Shape& input) const {
   return reduced;
 }
 
+bool Reduction::SelectsAValue() const {
+  return kind_ == Kind::kMax || kind_ == Kind::kMin ||
+         (kind_ == Kind::kNorm && std::isinf(norm_order_));
+}
+
 std::vector<Shape> Reduction::OutputShapes(const std::vector<Shape>& input_shapes) const {
   CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
@@ -134,7 +171,7 @@ std::vector<Shape> Reduction::OutputShapes(const std::vector<Shape>& input_shape
   const std::vector<bool> reduced = ReducedAxes(input);
   Shape output;
   for (size_t axis = 0; axis < input.size(); ++axis) {
-    if (reduced[axis] && input[axis] == 0 && (kind_ == Kind::kMax || kind_ == Kind::kMin)) {
+    if (reduced[axis] && input[axis] == 0 && SelectsAValue()) {
       Fail(Concat("dim ", axis, " of the input ", ShapeToString(input),
                   " is empty: it has no largest or smallest value"));
     }
@@ -224,6 +261,96 @@ struct MinAccumulator {
   static float Finish(float result) { return result; }
 };
 
+// The largest or smallest absolute value: torch.norm with p = inf or -inf.
+template <typename Extremum>
+struct AbsoluteAccumulator {
+  using Value = float;
+  static float Start() { return Extremum::Start(); }
+  static void Add(float& result, float value) { Extremum::Add(result, std::fabs(value)); }
+  static float Finish(float result) { return result; }
+};
+
+// The product, in double precision; the product of nothing is 1.
+struct ProductAccumulator {
+  using Value = double;
+  static double Start() { return 1.0; }
+  static void Add(double& product, float value) { product *= value; }
+  static float Finish(double product) { return static_cast<float>(product); }
+};
+
+// torch.norm's p-norm for a finite p: (sum |x|^p)^(1/p), with 2 (also 'fro') and 1 spelled out,
+// and p = 0 counting the nonzero values, as PyTorch defines it.
+struct PowerSumAccumulator {
+  using Value = double;
+  double order = 2.0;
+  static double Start() { return 0.0; }
+  void Add(double& sum, float value) const {
+    if (order == 2.0) {
+      sum += static_cast<double>(value) * value;
+    } else if (order == 1.0) {
+      sum += std::fabs(value);
+    } else if (order == 0.0) {
+      sum += value != 0.0f ? 1.0 : 0.0;
+    } else {
+      sum += std::pow(std::fabs(static_cast<double>(value)), order);
+    }
+  }
+  float Finish(double sum) const {
+    if (order == 2.0) return static_cast<float>(std::sqrt(sum));
+    if (order == 1.0 || order == 0.0) return static_cast<float>(sum);
+    return static_cast<float>(std::pow(sum, 1.0 / order));
+  }
+};
+
+// Variance (or its square root, the standard deviation) by Welford's running mean, which stays
+// accurate where the sum of squares minus the squared sum would cancel. The divisor is
+// max(count - correction, 0), as in PyTorch: no degrees of freedom give inf or NaN.
+struct MomentsAccumulator {
+  struct Value {
+    double count;
+    double mean;
+    double squares;  // sum of squared distances from the running mean
+  };
+  double correction = 1.0;
+  bool square_root = true;
+  static Value Start() { return {0.0, 0.0, 0.0}; }
+  static void Add(Value& moments, float value) {
+    moments.count += 1.0;
+    const double delta = value - moments.mean;
+    moments.mean += delta / moments.count;
+    moments.squares += delta * (value - moments.mean);
+  }
+  float Finish(const Value& moments) const {
+    const double variance = moments.squares / std::max(moments.count - correction, 0.0);
+    return static_cast<float>(square_root ? std::sqrt(variance) : variance);
+  }
+};
+
+// log(sum exp(x)) without overflow: the running sum is kept relative to the largest value so
+// far, rescaled when a larger one comes. An infinite largest value is the result (PyTorch gives
+// inf for any +inf, -inf when every value is -inf); a NaN anywhere gives NaN.
+struct LogSumExpAccumulator {
+  struct Value {
+    double largest;
+    double sum;  // sum of exp(x - largest)
+  };
+  static Value Start() { return {-std::numeric_limits<double>::infinity(), 0.0}; }
+  static void Add(Value& result, float value) {
+    if (value > result.largest) {
+      result.sum = result.sum * std::exp(result.largest - value) + 1.0;
+      result.largest = value;
+    } else if (!std::isinf(result.largest) || std::isnan(value)) {
+      result.sum += std::exp(value - result.largest);
+    }
+  }
+  static float Finish(const Value& result) {
+    if (std::isinf(result.largest) && !std::isnan(result.sum)) {
+      return static_cast<float>(result.largest);
+    }
+    return static_cast<float>(result.largest + std::log(result.sum));
+  }
+};
+
 }  // namespace
 
 void Reduction::Forward(const std::vector<const Tensor*>& inputs,
@@ -231,22 +358,39 @@ void Reduction::Forward(const std::vector<const Tensor*>& inputs,
   const ReductionState& state = context.state_as<ReductionState>();
   Tensor& output = *outputs[0];
   if (output.empty()) return;
+  const Tensor& input = *inputs[0];
   switch (kind_) {
     case Kind::kSum:
     case Kind::kMean:
-      if (state.reduced_count == 0) {  // an empty sum is 0, a mean of nothing NaN, as in PyTorch
-        output.Fill(kind_ == Kind::kMean ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
-        return;
-      }
+      // An empty sum is 0 and a mean of nothing 0 * (1/0), NaN, as in PyTorch.
       Reduce(SumAccumulator{kind_ == Kind::kMean ? 1.0 / static_cast<double>(state.reduced_count)
                                                  : 1.0},
-             *inputs[0], &output, context);
+             input, &output, context);
       return;
     case Kind::kMax:
-      Reduce(MaxAccumulator{}, *inputs[0], &output, context);
+      Reduce(MaxAccumulator{}, input, &output, context);
       return;
     case Kind::kMin:
-      Reduce(MinAccumulator{}, *inputs[0], &output, context);
+      Reduce(MinAccumulator{}, input, &output, context);
+      return;
+    case Kind::kProd:
+      Reduce(ProductAccumulator{}, input, &output, context);
+      return;
+    case Kind::kNorm:
+      if (norm_order_ == std::numeric_limits<float>::infinity()) {
+        Reduce(AbsoluteAccumulator<MaxAccumulator>{}, input, &output, context);
+      } else if (norm_order_ == -std::numeric_limits<float>::infinity()) {
+        Reduce(AbsoluteAccumulator<MinAccumulator>{}, input, &output, context);
+      } else {
+        Reduce(PowerSumAccumulator{norm_order_}, input, &output, context);
+      }
+      return;
+    case Kind::kStd:
+    case Kind::kVar:
+      Reduce(MomentsAccumulator{correction_, kind_ == Kind::kStd}, input, &output, context);
+      return;
+    case Kind::kLogSumExp:
+      Reduce(LogSumExpAccumulator{}, input, &output, context);
       return;
   }
 }
@@ -256,6 +400,10 @@ void Reduction::Reduce(const Accumulator& accumulator, const Tensor& input, Tens
                        const ForwardContext& context) const {
   using Value = typename Accumulator::Value;
   const ReductionState& state = context.state_as<ReductionState>();
+  if (state.reduced_count == 0) {  // what the accumulator makes of no values at all
+    output->Fill(accumulator.Finish(accumulator.Start()));
+    return;
+  }
   const float* source = input.data();
   float* target = output->data();
   // Where output position `outer` (an index over state.kept) starts in the input and the output.
@@ -281,13 +429,13 @@ void Reduction::Reduce(const Accumulator& accumulator, const Tensor& input, Tens
           const size_t first = static_cast<size_t>(task) % lane_groups * kLanes;
           const size_t lanes = std::min(kLanes, lanes_total - first);
           Value results[kLanes];
-          std::fill(results, results + lanes, Accumulator::Start());
+          std::fill(results, results + lanes, accumulator.Start());
           size_t counters[kMaxRank] = {};
           size_t offset = input_base + first;
           for (size_t run = 0; run < state.reduced_runs; ++run) {
             const float* values = source + offset;
             for (size_t lane = 0; lane < lanes; ++lane)
-              Accumulator::Add(results[lane], values[lane]);
+              accumulator.Add(results[lane], values[lane]);
             Advance(state.reduced, counters, &offset);
           }
           const size_t step = state.fastest.output_stride;
@@ -304,12 +452,12 @@ void Reduction::Reduce(const Accumulator& accumulator, const Tensor& input, Tens
       [&](std::ptrdiff_t outer) {
         size_t input_base = 0, output_base = 0;
         locate(static_cast<size_t>(outer), &input_base, &output_base);
-        Value result = Accumulator::Start();
+        Value result = accumulator.Start();
         size_t counters[kMaxRank] = {};
         size_t offset = input_base;
         for (size_t run = 0; run < state.reduced_runs; ++run) {
           const float* values = source + offset;
-          for (size_t i = 0; i < run_length; ++i) Accumulator::Add(result, values[i]);
+          for (size_t i = 0; i < run_length; ++i) accumulator.Add(result, values[i]);
           Advance(state.reduced, counters, &offset);
         }
         target[output_base] = accumulator.Finish(result);
@@ -318,6 +466,8 @@ void Reduction::Reduce(const Accumulator& accumulator, const Tensor& input, Tens
 }
 
 LUMEN_REGISTER_LAYER(Reduction, "torch.mean", "Tensor.mean", "torch.sum", "Tensor.sum",
-                     "torch.amax", "torch.amin");
+                     "torch.amax", "torch.amin", "torch.prod", "Tensor.prod", "torch.norm",
+                     "Tensor.norm", "torch.std", "Tensor.std", "torch.var", "Tensor.var",
+                     "torch.logsumexp", "Tensor.logsumexp");
 
 }  // namespace lumen

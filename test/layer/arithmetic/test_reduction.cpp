@@ -7,6 +7,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -40,6 +42,35 @@ LUMEN_LAYER_CASE_TEST(Reduction, rank0_mean_all)
 LUMEN_LAYER_CASE_TEST(Reduction, rank0_sum_vector_dim0)
 LUMEN_LAYER_CASE_TEST(Reduction, rank0_amax_all)
 LUMEN_LAYER_CASE_TEST(Reduction, rank0_amin_all_dims_listed)
+// torch.norm for every kind of p, std/var with correction, prod and logsumexp, against PyTorch.
+LUMEN_LAYER_CASE_TEST(Reduction, norm_p_fro)
+LUMEN_LAYER_CASE_TEST(Reduction, norm_p_inf)
+LUMEN_LAYER_CASE_TEST(Reduction, norm_p_minus_inf)
+LUMEN_LAYER_CASE_TEST(Reduction, norm_p_zero)
+LUMEN_LAYER_CASE_TEST(Reduction, norm_p_three)
+LUMEN_LAYER_CASE_TEST(Reduction, norm_p_half)
+LUMEN_LAYER_CASE_TEST(Reduction, norm_all_default)
+LUMEN_LAYER_CASE_TEST(Reduction, std_correction_2)
+LUMEN_LAYER_CASE_TEST(Reduction, var_unbiased_last)
+LUMEN_LAYER_CASE_TEST(Reduction, std_all)
+LUMEN_LAYER_CASE_TEST(Reduction, prod_all)
+LUMEN_LAYER_CASE_TEST(Reduction, logsumexp_negative_dim)
+
+// The nuclear norm needs singular values: refused, naming the layer. An empty reduction gives
+// what PyTorch gives: a product of 1, a std of NaN, a logsumexp of -inf.
+TEST(Reduction, RefusesTheNuclearNormAndReducesNothingAsPyTorch) {
+  EXPECT_THAT(LayerError(MakeOperator("torch.norm", {"p=nuc", "dim=(0,1)"}), {{2, 3}}),
+              HasSubstr("torch.norm 'op': p='nuc'"));
+  EXPECT_THAT(LayerError(MakeOperator("torch.norm", {"p=inf", "dim=1"}), {{2, 0}}),
+              HasSubstr("is empty"));
+  const Tensor empty(Shape{2, 0});
+  EXPECT_EQ(RunLayer(MakeOperator("torch.prod", {"dim=1"}), {empty})[0].ToRowMajor(),
+            (std::vector<float>{1.0f, 1.0f}));
+  EXPECT_TRUE(
+      std::isnan(RunLayer(MakeOperator("torch.std", {"dim=(1)"}), {empty})[0].ToRowMajor()[0]));
+  EXPECT_EQ(RunLayer(MakeOperator("torch.logsumexp", {"dim=(1)"}), {empty})[0].ToRowMajor()[0],
+            -std::numeric_limits<float>::infinity());
+}
 
 // The sum (or mean) of row-major `values` of `shape` over the axes flagged in `reduced`, in
 // row-major order of the kept axes, in double.
