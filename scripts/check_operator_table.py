@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The README's operator table names every op type Lumen runs, and nothing it does not run.
 
-The table ("## Operators" in README.md) is what a user reads to know whether a model will load;
+The table (between two marker comments in README.md's "## Operators") is what a user reads to know whether a model will load;
 the registry (`lumen_run --list-operators`) is what actually loads. A layer added without its row,
 or a row left behind by a removed layer, fails this ctest (operator_table).
 
@@ -42,13 +42,13 @@ def write_table(readme):
 
 
 def table_types(readme):
-    """The op types in backquotes in the README's "## Operators" section."""
+    """The op types in backquotes in the README's operator table (between BEGIN and END)."""
     text = open(readme, encoding="utf-8").read()
-    section = re.search(r"^## Operators\n(.*?)(?=^## )", text, flags=re.S | re.M)
-    if section is None:
-        sys.exit(f"{readme}: no '## Operators' section")
+    if BEGIN not in text or END not in text:
+        sys.exit(f"{readme}: no operator table (the markers {BEGIN} and {END})")
+    table = text[text.index(BEGIN):text.index(END)]
     types = set()
-    for line in section.group(1).splitlines():
+    for line in table.splitlines():
         if line.startswith("|"):
             types.update(re.findall(r"`([A-Za-z_][\w.:]*)`", line))
     return types
