@@ -122,6 +122,15 @@ class Indexing(torch.nn.Module):
                 torch.where(y[:, 1:2] < 0.5, 1.5, x), x.masked_fill(y[:, 2:] > 0, -2.0))
 
 
+class AdvancedIndex(torch.nn.Module):
+    """Indexing with constant lists: next to each other or apart, negative positions, bool masks,
+    a list of one broadcast against a longer one."""
+
+    def forward(self, x):
+        return (x[[2, 0, -1], [1, 1, 0]], x[:, [3, -2]], x[[1, 0], :, [4, 0]], x[..., [0, 2, 2]],
+                x[[True, False, True]], x[[1], :, [0, 3, 2]], x[:, [True, False, False, True], 1:])
+
+
 CASES = {  # name: (module, input shapes)
     "pools3d": (Pools3d, [(1, 3, 7, 9, 11)]),
     "pool_indices": (PoolIndices, [(1, 3, 9, 10)]),
@@ -131,6 +140,7 @@ CASES = {  # name: (module, input shapes)
     "grid_sample": (GridSample, [(1, 2, 5, 6), (1, 4, 7, 2)]),
     "layout": (Layout, [(2, 3, 5), (4, 4), (2, 3, 4), (2, 3, 4)]),
     "indexing": (Indexing, [(2, 5, 4), (2, 3, 4)]),
+    "advanced_index": (AdvancedIndex, [(3, 4, 5)]),
 }
 
 
@@ -174,7 +184,7 @@ def make_case(name, pnnx, out):
             tensor.float().contiguous().numpy().astype("<f4").tofile(folder / f"{prefix}{index}.f32")
             lines.append(f"{kind} {prefix}{index}.f32 " + (",".join(map(str, tensor.shape)) or "()"))
     lines += ["tolerance 1e-5 1e-4",
-              f"note scripts/make_pnnx_variant_cases.py {name}: {builder.__doc__.strip()}"]
+              f"note scripts/make_pnnx_variant_cases.py {name}: {' '.join(builder.__doc__.split())}"]
     (folder / "case.txt").write_text("\n".join(lines) + "\n")
     print(f"{name}: {len(outputs)} outputs written to {folder}")
 

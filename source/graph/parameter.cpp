@@ -86,11 +86,30 @@ Parameter Parameter::Parse(const std::string& text) {
   parameter.type_ = Type::kIntArray;  // the empty list `()` stays an empty int list
   if (body.empty()) return parameter;
 
-  std::vector<std::string> elements;
-  std::stringstream stream(body);
-  std::string element;
-  while (std::getline(stream, element, ',')) elements.push_back(element);
-  if (body.back() == ',') elements.push_back("");
+  // Split at the commas outside nested brackets: Tensor.index writes a list of lists
+  // (`expr=[[2,1],None]`), whose elements stay whole, as strings, for the layer to parse.
+  std::vector<std::string> elements(1);
+  int depth = 0;
+  bool nested = false;
+  for (const char c : body) {
+    if (c == '[' || c == '(') {
+      ++depth;
+      nested = true;
+    } else if (c == ']' || c == ')') {
+      --depth;
+    }
+    if (c == ',' && depth == 0) {
+      elements.emplace_back();
+    } else {
+      elements.back() += c;
+    }
+  }
+  if (depth != 0) throw Error(Concat("list '", text, "' has unbalanced brackets"));
+  if (nested) {
+    parameter.type_ = Type::kStringArray;
+    parameter.string_values_ = elements;
+    return parameter;
+  }
 
   bool all_int = true;
   bool all_numeric = true;

@@ -72,6 +72,19 @@ TEST(Parameter, Lists) {
   EXPECT_EQ(Parameter::Parse("[1,2]").AsIntArray(), (std::vector<int>{1, 2}));
 }
 
+// Tensor.index writes lists of lists (`expr=[[2,1],None]`): the outer list keeps each element's
+// text whole, split only at the commas outside brackets, for the layer to parse.
+TEST(Parameter, NestedListsKeepTheirElementsWhole) {
+  const Parameter nested = Parameter::Parse("[[2,1],[0,1]]");
+  EXPECT_EQ(nested.type(), Type::kStringArray);
+  EXPECT_EQ(nested.AsStringArray(), (std::vector<std::string>{"[2,1]", "[0,1]"}));
+  EXPECT_EQ(Parameter::Parse("[None,None,[1,0]]").AsStringArray(),
+            (std::vector<std::string>{"None", "None", "[1,0]"}));
+  EXPECT_EQ(Parameter::Parse("[[True,False],(1,(2,3))]").AsStringArray(),
+            (std::vector<std::string>{"[True,False]", "(1,(2,3))"}));
+  EXPECT_THROW(Parameter::Parse("[[1,2],[3]"), Error);  // unbalanced: '[' opened and not closed
+}
+
 TEST(Parameter, StringsAndStringLists) {
   EXPECT_EQ(Parameter::Parse("nearest").AsString(), "nearest");
   EXPECT_EQ(Parameter::Parse("add(@0,@1)").AsString(), "add(@0,@1)");
