@@ -9,29 +9,18 @@
 #include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
 #include "support/case_runner.hpp"
+#include "support/hand_values.hpp"
 
 namespace lumen {
 namespace {
 
+using test_support::Arange;
 using test_support::InferShapes;
 using test_support::LayerError;
 using test_support::MakeOperator;
+using test_support::RowMajorOutput;
 using test_support::RunLayer;
 using ::testing::HasSubstr;
-
-// torch.arange(count).reshape(shape) as floats.
-Tensor Arange(const Shape& shape) {
-  std::vector<float> values(ShapeElementCount(shape));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
-  return Tensor::FromRowMajor(values, shape);
-}
-
-// The row-major values of the output of `type` with `params` on `inputs`.
-std::vector<float> RowMajorOutput(const std::string& type, const std::vector<std::string>& params,
-                                  const std::vector<Tensor>& inputs) {
-  return RunLayer(MakeOperator(type, params, {}, static_cast<int>(inputs.size())), inputs)[0]
-      .ToRowMajor();
-}
 
 // x = arange(6).reshape(2, 3): torch.gather(x, 1, [[2,0],[1,1]]) = [[2,0],[4,4]];
 // torch.gather(x, 0, [[1,0,1]]) = [[3,1,5]].

@@ -9,30 +9,18 @@
 
 #include "layer/layer_registry.hpp"
 #include "support/case_runner.hpp"
+#include "support/hand_values.hpp"
 
 namespace lumen {
 namespace {
 
+using test_support::Arange;
 using test_support::InferShapes;
 using test_support::LayerError;
 using test_support::MakeOperator;
+using test_support::RowMajorOutput;
 using test_support::RunLayer;
 using ::testing::HasSubstr;
-
-// torch.arange(count).reshape(shape) as floats.
-Tensor Arange(const Shape& shape) {
-  std::vector<float> values(ShapeElementCount(shape));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
-  return Tensor::FromRowMajor(values, shape);
-}
-
-// The row-major values of the single output of `type` with `params` on `inputs`.
-std::vector<float> RowMajorOutput(const std::string& type, const std::vector<std::string>& params,
-                                  const std::vector<Tensor>& inputs, int outputs = 1) {
-  return RunLayer(MakeOperator(type, params, {}, static_cast<int>(inputs.size()), outputs),
-                  inputs)[0]
-      .ToRowMajor();
-}
 
 // x = arange(6).reshape(2, 3): torch.roll(x, 1, 1) = [[2,0,1],[5,3,4]];
 // torch.roll(x, (-1, 4), (0, 1)) = [[5,3,4],[2,0,1]]; torch.roll(x, 2) (dims None) =
