@@ -67,7 +67,7 @@ class TestContext {
   // What kernels receive.
   ComputeContext compute() { return ComputeContext{pool_.get(), workspace_.get()}; }
   // What Layer::Prepare receives.
-  PrepareContext prepare() { return PrepareContext{pool_->threads(), workspace_.get()}; }
+  PrepareContext prepare() { return PrepareContext{pool_->threads(), workspace_.get(), {}}; }
 
  private:
   std::unique_ptr<ThreadPool> pool_;

@@ -72,19 +72,28 @@ void GraphBuilder::MapHardSigmoid() {
 void GraphBuilder::MapPRelu() { EmitExpression("add(max({0},0),mul({1},min({0},0)))", {0, 1}); }
 
 void GraphBuilder::MapSoftmax() {
-  int64_t axis = Int("axis", opset_ >= 13 ? -1 : 1);
-  if (opset_ < 13) {
-    // Before opset 13, Softmax flattens the input to a matrix at `axis`: the same as PyTorch's
-    // softmax only when `axis` is the last axis.
-    const int rank = RequireInputRank(0, "for Softmax before opset 13");
-    if (axis != -1 && axis != rank - 1) {
-      Fail(Concat("Softmax over axes ", axis, " to the last (opset ", opset_,
-                  " semantics) is not supported; only the last axis"));
-    }
+  const int axis = ClampToInt(Int("axis", opset_ >= 13 ? -1 : 1));
+  const int rank = InputRank(0);
+  if (opset_ >= 13 || axis == -1 || (rank >= 0 && axis == rank - 1)) {
+    Node node = MakeNode("nn.Softmax", {RuntimeInput(0)}, {OutputName(0)});
+    node.params["dim"] = Parameter::FromInt(axis);
+    Emit(std::move(node));
+    SetRuntimeOutput(0, OutputName(0));
+    return;
   }
-  Node node = MakeNode("nn.Softmax", {RuntimeInput(0)}, {OutputName(0)});
-  node.params["dim"] = Parameter::FromInt(ClampToInt(axis));
-  Emit(std::move(node));
+  // Before opset 13, Softmax normalises over every axis from `axis` on together (the input
+  // flattened to a matrix there): flatten those axes, softmax the last, and reshape back to the
+  // input's shape.
+  const std::string input = RuntimeInput(0);
+  const std::string flat = NewOperandName(OutputName(0));
+  EmitFlatten(input, axis, -1, flat);
+  const std::string normalised = NewOperandName(OutputName(0));
+  Node softmax = MakeNode("nn.Softmax", {flat}, {normalised});
+  softmax.params["dim"] = Parameter::FromInt(-1);
+  Emit(std::move(softmax));
+  const std::string shape = NewOperandName(OutputName(0));
+  Emit(MakeNode("lumen.Shape", {input}, {shape}));
+  Emit(MakeNode("lumen.Reshape", {normalised, shape}, {OutputName(0)}));
   SetRuntimeOutput(0, OutputName(0));
 }
 

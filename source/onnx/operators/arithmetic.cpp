@@ -40,8 +40,20 @@ const std::map<std::string, std::string>& GraphBuilder::UnaryExpressions() {
 
 const std::map<std::string, std::string>& GraphBuilder::BinaryFunctions() {
   static const std::map<std::string, std::string> functions = {
-      {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"},
-      {"Pow", "pow"}, {"Max", "max"}, {"Min", "min"}, {"Sum", "add"},
+      {"Add", "add"},
+      {"Sub", "sub"},
+      {"Mul", "mul"},
+      {"Div", "div"},
+      {"Pow", "pow"},
+      {"Max", "max"},
+      {"Min", "min"},
+      {"Sum", "add"},
+      // comparisons: 1 where true, 0 where false
+      {"Equal", "eq"},
+      {"Less", "lt"},
+      {"Greater", "gt"},
+      {"LessOrEqual", "le"},
+      {"GreaterOrEqual", "ge"},
   };
   return functions;
 }
@@ -60,16 +72,22 @@ void GraphBuilder::MapElementwise() {
     inputs.push_back(i);
   }
   if (InputCount() == 1) pattern = "identity({0})";
+  // Integer division truncates (shape arithmetic: x.size(2) // 2 exports as an int64 Div).
+  if (node().op_type() == "Div" && IsIntegerInput(0)) pattern = Concat("trunc(", pattern, ")");
   EmitExpression(pattern, inputs);
 }
 
+// Cast: Lumen holds every type as floats, so a Cast only rounds: toward zero into an integer type
+// (from a floating one), to 0 or 1 into bool; into a floating type it is nothing.
 void GraphBuilder::MapCast() {
-  const int64_t to = Int("to", kFloat);
-  if (!IsFloatingType(static_cast<int32_t>(to))) {
-    Fail(Concat("a Cast to ", ElementTypeName(static_cast<int32_t>(to)),
-                " of a value computed at run time is not supported (Lumen computes in float)"));
+  const int32_t to = static_cast<int32_t>(Int("to", kFloat));
+  if (to == kBool) {
+    EmitExpression("ne({0},0)", {0});
+  } else if (!IsFloatingType(to) && !IsIntegerInput(0)) {
+    EmitExpression("trunc({0})", {0});
+  } else {
+    SetRuntimeOutput(0, RuntimeInput(0));
   }
-  SetRuntimeOutput(0, RuntimeInput(0));
 }
 
 void GraphBuilder::MapReduce() {
@@ -81,11 +99,7 @@ void GraphBuilder::MapReduce() {
   }
   const std::string type = node().op_type() == "ReduceMean" ? "torch.mean" : "torch.sum";
   Node node = MakeNode(type, {RuntimeInput(0)}, {OutputName(0)});
-  if (axes.empty()) {
-    // Every axis: listed explicitly, so that keepdim applies to them all.
-    const int rank = RequireInputRank(0, "to reduce over every axis");
-    for (int i = 0; i < rank; ++i) axes.push_back(i);
-  }
+  // No axes: an empty list, which the layer reads as every axis (keepdim applying to them all).
   node.params["dim"] = Parameter::FromIntArray(ToInts(axes));
   node.params["keepdim"] = Parameter::FromBool(keep);
   Emit(std::move(node));
@@ -93,44 +107,19 @@ void GraphBuilder::MapReduce() {
 }
 
 std::vector<int64_t> GraphBuilder::ReduceAxes() {
-  std::vector<int64_t> axes = HasInput(1) ? ConstantInput(1, "axes").Integers() : Ints("axes", {});
-  const int rank = InputRank(0);
-  if (axes.empty()) {
-    const int every = RequireInputRank(0, "to reduce over every axis");
-    for (int i = 0; i < every; ++i) axes.push_back(i);
-  }
-  if (rank >= 0) {
-    for (int64_t& axis : axes) {
-      if (axis < -rank || axis >= rank) Fail(Concat("axis ", axis, " is outside rank ", rank));
-      if (axis < 0) axis += rank;
-    }
-  }
-  std::sort(axes.begin(), axes.end());
-  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) Fail("an axis is repeated");
-  return axes;
+  // Negative axes and repeats are the layer's to resolve, against the rank it is given.
+  return HasInput(1) ? ConstantInput(1, "axes").Integers() : Ints("axes", {});
 }
 
-// ReduceMax / ReduceMin: torch.max / torch.min along one dim at a time (ties and NaN as PyTorch,
-// which exports amax/amin and max(dim) values so).
+// ReduceMax / ReduceMin: torch.amax / torch.amin over the axes (every axis when none are given),
+// what PyTorch exports them from.
 void GraphBuilder::MapReduceExtremum() {
   if (Int("noop_with_empty_axes", 0) != 0) Fail("noop_with_empty_axes=1 is not supported");
-  std::vector<int64_t> axes = ReduceAxes();
-  const bool keep = Int("keepdims", 1) != 0;
-  if (axes.size() > 1 && !keep && axes.front() < 0) {
-    RequireInputRank(0, "for several negative axes without keepdims");
-  }
-  // Without keepdims, removing the highest axis first keeps the others' indices.
-  std::reverse(axes.begin(), axes.end());
-  const std::string type = node().op_type() == "ReduceMax" ? "torch.max" : "torch.min";
-  std::string input = RuntimeInput(0);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    const std::string output = i + 1 == axes.size() ? OutputName(0) : NewOperandName(OutputName(0));
-    Node node = MakeNode(type, {input}, {output});
-    node.params["dim"] = Parameter::FromInt(ClampToInt(axes[i]));
-    node.params["keepdim"] = Parameter::FromBool(keep);
-    Emit(std::move(node));
-    input = output;
-  }
+  const std::string type = node().op_type() == "ReduceMax" ? "torch.amax" : "torch.amin";
+  Node node = MakeNode(type, {RuntimeInput(0)}, {OutputName(0)});
+  node.params["dim"] = Parameter::FromIntArray(ToInts(ReduceAxes()));
+  node.params["keepdim"] = Parameter::FromBool(Int("keepdims", 1) != 0);
+  Emit(std::move(node));
   SetRuntimeOutput(0, OutputName(0));
 }
 
