@@ -153,8 +153,6 @@ def summary(results, names):
         "mismatch": "mismatches (runs, wrong values or shape)",
     }
     for group, title in titles.items():
-        if group not in groups:
-            continue
         cases = {name for names_of_key in groups[group].values() for name in names_of_key}
         lines.append(f"{title}: {len(cases)} cases")
         for key, members in sorted(groups[group].items(), key=lambda item: (-len(item[1]),
@@ -162,7 +160,8 @@ def summary(results, names):
             if group == "mismatch":
                 lines += [f"  {name}: {results[name][1]}" for name in members]
             elif group == "op not implemented":
-                lines.append(f"  {key} {len(members)}")
+                alone = sum(1 for name in members if "," not in results[name][1])
+                lines.append(f"  {key} {len(members)} (the only missing op in {alone})")
             else:
                 lines.append(f"  {len(members):3d}  {key}: " + " ".join(members))
         lines.append("")
