@@ -70,25 +70,25 @@ def run_case(lumen_run, folder, timeout):
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         return "crash", f"no result after {timeout} s"
-    result = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
-    output = result.stdout + result.stderr
-    if result.returncode == 0:
+    status = process.returncode
+    output = stdout + stderr
+    if status == 0:
         return "pass", ""
-    if result.returncode == 1:
-        failed = [line for line in result.stdout.splitlines() if line.endswith("FAIL")]
+    if status == 1:
+        failed = [line for line in stdout.splitlines() if line.endswith("FAIL")]
         reason = failed[0] if failed else one_line(output)
         return "mismatch", reason.replace(folder.name + " ", "", 1).removesuffix(": FAIL")
-    message = result.stderr.strip()
-    if result.returncode == 2 and message.startswith("lumen_run: ") and \
+    message = stderr.strip()
+    if status == 2 and message.startswith("lumen_run: ") and \
             message != "lumen_run: out of memory":
         message = message[len("lumen_run: "):].replace(str(folder / "model.onnx") + ": ", "")
         # lumen_run's comparison throws when an output's shape or count is not the reference's.
         if re.match(r"(output \d+ has shape|the case lists)", message):
             return "mismatch", one_line(message)
         return "refused", shorten(message)
-    if result.returncode < 0:
-        return "crash", f"signal {-result.returncode}: {one_line(output)[-300:]}"
-    return "crash", f"exit status {result.returncode}: {one_line(output)[-300:]}"
+    if status < 0:
+        return "crash", f"signal {-status}: {one_line(output)[-300:]}"
+    return "crash", f"exit status {status}: {one_line(output)[-300:]}"
 
 
 def shorten(message):
@@ -100,9 +100,9 @@ def shorten(message):
 
 
 def cause(status, reason):
-    """The group a failing case is summarised under: (group title, key within the group)."""
+    """The group a failing case is summarised under: (group, [keys within the group])."""
     if status == "mismatch":
-        return "mismatch", ""
+        return "mismatch", [""]
     if reason.startswith("ONNX ops not implemented: "):
         return "op not implemented", reason[len("ONNX ops not implemented: "):].split(", ")
     opset = re.match(r"ONNX opset (\d+) is not supported", reason)
@@ -122,9 +122,9 @@ def cause(status, reason):
     return "other refusal", [reason]
 
 
-def summary(results, names):
+def summary(results, names, cases_folder):
     """The header of the expectations file: figures and the failures grouped by cause."""
-    skipped = (CASES / "SKIPPED.txt").read_text().splitlines()[0].lstrip("# ")
+    skipped = (cases_folder / "SKIPPED.txt").read_text().splitlines()[0].lstrip("# ")
     counts = collections.Counter(status for status, _ in results.values())
     lines = [
         f"{skipped}.",
@@ -139,7 +139,7 @@ def summary(results, names):
         if status == "pass":
             continue
         group, keys = cause(status, reason)
-        for key in keys if isinstance(keys, list) else [keys]:
+        for key in keys:
             groups[group][key].append(name)
     titles = {
         "op not implemented": "ONNX ops not implemented (cases naming each op; a case can name "
@@ -182,7 +182,7 @@ def read_expected(path):
     return expected
 
 
-def write_expected(path, results, names):
+def write_expected(path, results, names, cases_folder):
     """Rewrites the expectations file from this run's results."""
     header = [
         "Cases of tmp/onnx_node (ONNX's backend node tests, scripts/make_onnx_node_cases.py) that",
@@ -190,7 +190,7 @@ def write_expected(path, results, names):
         "case not listed here does not pass, when a listed case passes or changes status, and on",
         "any crash. Rewrite with: test/onnx/check_onnx_node_cases.py build/lumen_run --write",
         ""
-    ] + summary(results, names)
+    ] + summary(results, names, cases_folder)
     lines = [f"# {line}".rstrip() for line in header]
     for name in names:
         status, reason = results[name]
@@ -221,7 +221,7 @@ def main():
     if args.write:
         if problems:
             sys.exit("\n".join(problems + ["not written: a crash is never an expectation"]))
-        write_expected(args.expected, results, names)
+        write_expected(args.expected, results, names, args.cases)
         print(f"wrote {args.expected}")
     expected = read_expected(args.expected)
     for name, (status, reason) in results.items():
@@ -236,7 +236,7 @@ def main():
                             "its line")
     problems += [f"{name}: listed in {args.expected.name} but no case" for name in expected
                  if name not in results]
-    for line in summary(results, names)[:2]:
+    for line in summary(results, names, args.cases)[:2]:
         print(line)
     if problems:
         print(f"{len(problems)} problem(s):\n  " + "\n  ".join(problems))
