@@ -23,8 +23,8 @@ void GraphBuilder::EmitFlatten(const std::string& input, int start, int end,
 }
 
 void GraphBuilder::MapFlatten() {
-  // ONNX's Flatten always gives a matrix: (d0*...*d(axis-1), rest), written as one or two
-  // torch.flatten so that it holds at any rank: the axes from `axis` on, then those before it.
+  // ONNX's Flatten always gives a matrix: (d0*...*d(axis-1), rest), written with torch.flatten
+  // so that it holds at any rank.
   const int axis = ClampToInt(Int("axis", 1));
   const std::string input = RuntimeInput(0);
   const std::string output = OutputName(0);
@@ -35,10 +35,21 @@ void GraphBuilder::MapFlatten() {
   } else if (axis == 1) {
     EmitFlatten(input, 1, -1, output);
   } else {
-    // (d0, ..., d(axis-1), rest), then the leading axes into one.
-    const std::string rest = NewOperandName(output);
-    EmitFlatten(input, axis, -1, rest);
-    EmitFlatten(rest, 0, -2, output);
+    // A 1 put in front (axis < 0) or at the end (axis > 1) keeps both flattens valid when one
+    // side holds no axes (axis = -rank or rank): (1, d0, ..., d(axis-1), rest) for a negative
+    // axis, (d0*...*d(axis-1), d(axis), ..., 1) for a positive one; then the other side.
+    const std::string padded = NewOperandName(output);
+    Node unsqueeze = MakeNode("torch.unsqueeze", {input}, {padded});
+    unsqueeze.params["dim"] = Parameter::FromInt(axis < 0 ? 0 : -1);
+    Emit(std::move(unsqueeze));
+    const std::string half = NewOperandName(output);
+    if (axis < 0) {
+      EmitFlatten(padded, axis, -1, half);
+      EmitFlatten(half, 0, -2, output);
+    } else {
+      EmitFlatten(padded, 0, axis - 1, half);
+      EmitFlatten(half, 1, -1, output);
+    }
   }
   SetRuntimeOutput(0, output);
 }
