@@ -74,9 +74,13 @@ class TestContext {
   std::unique_ptr<Workspace> workspace_;
 };
 
-// Builds the layer for `op`, infers and prepares it for `inputs`, runs Forward on `threads`
-// threads and returns the outputs.
+// Builds the layer for `op`, infers and prepares it for `inputs` (whose values it may read, as a
+// session lets layers read known values), runs Forward on `threads` threads and returns the
+// outputs.
 std::vector<Tensor> RunLayer(const Node& op, const std::vector<Tensor>& inputs, int threads = 1);
+// The lumen::Error message RunLayer throws for these inputs, or an empty string if it runs (for
+// layers whose output shapes depend on their inputs' values).
+std::string RunLayerError(const Node& op, const std::vector<Tensor>& inputs);
 
 }  // namespace test_support
 }  // namespace lumen
