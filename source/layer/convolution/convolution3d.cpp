@@ -123,7 +123,7 @@ Convolution3d::Convolution3d(const LayerConfig& config) : Layer(config) {
   } else {
     const std::array<int, 3> padding = ReadAxes(config, "padding", spatial_rank_, 0, 0);
     if (padding[0] < 0 || padding[1] < 0 || padding[2] < 0) Fail("negative padding");
-    spec_.depth.pad_front = spec_.depth.pad_back = padding[0];
+    spec_.depth.pad_before = spec_.depth.pad_after = padding[0];
     plane.window.pad_top = plane.window.pad_bottom = padding[1];
     plane.window.pad_left = plane.window.pad_right = padding[2];
   }
@@ -163,8 +163,8 @@ void Convolution3d::ApplySamePadding(VolumeConvolutionSpec* spec) const {
     *after = static_cast<int>(total - total / 2);
   };
   Window2d& w = spec->plane.window;
-  split(int64_t{spec->depth.dilation} * (spec->depth.kernel - 1), &spec->depth.pad_front,
-        &spec->depth.pad_back);
+  split(int64_t{spec->depth.dilation} * (spec->depth.kernel - 1), &spec->depth.pad_before,
+        &spec->depth.pad_after);
   split(int64_t{w.dilation_h} * (w.kernel_h - 1), &w.pad_top, &w.pad_bottom);
   split(int64_t{w.dilation_w} * (w.kernel_w - 1), &w.pad_left, &w.pad_right);
 }
@@ -203,7 +203,7 @@ VolumeConvolutionSpec Convolution3d::SpecFor(const std::vector<Shape>& input_sha
   }
   if (padding_mode_ != PaddingMode::kConstant) {
     // PyTorch pads with F.pad in this mode, then convolves without padding: so does Lumen.
-    spec.depth.pad_front = spec.depth.pad_back = 0;
+    spec.depth.pad_before = spec.depth.pad_after = 0;
     Window2d& w = spec.plane.window;
     w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = 0;
   }
@@ -229,9 +229,9 @@ std::vector<AxisPadding> Convolution3d::StagedPadding(const Shape& volume) const
   std::vector<AxisPadding> padding(5);
   for (size_t axis = 0; axis < 5; ++axis) padding[axis].extent = volume[axis];
   if (padding_mode_ == PaddingMode::kConstant) return padding;
-  const DepthWindow& d = spec_.depth;
+  const WindowAxis& d = spec_.depth;
   const Window2d& w = spec_.plane.window;
-  padding[2] = {volume[2], d.pad_front, d.pad_back};
+  padding[2] = {volume[2], d.pad_before, d.pad_after};
   padding[3] = {volume[3], w.pad_top, w.pad_bottom};
   padding[4] = {volume[4], w.pad_left, w.pad_right};
   return padding;
