@@ -9,9 +9,8 @@ namespace lumen {
 Layer::Layer(const LayerConfig& config)
     : type_(config.type()), name_(config.name()), description_(config.Describe()) {}
 
-std::unique_ptr<LayerState> Layer::Prepare(const std::vector<Shape>& /*input_shapes*/,
-                                           const std::vector<Shape>& /*output_shapes*/,
-                                           const PrepareContext& /*context*/) const {
+StatePointer Layer::Prepare(const Shapes& /*input_shapes*/, const Shapes& /*output_shapes*/,
+                            const PrepareContext& /*context*/) const {
   return nullptr;
 }
 

@@ -35,6 +35,14 @@ class LayerState {
   virtual size_t bytes() const { return 0; }
 };
 
+// Short names for the operand lists of Layer's functions below, so that a layer declares each
+// override on one line. An override's declaration leaves its parameters unnamed (they are Layer's,
+// described here); its definition names the ones it uses.
+using Shapes = std::vector<Shape>;
+using InputTensors = std::vector<const Tensor*>;
+using OutputTensors = std::vector<Tensor*>;
+using StatePointer = std::unique_ptr<LayerState>;
+
 // What Prepare may use: the thread count it plans for, and the session's scratch, to reserve
 // what Forward will ask for (so that runs do not allocate).
 struct PrepareContext {

@@ -17,7 +17,7 @@ namespace lumen {
 class SlicewiseLayer : public Layer {
  public:
   // The input's shape, after checking the dimension against its rank.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& input = input_shapes[0];
     SlicedAxis(input.size());
@@ -26,9 +26,8 @@ class SlicewiseLayer : public Layer {
 
   // Locates the dimension in memory: the input seen as (outer, extent, inner) blocks around it
   // (all 0 for an empty input, which has nothing to compute; one element for a rank-0 one).
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                       const PrepareContext& /*context*/) const override {
     auto state = std::make_unique<SplitState>();
     const Shape& input = input_shapes[0];
     if (ShapeElementCount(input) == 0) return state;

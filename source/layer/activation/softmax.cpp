@@ -38,7 +38,7 @@ size_t Softmax::SlicedAxis(size_t rank) const {
   return AxisOrScalar(dim_, rank);
 }
 
-void Softmax::Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+void Softmax::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                       const ForwardContext& context) const {
   const AxisSplit& split = SplitOf(context);
   const float* input = inputs[0]->data();

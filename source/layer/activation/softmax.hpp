@@ -23,8 +23,7 @@ class Softmax : public SlicewiseLayer {
   // nn.Softmax: reads dim (None or absent: PyTorch's implicit dim, 0 for ranks 0, 1 and 3, else 1).
   explicit Softmax(const LayerConfig& config);
   // Normalises every slice along dim.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  protected:
   // The other members of the family: `function` along `dim` (read from the config as nn.Softmax

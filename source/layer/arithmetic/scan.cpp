@@ -18,8 +18,7 @@ class Scan : public SlicewiseLayer {
   // Reads dim; the op type decides sum or product.
   explicit Scan(const LayerConfig& config);
   // Scans every slice along dim.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  protected:
   // dim, for an input of `rank`.
@@ -34,7 +33,7 @@ Scan::Scan(const LayerConfig& config) : SlicewiseLayer(config), dim_(config.IntP
   if (config.type().find("cumprod") != std::string::npos) kind_ = ScanKind::kProduct;
 }
 
-void Scan::Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+void Scan::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                    const ForwardContext& context) const {
   CumulativeScan(kind_, SplitOf(context), inputs[0]->data(), outputs[0]->data(),
                  context.compute.pool);

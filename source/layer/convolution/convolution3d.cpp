@@ -32,14 +32,11 @@ class Convolution3d : public Layer {
   explicit Convolution3d(const LayerConfig& config);
   // (N, C_in, D, H, W) or (C_in, D, H, W) -> the same with C_out and the extents the window gives
   // (F.conv2d: (N, C_in, H, W) or (C_in, H, W); F.conv1d: (N, C_in, L) or (C_in, L)).
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Plans the GEMM blocks and the staging of a padded input.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Convolves each sample.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
   struct State;
@@ -269,7 +266,7 @@ VolumeShape Convolution3d::SampleShape(const VolumeConvolutionSpec& spec,
   return shape;
 }
 
-std::vector<Shape> Convolution3d::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes Convolution3d::OutputShapes(const Shapes& input_shapes) const {
   const VolumeConvolutionSpec spec = SpecFor(input_shapes);
   const VolumeShape shape = SampleShape(spec, input_shapes[0]);
   Shape output = input_shapes[0];
@@ -284,9 +281,8 @@ std::vector<Shape> Convolution3d::OutputShapes(const std::vector<Shape>& input_s
   return {output};
 }
 
-std::unique_ptr<LayerState> Convolution3d::Prepare(const std::vector<Shape>& input_shapes,
-                                                   const std::vector<Shape>& output_shapes,
-                                                   const PrepareContext& context) const {
+StatePointer Convolution3d::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                                    const PrepareContext& context) const {
   const VolumeConvolutionSpec spec = SpecFor(input_shapes);
   const Shape& input = input_shapes[0];
   auto state = std::make_unique<State>();
@@ -315,8 +311,7 @@ std::unique_ptr<LayerState> Convolution3d::Prepare(const std::vector<Shape>& inp
   return state;
 }
 
-void Convolution3d::Forward(const std::vector<const Tensor*>& inputs,
-                            const std::vector<Tensor*>& outputs,
+void Convolution3d::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                             const ForwardContext& context) const {
   State& state = context.state_as<State>();
   const VolumeShape& shape = state.plan.shape;

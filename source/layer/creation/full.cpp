@@ -24,10 +24,9 @@ class Full : public Layer {
   // Reads size (for the sized forms), the value or the input holding it, and dtype.
   explicit Full(const LayerConfig& config);
   // `size`, or the shape of input 0; checks the value operand holds one element.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Fills the output.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
   // The value as a tensor of dtype_ holds it.
@@ -81,7 +80,7 @@ Full::Full(const LayerConfig& config) : Layer(config) {
   }
 }
 
-std::vector<Shape> Full::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes Full::OutputShapes(const Shapes& input_shapes) const {
   const size_t expected =
       (sized_ && Layer::type().rfind("Tensor.", 0) != 0 ? 0 : 1) + (value_input_ >= 0 ? 1 : 0);
   CheckInputCount(input_shapes, expected);
@@ -110,7 +109,7 @@ float Full::Stored(float value) const {
   return value;
 }
 
-void Full::Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+void Full::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                    const ForwardContext& /*context*/) const {
   const float value =
       value_input_ >= 0 ? inputs[static_cast<size_t>(value_input_)]->data()[0] : value_;

@@ -17,7 +17,7 @@ class Gather : public IndexAlongDim {
   explicit Gather(const LayerConfig& config) : IndexAlongDim(config) {}
 
   // The index's shape.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 2);
     const Shape& input = input_shapes[0];
     const Shape& index = input_shapes[1];
@@ -36,7 +36,7 @@ class Gather : public IndexAlongDim {
   }
 
   // Reads every element the index points at.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const IndexAlongDimState& state = context.state_as<IndexAlongDimState>();
     const std::vector<size_t>& input_strides = state.strides[0];

@@ -24,9 +24,8 @@ struct IndexAlongDimState : LayerState {
 class IndexAlongDim : public Layer {
  public:
   // Computes every operand's strides.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                       const PrepareContext& /*context*/) const override {
     auto state = std::make_unique<IndexAlongDimState>();
     for (const Shape& shape : input_shapes) state->strides.push_back(StorageStrides(shape));
     state->extent = input_shapes[0][Axis(dim_, input_shapes[0].size())];

@@ -18,7 +18,7 @@ class ScatterAdd : public IndexAlongDim {
   explicit ScatterAdd(const LayerConfig& config) : IndexAlongDim(config) {}
 
   // The input's shape.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 3);
     const Shape& input = input_shapes[0];
     const Shape& index = input_shapes[1];
@@ -39,7 +39,7 @@ class ScatterAdd : public IndexAlongDim {
   }
 
   // Copies the input, then adds every src element at its indexed position.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const IndexAlongDimState& state = context.state_as<IndexAlongDimState>();
     const std::vector<size_t>& output_strides = state.strides[0];  // the input's shape

@@ -34,7 +34,7 @@ class Expand : public Layer {
   }
 
   // The expanded shape.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, from_other_ ? 2 : 1);
     const Shape& input = input_shapes[0];
     std::vector<int64_t> sizes;
@@ -72,9 +72,8 @@ class Expand : public Layer {
   }
 
   // Computes the input's strides for the output dimensions.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& /*context*/) const override {
     const Shape& input = input_shapes[0];
     const Shape& output = output_shapes[0];
     const std::vector<size_t> strides = StorageStrides(input);
@@ -88,7 +87,7 @@ class Expand : public Layer {
   }
 
   // Gathers the output, reading broadcast dimensions with step 0.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const ExpandState& state = context.state_as<ExpandState>();
     GatherStrided(*inputs[0], 0, state.strides, outputs[0], context.compute.pool);

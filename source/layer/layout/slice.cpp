@@ -24,15 +24,14 @@ class Slice : public SlicingLayer {
   explicit Slice(const LayerConfig& config) : SlicingLayer(config) {}
 
   // The input's shape with each sliced dimension's extent, selected dimensions removed.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     return {MakePlan(input_shapes[0]).shape};
   }
 
   // Computes where the first element is and the step of each dimension in the input's memory.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                       const PrepareContext& /*context*/) const override {
     SlicePlan plan = MakePlan(input_shapes[0]);
     auto state = std::make_unique<SliceState>();
     state->offset = plan.offset;
@@ -41,7 +40,7 @@ class Slice : public SlicingLayer {
   }
 
   // Gathers the slice.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const SliceState& state = context.state_as<SliceState>();
     GatherStrided(*inputs[0], state.offset, state.strides, outputs[0], context.compute.pool);

@@ -157,15 +157,14 @@ PoolingLayer::PoolingLayer(const LayerConfig& config, int dimensions, bool indic
   if (indices_allowed) return_indices_ = config.BoolParam("return_indices", false);
 }
 
-std::vector<Shape> PoolingLayer::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes PoolingLayer::OutputShapes(const Shapes& input_shapes) const {
   const Shape output = PooledOutput(input_shapes);
   if (return_indices_) return {output, output};
   return {output};
 }
 
-std::unique_ptr<LayerState> PoolingLayer::Prepare(const std::vector<Shape>& input_shapes,
-                                                  const std::vector<Shape>& output_shapes,
-                                                  const PrepareContext& context) const {
+StatePointer PoolingLayer::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                                   const PrepareContext& context) const {
   if (context.workspace != nullptr && !return_indices_) {
     ReserveScratch(VolumeOf(input_shapes[0], output_shapes[0], dimensions_), context.workspace);
   }
@@ -181,8 +180,7 @@ void PoolingLayer::PoolChannelWithIndices(const PoolingVolume& /*volume*/, const
   Fail("return_indices is not supported");
 }
 
-void PoolingLayer::Forward(const std::vector<const Tensor*>& inputs,
-                           const std::vector<Tensor*>& outputs,
+void PoolingLayer::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                            const ForwardContext& context) const {
   const PoolingVolume volume = VolumeOf(inputs[0]->shape(), outputs[0]->shape(), dimensions_);
   if (return_indices_) {

@@ -99,14 +99,11 @@ void ForEachVolume(const Tensor& input, Tensor* output, const PoolingVolume& vol
 class PoolingLayer : public Layer {
  public:
   // The pooled shape, twice with return_indices.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Reserves the kernel's scratch (none with return_indices).
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Pools every channel.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  protected:
   // Reads return_indices when `indices_allowed` (the max poolings); `dimensions` is 1, 2 or 3.

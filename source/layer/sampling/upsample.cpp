@@ -31,14 +31,11 @@ class Upsample : public Layer {
   // Reads mode, size or scale_factor, align_corners and recompute_scale_factor.
   explicit Upsample(const LayerConfig& config);
   // The input with its spatial axes resized.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Computes the source positions and weights of every output position of every axis.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Resizes every channel.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
   // How output positions read their sources.
   enum class Mode { kNearest, kNearestExact, kLinear, kCubic };
@@ -198,7 +195,7 @@ int Upsample::OutputExtent(size_t axis, uint32_t input_extent) const {
   return static_cast<int>(extent);
 }
 
-std::vector<Shape> Upsample::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes Upsample::OutputShapes(const Shapes& input_shapes) const {
   CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
   const size_t rank = input.size();
@@ -286,9 +283,8 @@ std::vector<Upsample::Tap> Upsample::ComputeTaps(size_t axis, int input_size,
   return taps;
 }
 
-std::unique_ptr<LayerState> Upsample::Prepare(const std::vector<Shape>& input_shapes,
-                                              const std::vector<Shape>& output_shapes,
-                                              const PrepareContext& /*context*/) const {
+StatePointer Upsample::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                               const PrepareContext& /*context*/) const {
   const Shape& input = input_shapes[0];
   const Shape& output = output_shapes[0];
   const size_t spatial = input.size() - 2;
@@ -305,8 +301,8 @@ std::unique_ptr<LayerState> Upsample::Prepare(const std::vector<Shape>& input_sh
   return state;
 }
 
-void Upsample::Forward(const std::vector<const Tensor*>& inputs,
-                       const std::vector<Tensor*>& outputs, const ForwardContext& context) const {
+void Upsample::Forward(const InputTensors& inputs, const OutputTensors& outputs,
+                       const ForwardContext& context) const {
   const UpsampleState& state = context.state_as<UpsampleState>();
   const Tensor& input = *inputs[0];
   Tensor& output = *outputs[0];
