@@ -47,10 +47,7 @@ struct ConvolutionSpec {
 
 // The planes of one sample: each input channel is an input_h x input_w column-major matrix, each
 // output channel an output_h x output_w one (the layout of a Tensor's fcube slices).
-struct ConvolutionShape {
-  int input_h = 0, input_w = 0;
-  int output_h = 0, output_w = 0;
-};
+using ConvolutionShape = PlanePair;
 
 // The shape for an input_h x input_w input: the output size as PyTorch computes it (0 when the
 // window does not fit). Throws lumen::Error when a size, or a plane's element count, does not fit

@@ -33,18 +33,18 @@ int VolumeKernelSize(const VolumeConvolutionSpec& spec) {
 
 VolumeShape MakeVolumeShape(const VolumeConvolutionSpec& spec, int input_d, int input_h,
                             int input_w) {
-  const DepthWindow& depth = spec.depth;
+  const WindowAxis& depth = spec.depth;
   VolumeShape shape;
   shape.input_d = input_d;
   shape.input_h = input_h;
   shape.input_w = input_w;
   shape.output_d = SlidingOutputSize(input_d, depth.kernel, depth.stride, depth.dilation,
-                                     depth.pad_front, depth.pad_back, false);
+                                     depth.pad_before, depth.pad_after, false);
   // MakeConvolutionShape checks the plane sizes and the padded extents fit in ints.
   const ConvolutionShape plane = MakeConvolutionShape(spec.plane.window, input_h, input_w);
   shape.output_h = plane.output_h;
   shape.output_w = plane.output_w;
-  CheckedInt(int64_t{input_d} + depth.pad_front + depth.pad_back + depth.stride,
+  CheckedInt(int64_t{input_d} + depth.pad_before + depth.pad_after + depth.stride,
              "convolution padded input depth plus stride");
   CheckedInt(int64_t{input_d} * input_h * input_w, "convolution input volume");
   CheckedInt(int64_t{shape.output_d} * shape.output_h * shape.output_w,
@@ -56,7 +56,7 @@ void ReferenceVolumeConvolution(const VolumeConvolutionSpec& spec, const VolumeS
                                 const float* input, float* output, const ComputeContext& context) {
   const ConvolutionSpec& p = spec.plane;
   const Window2d& w = p.window;
-  const DepthWindow& d = spec.depth;
+  const WindowAxis& d = spec.depth;
   const int group_in = p.in_channels / p.groups;
   const int group_out = p.out_channels / p.groups;
   const size_t input_area = static_cast<size_t>(s.input_h) * s.input_w;
@@ -73,7 +73,7 @@ void ReferenceVolumeConvolution(const VolumeConvolutionSpec& spec, const VolumeS
           float sum = 0.0f;
           for (int c = 0; c < group_in; ++c) {
             for (int kz = 0; kz < d.kernel; ++kz) {
-              const int iz = oz * d.stride - d.pad_front + kz * d.dilation;
+              const int iz = oz * d.stride - d.pad_before + kz * d.dilation;
               if (iz < 0 || iz >= s.input_d) continue;
               const float* source =
                   input + (static_cast<size_t>(group * group_in + c) * s.input_d + iz) * input_area;
@@ -165,7 +165,7 @@ void VolumeConvolution::Vol2Col(const VolumeShape& s, const float* input, int gr
                                 int first_column, int block_columns, float* columns,
                                 const ComputeContext& context) const {
   const Window2d& w = spec_.plane.window;
-  const DepthWindow& d = spec_.depth;
+  const WindowAxis& d = spec_.depth;
   const int taps = d.kernel * w.kernel_h * w.kernel_w;
   const int pixels = block_columns * s.output_h;
   const size_t input_area = static_cast<size_t>(s.input_h) * s.input_w;
@@ -177,7 +177,7 @@ void VolumeConvolution::Vol2Col(const VolumeShape& s, const float* input, int gr
     const int kz = (k % taps) / (w.kernel_h * w.kernel_w);
     const int ky = (k % (w.kernel_h * w.kernel_w)) / w.kernel_w;
     const int kx = k % w.kernel_w;
-    const int depth_offset = kz * d.dilation - d.pad_front;
+    const int depth_offset = kz * d.dilation - d.pad_before;
     const int row_offset = ky * w.dilation_h - w.pad_top;
     const int col_offset = kx * w.dilation_w - w.pad_left;
     int first_row = 0;

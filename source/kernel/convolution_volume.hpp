@@ -20,19 +20,11 @@
 
 namespace lumen {
 
-// The depth axis of a 3-D window (the height and width axes are a Window2d).
-struct DepthWindow {
-  int kernel = 1;
-  int stride = 1;
-  int dilation = 1;
-  int pad_front = 0, pad_back = 0;
-};
-
 // What defines one 3-D convolution: the 2-D spec (channels, groups, the H x W window, bias) whose
 // weights are PyTorch's (out, in/groups, kD, kH, kW), row-major, and the depth window.
 struct VolumeConvolutionSpec {
   ConvolutionSpec plane;
-  DepthWindow depth;
+  WindowAxis depth;  // padding before: the front
 };
 
 // One sample's extents: input (D, H, W) and output (D', H', W').

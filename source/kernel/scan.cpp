@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "kernel/lane_groups.hpp"
+
 namespace lumen {
 namespace {
 
@@ -34,19 +36,9 @@ void ScanLanes(const float* input, float* output, size_t extent, size_t stride, 
 
 template <ScanKind kKind>
 void ScanSlices(const AxisSplit& split, const float* input, float* output, ThreadPool* pool) {
-  const size_t extent = split.extent;
-  const size_t inner = split.inner;
-  const size_t lane_groups = (inner + kLanes - 1) / kLanes;
-  ParallelFor(
-      pool, static_cast<std::ptrdiff_t>(split.outer * lane_groups),
-      [&](std::ptrdiff_t task) {
-        const size_t block = static_cast<size_t>(task) / lane_groups;
-        const size_t first = static_cast<size_t>(task) % lane_groups * kLanes;
-        const size_t base = block * extent * inner + first;
-        ScanLanes<kKind>(input + base, output + base, extent, inner,
-                         std::min(kLanes, inner - first));
-      },
-      Schedule::kStatic, split.outer * extent * inner >= kParallelElements);
+  ForEachLaneGroup<kLanes>(split, kParallelElements, pool, [&](size_t base, size_t lanes) {
+    ScanLanes<kKind>(input + base, output + base, split.extent, split.inner, lanes);
+  });
 }
 
 }  // namespace
@@ -62,18 +54,14 @@ void CumulativeScan(ScanKind kind, const AxisSplit& split, const float* input, f
 
 void CumulativeScanReference(ScanKind kind, const AxisSplit& split, const float* input,
                              float* output) {
-  for (size_t block = 0; block < split.outer; ++block) {
-    for (size_t lane = 0; lane < split.inner; ++lane) {
-      // Slice (block, lane): element e at first + e * inner.
-      const size_t first = block * split.extent * split.inner + lane;
-      double running = kind == ScanKind::kSum ? 0.0 : 1.0;
-      for (size_t e = 0; e < split.extent; ++e) {
-        const size_t at = first + e * split.inner;
-        running = kind == ScanKind::kSum ? running + input[at] : running * input[at];
-        output[at] = static_cast<float>(running);
-      }
+  ForEachSlice(split, [&](size_t first) {
+    double running = kind == ScanKind::kSum ? 0.0 : 1.0;
+    for (size_t e = 0; e < split.extent; ++e) {
+      const size_t at = first + e * split.inner;
+      running = kind == ScanKind::kSum ? running + input[at] : running * input[at];
+      output[at] = static_cast<float>(running);
     }
-  }
+  });
 }
 
 }  // namespace lumen

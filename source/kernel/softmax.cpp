@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <limits>
 
+#include "kernel/lane_groups.hpp"
 #include "math/fast_exp.hpp"
 
 namespace lumen {
@@ -92,46 +93,31 @@ void SoftmaxLanes(const float* input, float* output, size_t extent, size_t strid
 // `split`.
 template <Result kResult>
 void NormalizeSlices(const AxisSplit& split, const float* input, float* output, ThreadPool* pool) {
-  // Elements of one slice are `inner` apart: a task takes up to kLanes neighbouring slices of one
-  // outer block.
-  const size_t extent = split.extent;
-  const size_t inner = split.inner;
-  const size_t lane_groups = (inner + kLanes - 1) / kLanes;
-  ParallelFor(
-      pool, static_cast<std::ptrdiff_t>(split.outer * lane_groups),
-      [&](std::ptrdiff_t task) {
-        const size_t block = static_cast<size_t>(task) / lane_groups;
-        const size_t first = static_cast<size_t>(task) % lane_groups * kLanes;
-        const size_t base = block * extent * inner + first;
-        SoftmaxLanes<Exponential::kExact, kResult>(input + base, output + base, extent, inner,
-                                                   std::min(kLanes, inner - first));
-      },
-      Schedule::kStatic, split.outer * extent * inner >= kParallelElements);
+  ForEachLaneGroup<kLanes>(split, kParallelElements, pool, [&](size_t base, size_t lanes) {
+    SoftmaxLanes<Exponential::kExact, kResult>(input + base, output + base, split.extent,
+                                               split.inner, lanes);
+  });
 }
 
 // The definition of both, one slice at a time, in double.
 void NormalizeSlicesReference(const AxisSplit& split, const float* input, float* output,
                               Result result) {
-  for (size_t block = 0; block < split.outer; ++block) {
-    for (size_t lane = 0; lane < split.inner; ++lane) {
-      // Slice (block, lane): element e at first + e * inner.
-      const size_t first = block * split.extent * split.inner + lane;
-      double maximum = -std::numeric_limits<double>::infinity();
-      for (size_t e = 0; e < split.extent; ++e) {
-        maximum = std::max<double>(maximum, input[first + e * split.inner]);
-      }
-      double sum = 0.0;
-      for (size_t e = 0; e < split.extent; ++e) {
-        sum += std::exp(input[first + e * split.inner] - maximum);
-      }
-      for (size_t e = 0; e < split.extent; ++e) {
-        const size_t at = first + e * split.inner;
-        const double shifted = input[at] - maximum;
-        output[at] = static_cast<float>(result == Result::kLogSoftmax ? shifted - std::log(sum)
-                                                                      : std::exp(shifted) / sum);
-      }
+  ForEachSlice(split, [&](size_t first) {
+    double maximum = -std::numeric_limits<double>::infinity();
+    for (size_t e = 0; e < split.extent; ++e) {
+      maximum = std::max<double>(maximum, input[first + e * split.inner]);
     }
-  }
+    double sum = 0.0;
+    for (size_t e = 0; e < split.extent; ++e) {
+      sum += std::exp(input[first + e * split.inner] - maximum);
+    }
+    for (size_t e = 0; e < split.extent; ++e) {
+      const size_t at = first + e * split.inner;
+      const double shifted = input[at] - maximum;
+      output[at] = static_cast<float>(result == Result::kLogSoftmax ? shifted - std::log(sum)
+                                                                    : std::exp(shifted) / sum);
+    }
+  });
 }
 
 }  // namespace

@@ -15,11 +15,10 @@ class ConstantOperand : public Layer {
   // Reads the `@data` weight and checks its shape.
   explicit ConstantOperand(const LayerConfig& config);
   // No inputs; the output has the weight's shape.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Writes the constant into the output. It is written on every run, so the output's memory may
   // be shared with other operands between runs.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
   Shape shape_;
@@ -37,13 +36,12 @@ ConstantOperand::ConstantOperand(const LayerConfig& config) : Layer(config) {
   constant_ = Tensor::FromRowMajor(config.AttributeFloats("data"), shape_);
 }
 
-std::vector<Shape> ConstantOperand::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes ConstantOperand::OutputShapes(const Shapes& input_shapes) const {
   CheckInputCount(input_shapes, 0);
   return {shape_};
 }
 
-void ConstantOperand::Forward(const std::vector<const Tensor*>& /*inputs*/,
-                              const std::vector<Tensor*>& outputs,
+void ConstantOperand::Forward(const InputTensors& /*inputs*/, const OutputTensors& outputs,
                               const ForwardContext& /*context*/) const {
   std::copy(constant_.data(), constant_.data() + constant_.size(), outputs[0]->data());
 }

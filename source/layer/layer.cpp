@@ -10,20 +10,18 @@ namespace lumen {
 Layer::Layer(const LayerConfig& config)
     : type_(config.type()), name_(config.name()), description_(config.Describe()) {}
 
-std::unique_ptr<LayerState> Layer::Prepare(const std::vector<Shape>& /*input_shapes*/,
-                                           const std::vector<Shape>& /*output_shapes*/,
-                                           const PrepareContext& /*context*/) const {
+StatePointer Layer::Prepare(const Shapes& /*input_shapes*/, const Shapes& /*output_shapes*/,
+                            const PrepareContext& /*context*/) const {
   return nullptr;
 }
 
-std::vector<Shape> Layer::OutputShapesFromValues(
-    const std::vector<Shape>& input_shapes,
-    const std::vector<const Tensor*>& /*input_values*/) const {
+Shapes Layer::OutputShapesFromValues(const Shapes& input_shapes,
+                                     const InputTensors& /*input_values*/) const {
   return OutputShapes(input_shapes);
 }
 
-bool Layer::OutputsFromShapes(const std::vector<Shape>& /*input_shapes*/,
-                              const std::vector<Tensor*>& /*outputs*/) const {
+bool Layer::OutputsFromShapes(const Shapes& /*input_shapes*/,
+                              const OutputTensors& /*outputs*/) const {
   return false;
 }
 
@@ -45,7 +43,7 @@ std::vector<int64_t> Layer::IntegerValues(const Tensor& values, const std::strin
 
 bool Layer::FuseActivation(const Activation& /*activation*/) { return false; }
 
-void Layer::CheckInputCount(const std::vector<Shape>& input_shapes, size_t inputs) const {
+void Layer::CheckInputCount(const Shapes& input_shapes, size_t inputs) const {
   if (input_shapes.size() != inputs) {
     Fail(Concat("expected ", inputs, " input(s), got ", input_shapes.size()));
   }

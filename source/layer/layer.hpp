@@ -35,6 +35,14 @@ class LayerState {
   virtual size_t bytes() const { return 0; }
 };
 
+// Short names for the operand lists of Layer's functions below, so that a layer declares each
+// override on one line. An override's declaration leaves its parameters unnamed (they are Layer's,
+// described here); its definition names the ones it uses.
+using Shapes = std::vector<Shape>;
+using InputTensors = std::vector<const Tensor*>;
+using OutputTensors = std::vector<Tensor*>;
+using StatePointer = std::unique_ptr<LayerState>;
+
 // What Prepare may use: the thread count it plans for, and the session's scratch, to reserve
 // what Forward will ask for (so that runs do not allocate).
 struct PrepareContext {
@@ -42,7 +50,7 @@ struct PrepareContext {
   Workspace* workspace = nullptr;
   // Per input: its values when the session knows them while planning (constants, shapes and what
   // is computed from them alone; see ShapeValueInputs), else null. Empty outside a session.
-  std::vector<const Tensor*> input_values;
+  InputTensors input_values;
 };
 
 // What Forward receives besides its operands: the session's threads and scratch, and the state
@@ -82,12 +90,11 @@ class Layer {
   virtual std::vector<size_t> ShapeValueInputs() const { return {}; }
   // Shape inference for a layer with ShapeValueInputs: `input_values[i]` holds the values of input
   // i for those inputs (null for the others). By default, OutputShapes(input_shapes).
-  virtual std::vector<Shape> OutputShapesFromValues(
-      const std::vector<Shape>& input_shapes, const std::vector<const Tensor*>& input_values) const;
+  virtual Shapes OutputShapesFromValues(const Shapes& input_shapes,
+                                        const InputTensors& input_values) const;
   // If this layer's outputs depend on its inputs' shapes alone (Shape, Size): writes them into
   // `outputs` (allocated with the shapes OutputShapes gave) and returns true. False by default.
-  virtual bool OutputsFromShapes(const std::vector<Shape>& input_shapes,
-                                 const std::vector<Tensor*>& outputs) const;
+  virtual bool OutputsFromShapes(const Shapes& input_shapes, const OutputTensors& outputs) const;
 
   // Called by a session for each new set of input shapes, after OutputShapes: returns what Forward
   // needs for these shapes (null by default). May reserve scratch through the context.

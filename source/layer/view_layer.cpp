@@ -23,16 +23,14 @@ struct StridedViewState : LayerState {
 
 }  // namespace
 
-std::unique_ptr<LayerState> StridedViewLayer::Prepare(const std::vector<Shape>& input_shapes,
-                                                      const std::vector<Shape>& /*output_shapes*/,
-                                                      const PrepareContext& /*context*/) const {
+StatePointer StridedViewLayer::Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                                       const PrepareContext& /*context*/) const {
   auto state = std::make_unique<StridedViewState>();
   state->views = Views(input_shapes[0]);
   return state;
 }
 
-void StridedViewLayer::Forward(const std::vector<const Tensor*>& inputs,
-                               const std::vector<Tensor*>& outputs,
+void StridedViewLayer::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                                const ForwardContext& context) const {
   const StridedViewState& state = context.state_as<StridedViewState>();
   for (size_t k = 0; k < outputs.size(); ++k) {
@@ -107,13 +105,13 @@ void CopyRowMajorOrder(const Tensor& source, Tensor* target, ThreadPool* pool) {
       Schedule::kStatic, count >= kParallelElements);
 }
 
-std::vector<Shape> ViewLayer::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes ViewLayer::OutputShapes(const Shapes& input_shapes) const {
   CheckInputCount(input_shapes, 1);
   return {ViewShape(input_shapes[0])};
 }
 
-void ViewLayer::Forward(const std::vector<const Tensor*>& inputs,
-                        const std::vector<Tensor*>& outputs, const ForwardContext& context) const {
+void ViewLayer::Forward(const InputTensors& inputs, const OutputTensors& outputs,
+                        const ForwardContext& context) const {
   CopyRowMajorOrder(*inputs[0], outputs[0], context.compute.pool);
 }
 

@@ -21,10 +21,9 @@ class ViewLayer : public Layer {
  public:
   using Layer::Layer;
   // Checks that there is one input and returns its ViewShape.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Copies the input into the output's shape (what PyTorch's view gives).
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  protected:
   // The output's shape for an input of shape `input`; throws lumen::Error (through Fail) when the
@@ -46,12 +45,9 @@ class StridedViewLayer : public Layer {
  public:
   using Layer::Layer;
   // Computes every output's view for this input shape.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Gathers each output from its view of the input.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  protected:
   // One view per output for an input of shape `input`, which OutputShapes has accepted.

@@ -4,6 +4,13 @@
 
 namespace lumen {
 
+// The planes a 2-D window maps: a column-major input_h x input_w plane in, a column-major
+// output_h x output_w plane out (one channel of a convolution or a pooling).
+struct PlanePair {
+  int input_h = 0, input_w = 0;
+  int output_h = 0, output_w = 0;
+};
+
 // Kernel size, stride, dilation and (possibly asymmetric) zero padding of a 2-D window.
 struct Window2d {
   int kernel_h = 1, kernel_w = 1;

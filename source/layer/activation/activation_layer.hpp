@@ -17,10 +17,9 @@ class ActivationLayer : public Layer {
   ActivationLayer(const LayerConfig& config, const Activation& activation)
       : Layer(config), activation_(activation) {}
   // One input; the output has its shape.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Applies the activation to every element.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
   // The function this layer applies: the graph offers it to the layer before, to fuse.
   const Activation* ElementwiseActivation() const override { return &activation_; }
 

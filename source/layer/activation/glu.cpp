@@ -27,7 +27,7 @@ class Glu : public Layer {
   explicit Glu(const LayerConfig& config) : Layer(config), dim_(config.IntParam("dim", -1)) {}
 
   // The input with dim halved.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     Shape output = input_shapes[0];
     if (output.empty()) Fail("a rank-0 input cannot be halved");
@@ -41,9 +41,8 @@ class Glu : public Layer {
   }
 
   // Locates dim in memory for this output shape.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& /*input_shapes*/,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& /*input_shapes*/, const Shapes& output_shapes,
+                       const PrepareContext& /*context*/) const override {
     auto state = std::make_unique<GluState>();
     const Shape& output = output_shapes[0];
     state->split = SplitAroundAxis(output, Axis(dim_, output.size()));
@@ -51,7 +50,7 @@ class Glu : public Layer {
   }
 
   // a * sigmoid(b), one block at a time.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const AxisSplit& split = context.state_as<GluState>().split;
     const size_t half = split.extent * split.inner;  // elements of a (and of b) in one block

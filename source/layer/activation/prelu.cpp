@@ -37,7 +37,7 @@ class Prelu : public Layer {
   }
 
   // The input, plus F.prelu's weight operand of 1 or C elements.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, weight_input_ >= 0 ? 2 : 1);
     const Shape& input = input_shapes[0];
     size_t slopes = slopes_.size();
@@ -57,9 +57,8 @@ class Prelu : public Layer {
   }
 
   // Locates the channel dimension in memory for this input shape.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                       const PrepareContext& /*context*/) const override {
     auto state = std::make_unique<PreluState>();
     const Shape& input = input_shapes[0];
     if (input.size() >= 2) {
@@ -71,7 +70,7 @@ class Prelu : public Layer {
   }
 
   // Applies each channel's slope.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const AxisSplit& split = context.state_as<PreluState>().split;
     const float* slopes = slopes_.data();

@@ -2,8 +2,6 @@
 // layer, with another Function, is nn.LogSoftmax, nn.Softmin and nn.Softmax2d (their own files).
 #include "layer/activation/softmax.hpp"
 
-#include <algorithm>
-#include <memory>
 #include <vector>
 
 #include "kernel/softmax.hpp"
@@ -13,11 +11,6 @@
 
 namespace lumen {
 namespace {
-
-// Per session: the input seen as (outer, extent, inner) blocks around dim.
-struct SoftmaxState : LayerState {
-  AxisSplit split{0, 0, 0};
-};
 
 // The dim the operator's parameter gives, or `implicit` when it is None or absent.
 int DimParam(const LayerConfig& config, int implicit) {
@@ -30,7 +23,7 @@ int DimParam(const LayerConfig& config, int implicit) {
 Softmax::Softmax(const LayerConfig& config) : Softmax(config, Function::kSoftmax, kDimFromConfig) {}
 
 Softmax::Softmax(const LayerConfig& config, Function function, int dim)
-    : Layer(config), function_(function) {
+    : SlicewiseLayer(config), function_(function) {
   dim_ = dim == kDimFromConfig ? DimParam(config, kImplicitDim) : dim;
   if (config.HasParam("dtype") && !config.Param("dtype").IsNone()) {
     const std::string dtype = config.StringParam("dtype");
@@ -40,37 +33,14 @@ Softmax::Softmax(const LayerConfig& config, Function function, int dim)
   }
 }
 
-size_t Softmax::DimFor(size_t rank) const {
+size_t Softmax::SlicedAxis(size_t rank) const {
   if (dim_ == kImplicitDim) return rank == 0 || rank == 1 || rank == 3 ? 0 : 1;
-  // A scalar is a 1-element vector to PyTorch, which accepts dim 0 or -1 for it.
-  const size_t axis = Axis(dim_, std::max<size_t>(rank, 1));
-  return rank == 0 ? 0 : axis;
+  return AxisOrScalar(dim_, rank);
 }
 
-std::vector<Shape> Softmax::OutputShapes(const std::vector<Shape>& input_shapes) const {
-  CheckInputCount(input_shapes, 1);
-  const Shape& input = input_shapes[0];
-  DimFor(input.size());
-  return {input};
-}
-
-std::unique_ptr<LayerState> Softmax::Prepare(const std::vector<Shape>& input_shapes,
-                                             const std::vector<Shape>& /*output_shapes*/,
-                                             const PrepareContext& /*context*/) const {
-  auto state = std::make_unique<SoftmaxState>();
-  const Shape& input = input_shapes[0];
-  if (ShapeElementCount(input) == 0) return state;  // nothing to normalise
-  if (input.empty()) {
-    state->split = AxisSplit{1, 1, 1};
-  } else {
-    state->split = SplitAroundAxis(input, DimFor(input.size()));
-  }
-  return state;
-}
-
-void Softmax::Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+void Softmax::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                       const ForwardContext& context) const {
-  const AxisSplit& split = context.state_as<SoftmaxState>().split;
+  const AxisSplit& split = SplitOf(context);
   const float* input = inputs[0]->data();
   float* output = outputs[0]->data();
   switch (function_) {

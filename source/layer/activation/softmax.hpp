@@ -6,12 +6,12 @@
 #include <memory>
 #include <vector>
 
-#include "layer/layer.hpp"
+#include "layer/slicewise_layer.hpp"
 
 namespace lumen {
 
 // Softmax-like normalisation along any dimension, the batch (dim 0) included.
-class Softmax : public Layer {
+class Softmax : public SlicewiseLayer {
  public:
   // What a slice is written as.
   enum class Function {
@@ -22,15 +22,8 @@ class Softmax : public Layer {
 
   // nn.Softmax: reads dim (None or absent: PyTorch's implicit dim, 0 for ranks 0, 1 and 3, else 1).
   explicit Softmax(const LayerConfig& config);
-  // The input's shape, after checking dim against its rank.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
-  // Locates dim in memory for these shapes.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
   // Normalises every slice along dim.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  protected:
   // The other members of the family: `function` along `dim` (read from the config as nn.Softmax
@@ -40,12 +33,12 @@ class Softmax : public Layer {
   // Marks a dim read from the operator's `dim` parameter.
   static constexpr int kDimFromConfig = 1 << 30;
 
+  // The dimension normalised for an input of `rank` (0 for a rank-0 input).
+  size_t SlicedAxis(size_t rank) const override;
+
  private:
   // Marks PyTorch's implicit dim (dim=None).
   static constexpr int kImplicitDim = -(1 << 30);
-
-  // The dimension normalised for an input of `rank` (0 for a rank-0 input).
-  size_t DimFor(size_t rank) const;
 
   Function function_ = Function::kSoftmax;
   int dim_ = 0;

@@ -13,7 +13,7 @@ class Softmax2d : public Softmax {
   explicit Softmax2d(const LayerConfig& config) : Softmax(config, Function::kSoftmax, -3) {}
 
   // The input's shape, after checking its rank.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& input = input_shapes[0];
     if (input.size() != 3 && input.size() != 4) {

@@ -24,14 +24,11 @@ class ArgExtremum : public Layer {
   explicit ArgExtremum(const LayerConfig& config);
   // The input's shape without dim (or with it as 1 under keepdim); for dim None a rank-0 tensor,
   // or all ones under keepdim, as PyTorch gives.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Plans the slices along dim, or the row-major walk of the whole tensor.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Writes the position of each slice's extremum.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
   // True if `value` beats `best` (a NaN beats every number; an earlier equal value stays).
@@ -70,7 +67,7 @@ ArgExtremum::ArgExtremum(const LayerConfig& config) : Layer(config) {
   if (!all_dims_) dim_ = config.IntParam("dim");
 }
 
-std::vector<Shape> ArgExtremum::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes ArgExtremum::OutputShapes(const Shapes& input_shapes) const {
   CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
   if (all_dims_) {
@@ -95,9 +92,8 @@ std::vector<Shape> ArgExtremum::OutputShapes(const std::vector<Shape>& input_sha
   return {output};
 }
 
-std::unique_ptr<LayerState> ArgExtremum::Prepare(const std::vector<Shape>& input_shapes,
-                                                 const std::vector<Shape>& output_shapes,
-                                                 const PrepareContext& /*context*/) const {
+StatePointer ArgExtremum::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                                  const PrepareContext& /*context*/) const {
   auto state = std::make_unique<ArgExtremumState>();
   const Shape& input = input_shapes[0];
   if (all_dims_ || input.empty()) {
@@ -110,8 +106,7 @@ std::unique_ptr<LayerState> ArgExtremum::Prepare(const std::vector<Shape>& input
   return state;
 }
 
-void ArgExtremum::Forward(const std::vector<const Tensor*>& inputs,
-                          const std::vector<Tensor*>& outputs,
+void ArgExtremum::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                           const ForwardContext& context) const {
   const ArgExtremumState& state = context.state_as<ArgExtremumState>();
   const float* source = inputs[0]->data();

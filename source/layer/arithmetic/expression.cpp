@@ -439,14 +439,13 @@ std::vector<Shape> Expression::InstructionShapes(const std::vector<Shape>& input
   return shapes;
 }
 
-std::vector<Shape> Expression::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes Expression::OutputShapes(const Shapes& input_shapes) const {
   const std::vector<Shape> shapes = InstructionShapes(input_shapes);
   return {ShapeOf(result_, input_shapes, shapes)};
 }
 
-std::unique_ptr<LayerState> Expression::Prepare(const std::vector<Shape>& input_shapes,
-                                                const std::vector<Shape>& output_shapes,
-                                                const PrepareContext& /*context*/) const {
+StatePointer Expression::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                                 const PrepareContext& /*context*/) const {
   const std::vector<Shape> shapes = InstructionShapes(input_shapes);
   const Shape& output = output_shapes.at(0);
   auto state = std::make_unique<ExpressionState>();
@@ -532,8 +531,8 @@ std::unique_ptr<LayerState> Expression::Prepare(const std::vector<Shape>& input_
   return state;
 }
 
-void Expression::Forward(const std::vector<const Tensor*>& inputs,
-                         const std::vector<Tensor*>& outputs, const ForwardContext& context) const {
+void Expression::Forward(const InputTensors& inputs, const OutputTensors& outputs,
+                         const ForwardContext& context) const {
   ExpressionState& state = context.state_as<ExpressionState>();
   const auto address = [&](const Source& source) -> const float* {
     switch (source.kind) {

@@ -31,14 +31,11 @@ class Expression : public Layer {
   // The same for an operator whose arithmetic is the expression `text` (torch.eq is `eq(@0,@1)`).
   Expression(const LayerConfig& config, const std::string& text);
   // The broadcast shape of the whole expression.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Plans every instruction's walk and the intermediate buffers for these shapes.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Runs the instructions in order.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
   // True for mul(@0,@1) and mul(@1,@0): the product the gated-activation pass looks for.
   bool MultipliesItsTwoInputs() const override;
 

@@ -49,7 +49,7 @@ class Extremum : public Layer {
   }
 
   // The input without dim (or with extent 1 under keepdim), once per output; a scalar without dim.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& input = input_shapes[0];
     if (!has_dim_) {
@@ -78,9 +78,8 @@ class Extremum : public Layer {
   }
 
   // Splits the input around dim and maps each output element to its memory.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                       const PrepareContext& /*context*/) const override {
     const Shape& input = input_shapes[0];
     auto state = std::make_unique<ExtremumState>();
     if (!has_dim_ || input.empty()) {
@@ -125,7 +124,7 @@ class Extremum : public Layer {
   }
 
   // Finds the extremum of every line along dim.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const ExtremumState& state = context.state_as<ExtremumState>();
     const AxisSplit& split = state.split;

@@ -30,14 +30,11 @@ class Reduction : public Layer {
   // decides the kind; torch.norm reads p, torch.std and torch.var unbiased or correction.
   explicit Reduction(const LayerConfig& config);
   // The input's shape without the reduced dimensions (or with them as 1 under keepdim).
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Plans the walk over input and output memory for these shapes.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Reduces every output element.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
   // For each dimension of `input`, whether it is reduced; throws lumen::Error naming the layer
@@ -162,7 +159,7 @@ bool Reduction::SelectsAValue() const {
          (kind_ == Kind::kNorm && std::isinf(norm_order_));
 }
 
-std::vector<Shape> Reduction::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes Reduction::OutputShapes(const Shapes& input_shapes) const {
   CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
   if (input.size() > kMaxRank) {
@@ -184,9 +181,8 @@ std::vector<Shape> Reduction::OutputShapes(const std::vector<Shape>& input_shape
   return {output};
 }
 
-std::unique_ptr<LayerState> Reduction::Prepare(const std::vector<Shape>& input_shapes,
-                                               const std::vector<Shape>& output_shapes,
-                                               const PrepareContext& /*context*/) const {
+StatePointer Reduction::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                                const PrepareContext& /*context*/) const {
   const Shape& input = input_shapes[0];
   const std::vector<bool> reduced = ReducedAxes(input);
   const std::vector<size_t> input_strides = StorageStrides(input);
@@ -353,8 +349,8 @@ struct LogSumExpAccumulator {
 
 }  // namespace
 
-void Reduction::Forward(const std::vector<const Tensor*>& inputs,
-                        const std::vector<Tensor*>& outputs, const ForwardContext& context) const {
+void Reduction::Forward(const InputTensors& inputs, const OutputTensors& outputs,
+                        const ForwardContext& context) const {
   const ReductionState& state = context.state_as<ReductionState>();
   Tensor& output = *outputs[0];
   if (output.empty()) return;

@@ -22,14 +22,11 @@ class TopK : public Layer {
   // Reads k, dim (default -1), largest (default True) and sorted (default True).
   explicit TopK(const LayerConfig& config);
   // Two outputs, values and positions: the input's shape with dim's extent k.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Plans the slices along dim and sizes one work list per thread.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Selects the k values of every slice.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
   int k_ = 1;
@@ -85,7 +82,7 @@ TopK::TopK(const LayerConfig& config) : Layer(config) {
   if (k_ < 0) Fail(Concat("k must be at least 0, got ", k_));
 }
 
-std::vector<Shape> TopK::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes TopK::OutputShapes(const Shapes& input_shapes) const {
   CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
   // A scalar is a 1-element vector to PyTorch, which accepts dim 0 or -1 for it.
@@ -100,9 +97,8 @@ std::vector<Shape> TopK::OutputShapes(const std::vector<Shape>& input_shapes) co
   return {output, output};
 }
 
-std::unique_ptr<LayerState> TopK::Prepare(const std::vector<Shape>& input_shapes,
-                                          const std::vector<Shape>& output_shapes,
-                                          const PrepareContext& context) const {
+StatePointer TopK::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                           const PrepareContext& context) const {
   auto state = std::make_unique<TopKState>();
   const Shape& input = input_shapes[0];
   if (input.empty()) {
@@ -115,7 +111,7 @@ std::unique_ptr<LayerState> TopK::Prepare(const std::vector<Shape>& input_shapes
   return state;
 }
 
-void TopK::Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+void TopK::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                    const ForwardContext& context) const {
   TopKState& state = context.state_as<TopKState>();
   const AxisLines& lines = state.lines;

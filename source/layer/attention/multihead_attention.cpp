@@ -168,7 +168,7 @@ class MultiheadAttentionLayer : public Layer {
   }
 
   // The query's shape, and the weights' (N, L, S+extra keys), per head when not averaged.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, data_inputs_.size() + (mask_input_ >= 0) + (padding_input_ >= 0));
     const Shape& query = input_shapes[data_inputs_[0]];
     const Shape& key = input_shapes[data_inputs_[std::min<size_t>(1, data_inputs_.size() - 1)]];
@@ -225,9 +225,8 @@ class MultiheadAttentionLayer : public Layer {
   }
 
   // Sizes the token matrices and the query blocks, and reserves every thread's scratch.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& context) const override {
     (void)output_shapes;
     auto state = std::make_unique<AttentionState>();
     const Shape& query = input_shapes[data_inputs_[0]];
@@ -282,7 +281,7 @@ class MultiheadAttentionLayer : public Layer {
   }
 
   // Projections, attention per task, out-projection (see the top of this file).
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     AttentionState& state = context.state_as<AttentionState>();
     const ComputeContext& compute = context.compute;

@@ -119,7 +119,7 @@ ConvolutionShape Convolution::SampleShape(const Shape& input) const {
   return shape;
 }
 
-std::vector<Shape> Convolution::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes Convolution::OutputShapes(const Shapes& input_shapes) const {
   CheckInputCount(input_shapes, 1);
   const ConvolutionShape shape = SampleShape(input_shapes[0]);
   Shape output = input_shapes[0];
@@ -185,9 +185,8 @@ const ConvolutionAlgorithm& Convolution::PreparedAlgorithm(ConvolutionAlgorithmK
   return *algorithm;
 }
 
-std::unique_ptr<LayerState> Convolution::Prepare(const std::vector<Shape>& input_shapes,
-                                                 const std::vector<Shape>& output_shapes,
-                                                 const PrepareContext& context) const {
+StatePointer Convolution::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                                  const PrepareContext& context) const {
   CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
   const ConvolutionShape shape = SampleShape(input);
@@ -223,8 +222,7 @@ std::unique_ptr<LayerState> Convolution::Prepare(const std::vector<Shape>& input
   return state;
 }
 
-void Convolution::Forward(const std::vector<const Tensor*>& inputs,
-                          const std::vector<Tensor*>& outputs,
+void Convolution::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                           const ForwardContext& context) const {
   ConvolutionState& state = context.state_as<ConvolutionState>();
   const ConvolutionShape& shape = state.plan().shape;

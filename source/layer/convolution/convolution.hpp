@@ -64,15 +64,12 @@ class Convolution : public Layer {
   Convolution(const LayerConfig& config, ConvolutionSpec spec);
   // (N, in_channels, H, W) or (in_channels, H, W) -> the same with out_channels and the size the
   // window gives; for nn.Conv1d, (N, in_channels, L) or (in_channels, L).
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Chooses the algorithm for the input size (building its weights on first use), plans it for
   // the session's threads and reserves its scratch.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Convolves each sample.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
   // Applies `activation` to the output as well, if no activation is fused yet: the graph fuses a
   // following ReLU or SiLU this way, saving one pass over memory.
   bool FuseActivation(const Activation& activation) override;

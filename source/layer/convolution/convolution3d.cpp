@@ -32,14 +32,11 @@ class Convolution3d : public Layer {
   explicit Convolution3d(const LayerConfig& config);
   // (N, C_in, D, H, W) or (C_in, D, H, W) -> the same with C_out and the extents the window gives
   // (F.conv2d: (N, C_in, H, W) or (C_in, H, W); F.conv1d: (N, C_in, L) or (C_in, L)).
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Plans the GEMM blocks and the staging of a padded input.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Convolves each sample.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
   struct State;
@@ -123,7 +120,7 @@ Convolution3d::Convolution3d(const LayerConfig& config) : Layer(config) {
   } else {
     const std::array<int, 3> padding = ReadAxes(config, "padding", spatial_rank_, 0, 0);
     if (padding[0] < 0 || padding[1] < 0 || padding[2] < 0) Fail("negative padding");
-    spec_.depth.pad_front = spec_.depth.pad_back = padding[0];
+    spec_.depth.pad_before = spec_.depth.pad_after = padding[0];
     plane.window.pad_top = plane.window.pad_bottom = padding[1];
     plane.window.pad_left = plane.window.pad_right = padding[2];
   }
@@ -163,8 +160,8 @@ void Convolution3d::ApplySamePadding(VolumeConvolutionSpec* spec) const {
     *after = static_cast<int>(total - total / 2);
   };
   Window2d& w = spec->plane.window;
-  split(int64_t{spec->depth.dilation} * (spec->depth.kernel - 1), &spec->depth.pad_front,
-        &spec->depth.pad_back);
+  split(int64_t{spec->depth.dilation} * (spec->depth.kernel - 1), &spec->depth.pad_before,
+        &spec->depth.pad_after);
   split(int64_t{w.dilation_h} * (w.kernel_h - 1), &w.pad_top, &w.pad_bottom);
   split(int64_t{w.dilation_w} * (w.kernel_w - 1), &w.pad_left, &w.pad_right);
 }
@@ -203,7 +200,7 @@ VolumeConvolutionSpec Convolution3d::SpecFor(const std::vector<Shape>& input_sha
   }
   if (padding_mode_ != PaddingMode::kConstant) {
     // PyTorch pads with F.pad in this mode, then convolves without padding: so does Lumen.
-    spec.depth.pad_front = spec.depth.pad_back = 0;
+    spec.depth.pad_before = spec.depth.pad_after = 0;
     Window2d& w = spec.plane.window;
     w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = 0;
   }
@@ -229,9 +226,9 @@ std::vector<AxisPadding> Convolution3d::StagedPadding(const Shape& volume) const
   std::vector<AxisPadding> padding(5);
   for (size_t axis = 0; axis < 5; ++axis) padding[axis].extent = volume[axis];
   if (padding_mode_ == PaddingMode::kConstant) return padding;
-  const DepthWindow& d = spec_.depth;
+  const WindowAxis& d = spec_.depth;
   const Window2d& w = spec_.plane.window;
-  padding[2] = {volume[2], d.pad_front, d.pad_back};
+  padding[2] = {volume[2], d.pad_before, d.pad_after};
   padding[3] = {volume[3], w.pad_top, w.pad_bottom};
   padding[4] = {volume[4], w.pad_left, w.pad_right};
   return padding;
@@ -269,7 +266,7 @@ VolumeShape Convolution3d::SampleShape(const VolumeConvolutionSpec& spec,
   return shape;
 }
 
-std::vector<Shape> Convolution3d::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes Convolution3d::OutputShapes(const Shapes& input_shapes) const {
   const VolumeConvolutionSpec spec = SpecFor(input_shapes);
   const VolumeShape shape = SampleShape(spec, input_shapes[0]);
   Shape output = input_shapes[0];
@@ -284,9 +281,8 @@ std::vector<Shape> Convolution3d::OutputShapes(const std::vector<Shape>& input_s
   return {output};
 }
 
-std::unique_ptr<LayerState> Convolution3d::Prepare(const std::vector<Shape>& input_shapes,
-                                                   const std::vector<Shape>& output_shapes,
-                                                   const PrepareContext& context) const {
+StatePointer Convolution3d::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                                    const PrepareContext& context) const {
   const VolumeConvolutionSpec spec = SpecFor(input_shapes);
   const Shape& input = input_shapes[0];
   auto state = std::make_unique<State>();
@@ -315,8 +311,7 @@ std::unique_ptr<LayerState> Convolution3d::Prepare(const std::vector<Shape>& inp
   return state;
 }
 
-void Convolution3d::Forward(const std::vector<const Tensor*>& inputs,
-                            const std::vector<Tensor*>& outputs,
+void Convolution3d::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                             const ForwardContext& context) const {
   State& state = context.state_as<State>();
   const VolumeShape& shape = state.plan.shape;

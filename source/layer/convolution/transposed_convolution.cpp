@@ -38,14 +38,11 @@ class TransposedConvolution : public Layer {
   explicit TransposedConvolution(const LayerConfig& config);
   // (N, C_in, *spatial) or (C_in, *spatial) -> the same with C_out and, per axis,
   // (size - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Sizes the blocks for the input size and reserves their scratch.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Computes each sample.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
   struct Sizes;  // the extents of one sample and the block size (the layer's state)
@@ -251,8 +248,7 @@ TransposedConvolution::Sizes TransposedConvolution::SampleSizes(const Geometry& 
   return sizes;
 }
 
-std::vector<Shape> TransposedConvolution::OutputShapes(
-    const std::vector<Shape>& input_shapes) const {
+Shapes TransposedConvolution::OutputShapes(const Shapes& input_shapes) const {
   const Geometry geometry = GeometryFor(input_shapes);
   const Sizes sizes = SampleSizes(geometry, input_shapes[0]);
   Shape output = input_shapes[0];
@@ -265,9 +261,8 @@ std::vector<Shape> TransposedConvolution::OutputShapes(
   return {output};
 }
 
-std::unique_ptr<LayerState> TransposedConvolution::Prepare(const std::vector<Shape>& input_shapes,
-                                                           const std::vector<Shape>& output_shapes,
-                                                           const PrepareContext& context) const {
+StatePointer TransposedConvolution::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                                            const PrepareContext& context) const {
   const Geometry geometry = GeometryFor(input_shapes);
   auto sizes = std::make_unique<Sizes>(SampleSizes(geometry, input_shapes[0]));
   // Blocks of whole input columns, about 1 MB of columns each (at least one input column), as in
@@ -332,8 +327,7 @@ void TransposedConvolution::Col2Vol(const Sizes& sizes, int group, int first_col
   });
 }
 
-void TransposedConvolution::Forward(const std::vector<const Tensor*>& inputs,
-                                    const std::vector<Tensor*>& outputs,
+void TransposedConvolution::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                                     const ForwardContext& context) const {
   Sizes& sizes = context.state_as<Sizes>();
   const ComputeContext& compute = context.compute;

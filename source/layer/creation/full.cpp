@@ -25,16 +25,14 @@ class Full : public Layer {
   // Reads size (for the sized forms), the value or the input holding it, and dtype.
   explicit Full(const LayerConfig& config);
   // `size`, or the shape of input 0; checks the value operand holds one element.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // lumen.ConstantOfShape's shape is the values of input 0.
   std::vector<size_t> ShapeValueInputs() const override;
   // The shape input 0 holds, for lumen.ConstantOfShape; else OutputShapes.
-  std::vector<Shape> OutputShapesFromValues(
-      const std::vector<Shape>& input_shapes,
-      const std::vector<const Tensor*>& input_values) const override;
+  Shapes OutputShapesFromValues(const Shapes& input_shapes,
+                                const InputTensors& input_values) const override;
   // Fills the output.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
   // The value as a tensor of dtype_ holds it.
@@ -91,7 +89,7 @@ Full::Full(const LayerConfig& config) : Layer(config) {
   }
 }
 
-std::vector<Shape> Full::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes Full::OutputShapes(const Shapes& input_shapes) const {
   if (shape_from_values_) Fail("its output shape is the values of input 0, not known here");
   const size_t expected =
       (sized_ && Layer::type().rfind("Tensor.", 0) != 0 ? 0 : 1) + (value_input_ >= 0 ? 1 : 0);
@@ -113,8 +111,8 @@ std::vector<size_t> Full::ShapeValueInputs() const {
   return shape_from_values_ ? std::vector<size_t>{0} : std::vector<size_t>{};
 }
 
-std::vector<Shape> Full::OutputShapesFromValues(
-    const std::vector<Shape>& input_shapes, const std::vector<const Tensor*>& input_values) const {
+Shapes Full::OutputShapesFromValues(const Shapes& input_shapes,
+                                    const InputTensors& input_values) const {
   if (!shape_from_values_) return OutputShapes(input_shapes);
   CheckInputCount(input_shapes, 1);
   if (input_shapes[0].size() != 1) {
@@ -141,7 +139,7 @@ float Full::Stored(float value) const {
   return value;
 }
 
-void Full::Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+void Full::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                    const ForwardContext& /*context*/) const {
   const float value =
       value_input_ >= 0 ? inputs[static_cast<size_t>(value_input_)]->data()[0] : value_;

@@ -16,7 +16,7 @@ class Range : public Layer {
   using Layer::Layer;
 
   // The count depends on the inputs' values.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& /*input_shapes*/) const override {
+  Shapes OutputShapes(const Shapes& /*input_shapes*/) const override {
     Fail("its output shape depends on the values of its inputs, not known here");
   }
 
@@ -24,9 +24,8 @@ class Range : public Layer {
   std::vector<size_t> ShapeValueInputs() const override { return {0, 1, 2}; }
 
   // One element per number in the range.
-  std::vector<Shape> OutputShapesFromValues(
-      const std::vector<Shape>& input_shapes,
-      const std::vector<const Tensor*>& input_values) const override {
+  Shapes OutputShapesFromValues(const Shapes& input_shapes,
+                                const InputTensors& input_values) const override {
     CheckInputCount(input_shapes, 3);
     for (size_t i = 0; i < 3; ++i) {
       if (ShapeElementCount(input_shapes[i]) != 1) {
@@ -49,7 +48,7 @@ class Range : public Layer {
   }
 
   // start + i * delta for each i.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& /*context*/) const override {
     const double start = inputs[0]->data()[0];
     const double delta = inputs[2]->data()[0];

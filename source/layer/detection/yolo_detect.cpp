@@ -34,14 +34,11 @@ class YoloDetect : public Layer {
   // Reads the 1x1 convolutions (@m.i.weight/bias), the strides and each level's anchors.
   explicit YoloDetect(const LayerConfig& config);
   // (N, na * sum(ny * nx), no) for inputs (N, C_i, ny_i, nx_i) of any size.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Sizes the buffer of the convolutions' results and reserves the GEMM's scratch.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Runs the convolutions and decodes every box.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
   // One feature level.
@@ -169,7 +166,7 @@ YoloDetect::YoloDetect(const LayerConfig& config) : Layer(config) {
   }
 }
 
-std::vector<Shape> YoloDetect::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes YoloDetect::OutputShapes(const Shapes& input_shapes) const {
   CheckInputCount(input_shapes, levels_.size());
   size_t rows = 0;
   for (size_t i = 0; i < levels_.size(); ++i) {
@@ -197,9 +194,8 @@ std::vector<Shape> YoloDetect::OutputShapes(const std::vector<Shape>& input_shap
   return {Shape{input_shapes[0][0], static_cast<uint32_t>(rows), static_cast<uint32_t>(outputs_)}};
 }
 
-std::unique_ptr<LayerState> YoloDetect::Prepare(const std::vector<Shape>& input_shapes,
-                                                const std::vector<Shape>& /*output_shapes*/,
-                                                const PrepareContext& context) const {
+StatePointer YoloDetect::Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                                 const PrepareContext& context) const {
   auto state = std::make_unique<YoloDetectState>();
   size_t largest = 0;
   for (size_t i = 0; i < levels_.size(); ++i) {
@@ -217,8 +213,8 @@ std::unique_ptr<LayerState> YoloDetect::Prepare(const std::vector<Shape>& input_
   return state;
 }
 
-void YoloDetect::Forward(const std::vector<const Tensor*>& inputs,
-                         const std::vector<Tensor*>& outputs, const ForwardContext& context) const {
+void YoloDetect::Forward(const InputTensors& inputs, const OutputTensors& outputs,
+                         const ForwardContext& context) const {
   // LESSON 10 BEGIN: the 1x1 convolutions, sigmoid, then grid and anchor decoding
   float* convolved = context.state_as<YoloDetectState>().convolved.data();
   Tensor& output = *outputs[0];

@@ -34,7 +34,7 @@ class Embedding : public Layer {
   }
 
   // The input's shape followed by embedding_dim.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, weight_input_ >= 0 ? 2 : 1);
     const Shape& weight =
         weight_input_ >= 0 ? input_shapes[static_cast<size_t>(weight_input_)] : weight_.shape();
@@ -51,7 +51,7 @@ class Embedding : public Layer {
   // Copies the looked-up rows. In storage order (tensor.hpp) the indices are K channels of R x Q
   // matrices, (..., R, Q); the output (..., R, Q, D) then has K * R channels of Q x D matrices,
   // and index (k, r, q) owns row q of output channel k * R + r.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& /*context*/) const override {
     const Tensor& indices = *inputs[IndexInput()];
     const Tensor& weight =

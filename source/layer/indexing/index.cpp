@@ -41,15 +41,14 @@ class Index : public Layer {
   }
 
   // The sliced dimensions with the broadcast index shape in place of (or before) the indexed ones.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     return {Plan(input_shapes[0]).output};
   }
 
   // Turns the index lists into per-dimension offset tables for this input shape.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& /*context*/) const override {
     auto state = std::make_unique<IndexState>();
     IndexPlan plan = Plan(input_shapes[0]);
     state->base_offset = plan.base_offset;
@@ -59,7 +58,7 @@ class Index : public Layer {
   }
 
   // One pass over the output in row-major order.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const IndexState& state = context.state_as<IndexState>();
     const float* input = inputs[0]->data();

@@ -34,7 +34,7 @@ class IndexSelect : public Layer {
   explicit IndexSelect(const LayerConfig& config) : Layer(config), dim_(config.IntParam("dim")) {}
 
   // The input with dim's extent replaced by the number of indices.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 2);
     const Shape& input = input_shapes[0];
     const Shape& index = input_shapes[1];
@@ -54,9 +54,8 @@ class IndexSelect : public Layer {
   }
 
   // Describes the copy of one slice: every dimension but dim, in both layouts.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& /*context*/) const override {
     auto state = std::make_unique<IndexSelectState>();
     const Shape& input = input_shapes[0];
     if (input.empty()) return state;  // one element: an empty copy of a single value
@@ -79,7 +78,7 @@ class IndexSelect : public Layer {
   }
 
   // Checks every index, then copies the slices.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const IndexSelectState& state = context.state_as<IndexSelectState>();
     const Tensor& index = *inputs[1];

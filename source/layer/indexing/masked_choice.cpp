@@ -42,7 +42,7 @@ ChoiceSource MaskedChoice::ReadSource(const LayerConfig& config, const std::stri
   throw Error(Concat(config.Describe(), ": has neither an operand nor a parameter '", role, "'"));
 }
 
-std::vector<Shape> MaskedChoice::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes MaskedChoice::OutputShapes(const Shapes& input_shapes) const {
   CheckInputCount(input_shapes, input_count_);
   Shape output;
   bool first = true;
@@ -60,9 +60,8 @@ std::vector<Shape> MaskedChoice::OutputShapes(const std::vector<Shape>& input_sh
   return {output};
 }
 
-std::unique_ptr<LayerState> MaskedChoice::Prepare(const std::vector<Shape>& input_shapes,
-                                                  const std::vector<Shape>& output_shapes,
-                                                  const PrepareContext& /*context*/) const {
+StatePointer MaskedChoice::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                                   const PrepareContext& /*context*/) const {
   auto state = std::make_unique<MaskedChoiceState>();
   for (size_t i = 0; i < 3; ++i) {
     if (sources_[i].input < 0) continue;
@@ -73,8 +72,7 @@ std::unique_ptr<LayerState> MaskedChoice::Prepare(const std::vector<Shape>& inpu
   return state;
 }
 
-void MaskedChoice::Forward(const std::vector<const Tensor*>& inputs,
-                           const std::vector<Tensor*>& outputs,
+void MaskedChoice::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                            const ForwardContext& context) const {
   const MaskedChoiceState& state = context.state_as<MaskedChoiceState>();
   // The value of source i at these output coordinates.

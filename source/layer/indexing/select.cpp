@@ -16,7 +16,7 @@ class Select : public StridedViewLayer {
       : StridedViewLayer(config), dim_(config.IntParam("dim")), index_(config.IntParam("index")) {}
 
   // The input's shape without dim.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& input = input_shapes[0];
     const size_t axis = Axis(dim_, input.size());

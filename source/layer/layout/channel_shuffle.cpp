@@ -18,14 +18,11 @@ class ChannelShuffle : public Layer {
   // Reads groups.
   explicit ChannelShuffle(const LayerConfig& config);
   // The input's shape, after checking that C is divisible by groups.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Locates the channel dimension in memory for these shapes.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Copies every channel to its new place.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
   int groups_ = 1;
@@ -50,7 +47,7 @@ ChannelShuffle::ChannelShuffle(const LayerConfig& config)
   if (groups_ < 1) Fail("groups must be positive");
 }
 
-std::vector<Shape> ChannelShuffle::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes ChannelShuffle::OutputShapes(const Shapes& input_shapes) const {
   CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
   if (input.size() < 3 || input[1] % static_cast<uint32_t>(groups_) != 0) {
@@ -60,16 +57,14 @@ std::vector<Shape> ChannelShuffle::OutputShapes(const std::vector<Shape>& input_
   return {input};
 }
 
-std::unique_ptr<LayerState> ChannelShuffle::Prepare(const std::vector<Shape>& input_shapes,
-                                                    const std::vector<Shape>& /*output_shapes*/,
-                                                    const PrepareContext& /*context*/) const {
+StatePointer ChannelShuffle::Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                                     const PrepareContext& /*context*/) const {
   auto state = std::make_unique<ChannelShuffleState>();
   if (ShapeElementCount(input_shapes[0]) > 0) state->split = SplitAroundAxis(input_shapes[0], 1);
   return state;
 }
 
-void ChannelShuffle::Forward(const std::vector<const Tensor*>& inputs,
-                             const std::vector<Tensor*>& outputs,
+void ChannelShuffle::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                              const ForwardContext& context) const {
   const AxisSplit& split = context.state_as<ChannelShuffleState>().split;
   const size_t channels = split.extent;

@@ -13,7 +13,7 @@ class Clone : public ViewLayer {
   using ViewLayer::ViewLayer;
 
   // The input's shape.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     return {input_shapes[0]};
   }

@@ -24,14 +24,11 @@ class Concatenate : public Layer {
   explicit Concatenate(const LayerConfig& config);
   // The first input's shape with the extents along dim summed; fails, naming the expected and the
   // actual shape, when an input's rank or another extent differs.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Computes the block sizes for these shapes.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Copies each input's blocks into place.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
   int dim_ = 0;
@@ -56,7 +53,7 @@ Concatenate::Concatenate(const LayerConfig& config)
   if (config.input_count() == 0) Fail("expected one or more inputs, got 0");
 }
 
-std::vector<Shape> Concatenate::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes Concatenate::OutputShapes(const Shapes& input_shapes) const {
   if (input_shapes.empty()) Fail("expected one or more inputs, got 0");
   const Shape& first = input_shapes[0];
   const size_t axis = Axis(dim_, first.size());
@@ -87,9 +84,8 @@ std::vector<Shape> Concatenate::OutputShapes(const std::vector<Shape>& input_sha
   return {output};
 }
 
-std::unique_ptr<LayerState> Concatenate::Prepare(const std::vector<Shape>& input_shapes,
-                                                 const std::vector<Shape>& output_shapes,
-                                                 const PrepareContext& /*context*/) const {
+StatePointer Concatenate::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                                  const PrepareContext& /*context*/) const {
   const Shape& output = output_shapes[0];
   const size_t axis = Axis(dim_, output.size());
   auto state = std::make_unique<ConcatenateState>();
@@ -104,8 +100,7 @@ std::unique_ptr<LayerState> Concatenate::Prepare(const std::vector<Shape>& input
   return state;
 }
 
-void Concatenate::Forward(const std::vector<const Tensor*>& inputs,
-                          const std::vector<Tensor*>& outputs,
+void Concatenate::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                           const ForwardContext& context) const {
   const ConcatenateState& state = context.state_as<ConcatenateState>();
   float* target = outputs[0]->data();

@@ -33,7 +33,7 @@ class Cross : public Layer {
   }
 
   // The broadcast shape of the two inputs.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 2);
     if (input_shapes[0].size() != input_shapes[1].size()) {
       Fail(Concat("the inputs must have the same rank, got ", ShapeToString(input_shapes[0]),
@@ -45,9 +45,8 @@ class Cross : public Layer {
   }
 
   // Finds the vector dimension and the strides.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& /*context*/) const override {
     const Shape& output = output_shapes[0];
     auto state = std::make_unique<CrossState>();
     state->axis = VectorAxis(output);
@@ -58,7 +57,7 @@ class Cross : public Layer {
   }
 
   // Computes every component of every vector.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const CrossState& state = context.state_as<CrossState>();
     const float* a = inputs[0]->data();

@@ -31,7 +31,7 @@ class Diag : public Layer {
 
   // (n + |k|, n + |k|) for a vector of n; the diagonal's length for a matrix (0 when k is outside
   // it, as PyTorch gives an empty vector).
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& input = input_shapes[0];
     const int64_t k = diagonal_;
@@ -47,9 +47,8 @@ class Diag : public Layer {
   }
 
   // Plans the copy along the diagonal.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& /*context*/) const override {
     const bool build = input_shapes[0].size() == 1;
     const Shape& matrix = build ? output_shapes[0] : input_shapes[0];
     const std::vector<size_t> strides = StorageStrides(matrix);
@@ -67,7 +66,7 @@ class Diag : public Layer {
   }
 
   // Copies the diagonal (into a zeroed matrix when building one).
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     if (inputs[0]->rank() == 1) outputs[0]->Fill(0.0f);
     RunStridedCopy(context.state_as<DiagState>().copy, inputs[0]->data(), outputs[0]->data(),

@@ -41,7 +41,7 @@ class Expand : public Layer {
   }
 
   // The expanded shape.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     if (from_values_) Fail("its output shape depends on the values of input 1, not known here");
     CheckInputCount(input_shapes, from_other_ ? 2 : 1);
     std::vector<int64_t> sizes;
@@ -60,9 +60,8 @@ class Expand : public Layer {
 
   // For lumen.Expand: the input and input 1's values broadcast against each other, written as
   // Tensor.expand's sizes (-1 where the target's 1 keeps the input's extent).
-  std::vector<Shape> OutputShapesFromValues(
-      const std::vector<Shape>& input_shapes,
-      const std::vector<const Tensor*>& input_values) const override {
+  Shapes OutputShapesFromValues(const Shapes& input_shapes,
+                                const InputTensors& input_values) const override {
     if (!from_values_) return OutputShapes(input_shapes);
     CheckInputCount(input_shapes, 2);
     const Shape& input = input_shapes[0];
@@ -79,9 +78,8 @@ class Expand : public Layer {
   }
 
   // Computes the input's strides for the output dimensions.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& /*context*/) const override {
     const Shape& input = input_shapes[0];
     const Shape& output = output_shapes[0];
     const std::vector<size_t> strides = StorageStrides(input);
@@ -95,7 +93,7 @@ class Expand : public Layer {
   }
 
   // Gathers the output, reading broadcast dimensions with step 0.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const ExpandState& state = context.state_as<ExpandState>();
     GatherStrided(*inputs[0], 0, state.strides, outputs[0], context.compute.pool);

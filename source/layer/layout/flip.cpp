@@ -19,7 +19,7 @@ class Flip : public StridedViewLayer {
   }
 
   // The input's shape; fails on a dimension out of range or listed twice.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     NamedAxes(dims_, input_shapes[0].size());
     return {input_shapes[0]};

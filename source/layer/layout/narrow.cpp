@@ -21,7 +21,7 @@ class Narrow : public StridedViewLayer {
   }
 
   // The input's shape with `length` along dim.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& input = input_shapes[0];
     const size_t axis = Axis(dim_, input.size());

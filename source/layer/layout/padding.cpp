@@ -71,7 +71,7 @@ class Padding : public Layer {
   // The input with each padded dimension grown (or cropped). Only the shape: the plan's index
   // tables grow with the output, so they are made in Prepare, once the session has checked that
   // the output fits its memory budget (a pad of 2^30 once spent a minute building them here).
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& input = input_shapes[0];
     std::vector<AxisPadding> padding = Paddings(input);
@@ -83,16 +83,15 @@ class Padding : public Layer {
   }
 
   // Plans the padding for this input shape.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                       const PrepareContext& /*context*/) const override {
     auto state = std::make_unique<PaddingState>();
     state->plan = Plan(input_shapes[0]);
     return state;
   }
 
   // Pads the input.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     Pad(context.state_as<PaddingState>().plan, inputs[0]->data(), value_, outputs[0]->data(),
         context.compute.pool);

@@ -40,7 +40,7 @@ std::vector<size_t> Permute::DimensionOrder(size_t rank) const {
   }
 }
 
-std::vector<Shape> Permute::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes Permute::OutputShapes(const Shapes& input_shapes) const {
   CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
   Shape output;
@@ -48,9 +48,8 @@ std::vector<Shape> Permute::OutputShapes(const std::vector<Shape>& input_shapes)
   return {output};
 }
 
-std::unique_ptr<LayerState> Permute::Prepare(const std::vector<Shape>& input_shapes,
-                                             const std::vector<Shape>& /*output_shapes*/,
-                                             const PrepareContext& /*context*/) const {
+StatePointer Permute::Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                              const PrepareContext& /*context*/) const {
   const Shape& input = input_shapes[0];
   const std::vector<size_t> input_strides = StorageStrides(input);
   auto state = std::make_unique<PermuteState>();
@@ -60,7 +59,7 @@ std::unique_ptr<LayerState> Permute::Prepare(const std::vector<Shape>& input_sha
   return state;
 }
 
-void Permute::Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+void Permute::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                       const ForwardContext& context) const {
   GatherStrided(*inputs[0], 0, context.state_as<PermuteState>().strides, outputs[0],
                 context.compute.pool);

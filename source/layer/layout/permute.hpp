@@ -17,14 +17,11 @@ class Permute : public Layer {
   // Reads dims (one entry per dimension; negative counts from the end).
   explicit Permute(const LayerConfig& config);
   // The input's extents in the new order.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Computes the gather strides for this input shape.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Gathers the output from the input.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
   // Order(rank), or empty when this layer cannot permute an input of that rank.
   std::vector<size_t> DimensionOrder(size_t rank) const override;
 

@@ -33,7 +33,7 @@ class PixelShuffle : public Layer {
   }
 
   // Channels divided (multiplied) by r*r, plane multiplied (divided) by r.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& input = input_shapes[0];
     const size_t rank = input.size();
@@ -71,9 +71,8 @@ class PixelShuffle : public Layer {
   }
 
   // Plans the copy over (leading, c, h, i, w, j).
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& /*context*/) const override {
     // The shuffled side is (*, C, H*r, W*r), the packed side (*, C*r*r, H, W).
     const Shape& spread = unshuffle_ ? input_shapes[0] : output_shapes[0];
     const Shape& packed = unshuffle_ ? output_shapes[0] : input_shapes[0];
@@ -106,7 +105,7 @@ class PixelShuffle : public Layer {
   }
 
   // Moves every value.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     RunStridedCopy(context.state_as<PixelShuffleState>().copy, inputs[0]->data(),
                    outputs[0]->data(), context.compute.pool);

@@ -38,7 +38,7 @@ class Repeat : public Layer {
   }
 
   // Each extent multiplied by its repeat count.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape input = Padded(input_shapes[0]);
     const std::vector<int> repeats = Repeats(input.size());
@@ -55,9 +55,8 @@ class Repeat : public Layer {
   }
 
   // Plans the tiling copy.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& /*context*/) const override {
     const Shape input = Padded(input_shapes[0]);
     const std::vector<int> repeats = Repeats(input.size());
     const std::vector<size_t> input_strides = StorageStrides(input);
@@ -78,7 +77,7 @@ class Repeat : public Layer {
   }
 
   // Tiles the input.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     RunStridedCopy(context.state_as<RepeatState>().copy, inputs[0]->data(), outputs[0]->data(),
                    context.compute.pool);

@@ -41,7 +41,7 @@ class RepeatInterleave : public Layer {
   }
 
   // dim's extent times repeats, or the element count times repeats when flattened.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& input = input_shapes[0];
     if (flatten_) return {Shape{Extent(ShapeElementCount(input), input)}};
@@ -52,9 +52,8 @@ class RepeatInterleave : public Layer {
   }
 
   // Plans the copy.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& /*context*/) const override {
     const Shape& input = input_shapes[0];
     const std::vector<size_t> input_strides = StorageStrides(input);
     const std::vector<size_t> output_strides = StorageStrides(output_shapes[0]);
@@ -84,7 +83,7 @@ class RepeatInterleave : public Layer {
   }
 
   // Writes every element `repeats` times.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     RunStridedCopy(context.state_as<RepeatInterleaveState>().copy, inputs[0]->data(),
                    outputs[0]->data(), context.compute.pool);

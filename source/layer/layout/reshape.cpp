@@ -120,15 +120,14 @@ class OperandReshape : public ReshapingLayer {
   explicit OperandReshape(const LayerConfig& config)
       : ReshapingLayer(config), allow_zero_(config.IntParam("allowzero", 0) != 0) {}
   // The shape depends on input 1's values: it is known only when a session plans.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& /*input_shapes*/) const override {
+  Shapes OutputShapes(const Shapes& /*input_shapes*/) const override {
     Fail("its output shape is the values of input 1, not known here");
   }
   // The target is input 1's values.
   std::vector<size_t> ShapeValueInputs() const override { return {1}; }
   // Input 1's values with 0 and -1 resolved.
-  std::vector<Shape> OutputShapesFromValues(
-      const std::vector<Shape>& input_shapes,
-      const std::vector<const Tensor*>& input_values) const override {
+  Shapes OutputShapesFromValues(const Shapes& input_shapes,
+                                const InputTensors& input_values) const override {
     CheckInputCount(input_shapes, 2);
     const Shape& input = input_shapes[0];
     if (input_shapes[1].size() != 1) {

@@ -14,7 +14,7 @@ class ReshapeAs : public ViewLayer {
   using ViewLayer::ViewLayer;
 
   // The second input's shape; fails when the element counts differ.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 2);
     const size_t count = ShapeElementCount(input_shapes[0]);
     if (count != ShapeElementCount(input_shapes[1])) {

@@ -57,16 +57,15 @@ class Roll : public Layer {
   }
 
   // The input's shape.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     for (int dim : dims_) Axis(dim, input_shapes[0].size());
     return {input_shapes[0]};
   }
 
   // Plans the block copies (or the flat shift) for this shape.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                       const PrepareContext& /*context*/) const override {
     const Shape& shape = input_shapes[0];
     auto state = std::make_unique<RollState>();
     if (dims_.empty()) {
@@ -108,7 +107,7 @@ class Roll : public Layer {
   }
 
   // Moves the blocks, or rolls the flat element list.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const RollState& state = context.state_as<RollState>();
     const float* source = inputs[0]->data();

@@ -22,15 +22,14 @@ class ShapeOf : public Layer {
         end_(config.IntParam("end", kToTheEnd)) {}
 
   // One number per extent in [start, end).
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Range range = Extents(input_shapes[0]);
     return {Shape{static_cast<uint32_t>(range.end - range.begin)}};
   }
 
   // Writes the extents: the session calls this when it plans.
-  bool OutputsFromShapes(const std::vector<Shape>& input_shapes,
-                         const std::vector<Tensor*>& outputs) const override {
+  bool OutputsFromShapes(const Shapes& input_shapes, const OutputTensors& outputs) const override {
     const Range range = Extents(input_shapes[0]);
     float* values = outputs[0]->data();  // 1-D: storage order is the row-major order
     for (size_t axis = range.begin; axis < range.end; ++axis) {
@@ -40,7 +39,7 @@ class ShapeOf : public Layer {
   }
 
   // The same from the input tensor's shape (when a session runs it rather than planning it).
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& /*context*/) const override {
     OutputsFromShapes({inputs[0]->shape()}, outputs);
   }

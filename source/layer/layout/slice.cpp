@@ -27,15 +27,14 @@ class Slice : public SlicingLayer {
   explicit Slice(const LayerConfig& config) : SlicingLayer(config) {}
 
   // The input's shape with each sliced dimension's extent, selected dimensions removed.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     return {MakePlan(input_shapes[0]).shape};
   }
 
   // Computes where the first element is and the step of each dimension in the input's memory.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& context) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                       const PrepareContext& context) const override {
     SlicePlan plan = PlanFor(input_shapes, context.input_values);
     auto state = std::make_unique<SliceState>();
     state->offset = plan.offset;
@@ -44,7 +43,7 @@ class Slice : public SlicingLayer {
   }
 
   // Gathers the slice.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const SliceState& state = context.state_as<SliceState>();
     GatherStrided(*inputs[0], state.offset, state.strides, outputs[0], context.compute.pool);
@@ -54,8 +53,7 @@ class Slice : public SlicingLayer {
   // For a layer whose bounds are operands.
   Slice(const LayerConfig& config, SliceBounds bounds) : SlicingLayer(config, std::move(bounds)) {}
   // The slice of input 0 for these inputs (`values`: those known when planning).
-  virtual SlicePlan PlanFor(const std::vector<Shape>& input_shapes,
-                            const std::vector<const Tensor*>& /*values*/) const {
+  virtual SlicePlan PlanFor(const Shapes& input_shapes, const InputTensors& /*values*/) const {
     return MakePlan(input_shapes[0]);
   }
 };
@@ -68,22 +66,20 @@ class OperandSlice : public Slice {
   explicit OperandSlice(const LayerConfig& config) : Slice(config, SliceBounds{}) {}
 
   // The bounds are values, not known here.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& /*input_shapes*/) const override {
+  Shapes OutputShapes(const Shapes& /*input_shapes*/) const override {
     Fail("its output shape depends on the values of inputs 1 to 4, not known here");
   }
   // starts, ends, axes, steps.
   std::vector<size_t> ShapeValueInputs() const override { return {1, 2, 3, 4}; }
   // The slice's shape for these bounds.
-  std::vector<Shape> OutputShapesFromValues(
-      const std::vector<Shape>& input_shapes,
-      const std::vector<const Tensor*>& input_values) const override {
+  Shapes OutputShapesFromValues(const Shapes& input_shapes,
+                                const InputTensors& input_values) const override {
     return {PlanFor(input_shapes, input_values).shape};
   }
 
  protected:
   // The bounds the inputs hold.
-  SlicePlan PlanFor(const std::vector<Shape>& input_shapes,
-                    const std::vector<const Tensor*>& values) const override {
+  SlicePlan PlanFor(const Shapes& input_shapes, const InputTensors& values) const override {
     if (input_shapes.size() < 3 || input_shapes.size() > 5) {
       Fail(Concat("expected 3 to 5 inputs (data, starts, ends, axes, steps), got ",
                   input_shapes.size()));

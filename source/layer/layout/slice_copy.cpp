@@ -32,7 +32,7 @@ class SliceCopy : public SlicingLayer {
         source_(config.InputIndexOfRole("src") >= 0 ? config.InputIndexOfRole("src") : 1) {}
 
   // self's shape; fails when src does not broadcast to the slice.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 2);
     const Shape& self = input_shapes[self_];
     const Shape& source = input_shapes[source_];
@@ -50,9 +50,8 @@ class SliceCopy : public SlicingLayer {
   }
 
   // Plans the copy of src into the slice.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                       const PrepareContext& /*context*/) const override {
     const SlicePlan plan = MakePlan(input_shapes[self_]);
     const std::vector<size_t> source_strides = BroadcastStrides(input_shapes[source_], plan.shape);
     StridedCopy copy;
@@ -66,7 +65,7 @@ class SliceCopy : public SlicingLayer {
   }
 
   // Copies self, then src into the slice.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const Tensor& self = *inputs[self_];
     std::copy(self.data(), self.data() + self.size(), outputs[0]->data());

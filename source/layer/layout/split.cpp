@@ -22,14 +22,11 @@ class Split : public Layer {
   // chunks (torch.chunk), sections or indices (torch.tensor_split).
   explicit Split(const LayerConfig& config);
   // The input's shape with each piece's extent along dim.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Computes where each piece starts for these shapes.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Copies every piece out.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
   // How the operator cuts.
@@ -169,7 +166,7 @@ std::vector<Split::Piece> Split::Pieces(const Shape& input) const {
   return pieces;
 }
 
-std::vector<Shape> Split::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes Split::OutputShapes(const Shapes& input_shapes) const {
   CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
   const size_t axis = Axis(dim_, input.size());
@@ -181,9 +178,8 @@ std::vector<Shape> Split::OutputShapes(const std::vector<Shape>& input_shapes) c
   return outputs;
 }
 
-std::unique_ptr<LayerState> Split::Prepare(const std::vector<Shape>& input_shapes,
-                                           const std::vector<Shape>& /*output_shapes*/,
-                                           const PrepareContext& /*context*/) const {
+StatePointer Split::Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                            const PrepareContext& /*context*/) const {
   const Shape& input = input_shapes[0];
   const size_t axis = Axis(dim_, input.size());
   auto state = std::make_unique<SplitState>();
@@ -200,7 +196,7 @@ std::unique_ptr<LayerState> Split::Prepare(const std::vector<Shape>& input_shape
   return state;
 }
 
-void Split::Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+void Split::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                     const ForwardContext& context) const {
   const SplitState& state = context.state_as<SplitState>();
   const float* source = inputs[0]->data();

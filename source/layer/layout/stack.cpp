@@ -28,7 +28,7 @@ class Stack : public Layer {
   }
 
   // The common input shape with the count of inputs inserted at dim.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     if (input_shapes.empty()) Fail("expected one or more inputs, got 0");
     const Shape& first = input_shapes[0];
     for (size_t i = 1; i < input_shapes.size(); ++i) {
@@ -45,9 +45,8 @@ class Stack : public Layer {
   }
 
   // Plans the copy of each input into the output.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& /*context*/) const override {
     const Shape& input = input_shapes[0];
     const size_t axis = Axis(dim_, input.size() + 1);
     const std::vector<size_t> input_strides = StorageStrides(input);
@@ -69,7 +68,7 @@ class Stack : public Layer {
   }
 
   // Copies every input into its place.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const StackState& state = context.state_as<StackState>();
     for (size_t i = 0; i < inputs.size(); ++i) {

@@ -37,13 +37,13 @@ class TypeAs : public Layer {
   }
 
   // The first input's shape.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 2);
     return {input_shapes[0]};
   }
 
   // Converts every element.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& /*context*/) const override {
     const float* source = inputs[0]->data();
     float* target = outputs[0]->data();

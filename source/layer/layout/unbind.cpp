@@ -19,7 +19,7 @@ class Unbind : public StridedViewLayer {
         output_count_(config.output_count()) {}
 
   // One shape per index: the input's without dim.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& input = input_shapes[0];
     const size_t axis = Axis(dim_, input.size());

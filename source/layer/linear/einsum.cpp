@@ -111,7 +111,7 @@ class EinsumLayer : public Layer {
   }
 
   // The result letters' extents; operands must have one dimension per letter, extents agreeing.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, terms_.size());
     std::map<char, uint32_t> extents;
     for (size_t operand = 0; operand < terms_.size(); ++operand) {
@@ -150,9 +150,8 @@ class EinsumLayer : public Layer {
 
   // Maps the letters to a batched product over the operands as they lie and plans it, or plans
   // the definition's loop.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& context) const override {
     if (by_definition_) return PrepareDefinition(input_shapes, output_shapes);
     const Shape* shapes[3] = {&input_shapes[0], &input_shapes[1], &output_shapes[0]};
     const std::string* terms[3] = {&left_, &right_, &result_};
@@ -198,7 +197,7 @@ class EinsumLayer : public Layer {
   }
 
   // Runs the planned products, or the definition.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     if (by_definition_) {
       std::vector<const float*> operands;

@@ -30,14 +30,11 @@ class Linear : public Layer {
   // Reads in_features, out_features, bias and the weights, and packs the weights once.
   explicit Linear(const LayerConfig& config);
   // The input's shape with its last dimension in_features replaced by out_features.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Reserves the GEMM's packing scratch for these shapes.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Multiplies every slice, then adds the bias and applies the fused activation.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
   // Applies `activation` after the bias, while the output is still in cache.
   bool FuseActivation(const Activation& activation) override;
   // Per pixel of a channels-last map, x W^T + b is a 1x1 nn.Conv2d on the channels-first map,
@@ -106,7 +103,7 @@ Linear::Linear(const LayerConfig& config)
   if (config.BoolParam("bias", false)) bias_ = config.AttributeFloats("bias", {out_features_});
 }
 
-std::vector<Shape> Linear::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes Linear::OutputShapes(const Shapes& input_shapes) const {
   CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
   if (input.empty() || input.back() != static_cast<uint32_t>(in_features_)) {
@@ -122,9 +119,8 @@ std::vector<Shape> Linear::OutputShapes(const std::vector<Shape>& input_shapes) 
   return {output};
 }
 
-std::unique_ptr<LayerState> Linear::Prepare(const std::vector<Shape>& input_shapes,
-                                            const std::vector<Shape>& /*output_shapes*/,
-                                            const PrepareContext& context) const {
+StatePointer Linear::Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                             const PrepareContext& context) const {
   const Shape& input = input_shapes[0];
   const int rows = input.size() >= 2 ? static_cast<int>(input[input.size() - 2]) : 1;
   if (rows <= 1 || context.workspace == nullptr) return nullptr;
@@ -174,7 +170,7 @@ void Linear::FinishFeatures(float* result, int rows, int first, int end) const {
   });
 }
 
-void Linear::Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+void Linear::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                      const ForwardContext& context) const {
   // LESSON 09 BEGIN: x W^T + b for every row of every slice
   const Tensor& input = *inputs[0];

@@ -58,7 +58,7 @@ class MatMulLayer : public Layer {
   }
 
   // The broadcast batch dimensions, then A's rows unless A is 1-D and B's columns unless B is.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, input_count_);
     const Shape& a = input_shapes[a_input_];
     const Shape b = ProductB(input_shapes[b_input_]);
@@ -108,9 +108,8 @@ class MatMulLayer : public Layer {
   }
 
   // Describes the products as strided matrices over the operands and plans how to run them.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& context) const override {
     const Shape& a = input_shapes[a_input_];
     const Shape b = ProductB(input_shapes[b_input_]);
     const Shape& c = output_shapes[0];
@@ -168,7 +167,7 @@ class MatMulLayer : public Layer {
   }
 
   // Runs the planned products, then scales them and adds the addend.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const MatMulState& state = context.state_as<MatMulState>();
     float* output = outputs[0]->data();

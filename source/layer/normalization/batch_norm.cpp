@@ -24,14 +24,11 @@ class BatchNorm : public Layer {
   // them.
   explicit BatchNorm(const LayerConfig& config);
   // The input's shape, after checking its rank and channels.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // F.batch_norm: room for the folded factors.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Scales and shifts every element by its channel's factors.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
   // F.batch_norm's factors, folded anew at every Forward.
@@ -114,7 +111,7 @@ void BatchNorm::Fold(size_t channels, const float* mean, const float* variance, 
   }
 }
 
-std::vector<Shape> BatchNorm::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes BatchNorm::OutputShapes(const Shapes& input_shapes) const {
   const size_t inputs =
       functional_ ? 3 + (weight_input_ >= 0 ? 1 : 0) + (bias_input_ >= 0 ? 1 : 0) : 1;
   CheckInputCount(input_shapes, inputs);
@@ -138,9 +135,8 @@ std::vector<Shape> BatchNorm::OutputShapes(const std::vector<Shape>& input_shape
   return {input};
 }
 
-std::unique_ptr<LayerState> BatchNorm::Prepare(const std::vector<Shape>& input_shapes,
-                                               const std::vector<Shape>& /*output_shapes*/,
-                                               const PrepareContext& /*context*/) const {
+StatePointer BatchNorm::Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                                const PrepareContext& /*context*/) const {
   auto state = std::make_unique<State>();
   if (functional_) {
     state->scale.resize(input_shapes[0][1]);
@@ -149,8 +145,8 @@ std::unique_ptr<LayerState> BatchNorm::Prepare(const std::vector<Shape>& input_s
   return state;
 }
 
-void BatchNorm::Forward(const std::vector<const Tensor*>& inputs,
-                        const std::vector<Tensor*>& outputs, const ForwardContext& context) const {
+void BatchNorm::Forward(const InputTensors& inputs, const OutputTensors& outputs,
+                        const ForwardContext& context) const {
   const Tensor& input = *inputs[0];
   Tensor& output = *outputs[0];
   const float* scale = scale_.data();

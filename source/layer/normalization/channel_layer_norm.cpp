@@ -36,7 +36,7 @@ class ChannelLayerNorm : public NormalizationLayer {
         channels_(channels) {}
 
   // One input, (N, C, H, W) with C = normalized_shape.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& input = input_shapes[0];
     if (input.size() != 4 || input[1] != channels_) {
@@ -47,9 +47,8 @@ class ChannelLayerNorm : public NormalizationLayer {
   }
 
   // Group (n, pixel) holds the C values at memory (n * C + c) * H * W + pixel.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& context) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                       const PrepareContext& context) const override {
     const Shape& input = input_shapes[0];
     auto state = std::make_unique<NormalizationState>();
     state->groups = {input[0], input[1], static_cast<size_t>(input[2]) * input[3], 1};

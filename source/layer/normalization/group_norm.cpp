@@ -31,7 +31,7 @@ class GroupNorm : public NormalizationLayer {
   }
 
   // One input of shape (N, C, *) with C divisible by num_groups, plus F.group_norm's operands.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, affine().InputCount());
     const Shape& input = input_shapes[0];
     if (input.size() < 2) {
@@ -51,9 +51,8 @@ class GroupNorm : public NormalizationLayer {
   }
 
   // Lays the groups out for the input's rank (see the comments inside).
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& context) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                       const PrepareContext& context) const override {
     auto state = std::make_unique<NormalizationState>();
     const Shape& input = input_shapes[0];
     const size_t batch = input[0];

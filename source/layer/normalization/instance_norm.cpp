@@ -78,7 +78,7 @@ class InstanceNorm : public NormalizationLayer {
   }
 
   // One input, (N, C, *spatial) or for the modules also (C, *spatial), plus F's operands.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, functional_ ? operand_count_ : affine().InputCount());
     const Shape& input = input_shapes[0];
     const size_t rank = input.size();
@@ -110,9 +110,7 @@ class InstanceNorm : public NormalizationLayer {
   }
 
   // Lays the channels out: contiguous planes with two or more spatial dimensions, lanes with one.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& context) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/, const PrepareContext& context) const override {
     auto state = std::make_unique<InstanceNormState>();
     const Shape& input = input_shapes[0];
     const size_t rank = input.size();
@@ -139,8 +137,7 @@ class InstanceNorm : public NormalizationLayer {
   }
 
   // Normalises every channel of every sample (or applies the running statistics).
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override {
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs, const ForwardContext& context) const override {
     const InstanceNormState& state = context.state_as<InstanceNormState>();
     if (!running_scale_.empty()) {
       ApplyRunningStatistics(state, inputs[0]->data(), outputs[0]->data());

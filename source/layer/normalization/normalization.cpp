@@ -18,8 +18,7 @@ NormalizationLayer::NormalizationLayer(const LayerConfig& config, const Normaliz
                                        AffineParameters affine)
     : Layer(config), spec_(spec), affine_(std::move(affine)) {}
 
-void NormalizationLayer::Forward(const std::vector<const Tensor*>& inputs,
-                                 const std::vector<Tensor*>& outputs,
+void NormalizationLayer::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                                  const ForwardContext& context) const {
   const NormalizationState& state = context.state_as<NormalizationState>();
   NormalizationAffine affine = state.affine;
@@ -142,8 +141,7 @@ TrailingNormalization::TrailingNormalization(const LayerConfig& config, Shape no
     : NormalizationLayer(config, spec, std::move(affine)),
       normalized_shape_(std::move(normalized_shape)) {}
 
-std::vector<Shape> TrailingNormalization::OutputShapes(
-    const std::vector<Shape>& input_shapes) const {
+Shapes TrailingNormalization::OutputShapes(const Shapes& input_shapes) const {
   CheckInputCount(input_shapes, affine().InputCount());
   const Shape& input = input_shapes[0];
   const size_t trailing = normalized_shape_.size();
@@ -156,9 +154,9 @@ std::vector<Shape> TrailingNormalization::OutputShapes(
   return {input};
 }
 
-std::unique_ptr<LayerState> TrailingNormalization::Prepare(
-    const std::vector<Shape>& input_shapes, const std::vector<Shape>& /*output_shapes*/,
-    const PrepareContext& context) const {
+StatePointer TrailingNormalization::Prepare(const Shapes& input_shapes,
+                                            const Shapes& /*output_shapes*/,
+                                            const PrepareContext& context) const {
   auto state = std::make_unique<NormalizationState>();
   state->groups = TrailingGroups(input_shapes[0], normalized_shape_.size());
   // Element e of a group has weight e: the weights are stored in the group's memory order.

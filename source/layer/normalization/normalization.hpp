@@ -85,8 +85,7 @@ class NormalizationLayer : public Layer {
  public:
   // Normalises every group of inputs[0] into outputs[0], as the session's NormalizationState lays
   // the groups and the weights out.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  protected:
   // A layer computing `spec` with the weight and bias `affine` (absent ones allowed).
@@ -116,11 +115,9 @@ float EpsParam(const LayerConfig& config, float fallback, float none_value);
 class TrailingNormalization : public NormalizationLayer {
  public:
   // One input plus the operands weight and bias read (the F.* spellings).
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Finds the groups in memory for this input shape and reserves the kernel's scratch.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
 
  protected:
   // A layer computing `spec` over `normalized_shape`, with optional weight and bias.

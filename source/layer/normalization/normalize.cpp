@@ -41,7 +41,7 @@ class Normalize : public Layer {
   }
 
   // One input; the output has its shape.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     // A scalar is a 1-element vector to PyTorch, which accepts dim 0 or -1 for it.
     Axis(dim_, std::max<size_t>(input_shapes[0].size(), 1));
@@ -49,9 +49,8 @@ class Normalize : public Layer {
   }
 
   // Locates dim in memory for this input shape.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& context) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                       const PrepareContext& context) const override {
     auto state = std::make_unique<NormalizeState>();
     const Shape& input = input_shapes[0];
     if (input.empty()) {
@@ -67,7 +66,7 @@ class Normalize : public Layer {
   }
 
   // Divides every slice along dim by its clamped norm.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     NormalizeGroups(
         inputs[0]->data(), outputs[0]->data(), context.state_as<NormalizeState>().groups,

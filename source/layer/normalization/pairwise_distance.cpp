@@ -28,7 +28,7 @@ class PairwiseDistance : public Layer {
   }
 
   // The broadcast shape of x1 and x2 without its last dimension (with extent 1 if keepdim).
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 2);
     Shape shape;
     try {
@@ -47,9 +47,8 @@ class PairwiseDistance : public Layer {
   }
 
   // The operands' and the result's steps along every dimension of the broadcast shape.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& /*context*/) const override {
     auto state = std::make_unique<State>();
     const Shape full = BroadcastShapes(input_shapes[0], input_shapes[1]);
     state->extents.assign(full.begin(), full.end());
@@ -73,7 +72,7 @@ class PairwiseDistance : public Layer {
   }
 
   // One norm per output element.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const State& state = context.state_as<State>();
     const std::vector<size_t>& extents = state.extents;

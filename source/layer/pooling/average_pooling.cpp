@@ -1,11 +1,9 @@
 // nn.AvgPool1d, nn.AvgPool2d and nn.AvgPool3d: the mean over each sliding window.
 #include "kernel/average_pooling.hpp"
 
-#include <memory>
 #include <vector>
 
 #include "kernel/volume_pooling.hpp"
-#include "layer/layer.hpp"
 #include "layer/layer_registry.hpp"
 #include "layer/pooling/pooling_layer.hpp"
 #include "lumen/error.hpp"
@@ -15,19 +13,22 @@ namespace lumen {
 
 // Average pooling with stride, padding, ceil_mode, count_include_pad and divisor_override, over
 // every channel of a 1-D, 2-D or 3-D feature map, batched or not.
-class AveragePooling : public Layer {
+class AveragePooling : public PoolingLayer {
  public:
   // Reads the nn.AvgPool1d/2d/3d parameters.
   explicit AveragePooling(const LayerConfig& config);
+
+ protected:
   // The input pooled (PyTorch's size formula, computed in 64 bits).
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
-  // Reserves the depth pass's scratch.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  Shape PooledOutput(const std::vector<Shape>& input_shapes) const override {
+    return SlidingPooledShape(*this, input_shapes, sliding_);
+  }
   // Averages every window of every depth slice, then across depth.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void PoolChannel(const PoolingVolume& volume, const float* input, float* output,
+                   const ComputeContext& compute) const override {
+    AveragePoolVolume(sliding_.window, divisor_, volume, input, output,
+                      compute.Scratch(ScratchSlot::kFirst, VolumeScratchSize(volume)));
+  }
 
  private:
   SlidingWindow sliding_;   // the window, ceil_mode, 1-D, 2-D or 3-D
@@ -35,7 +36,8 @@ class AveragePooling : public Layer {
 };
 
 AveragePooling::AveragePooling(const LayerConfig& config)
-    : Layer(config), sliding_(ReadSlidingWindow(config, PooledDimensions(config.type()))) {
+    : PoolingLayer(config, PooledDimensions(config.type()), /*indices_allowed=*/false),
+      sliding_(ReadSlidingWindow(config, dimensions())) {
   divisor_.count_include_pad = config.BoolParam("count_include_pad", true);
   if (config.HasParam("divisor_override") && !config.Param("divisor_override").IsNone()) {
     divisor_.divisor_override = config.IntParam("divisor_override");
@@ -45,33 +47,6 @@ AveragePooling::AveragePooling(const LayerConfig& config)
   if (window.plane.dilation_h != 1 || window.plane.dilation_w != 1 || window.depth.dilation != 1) {
     Fail("dilation is not supported");
   }
-}
-
-std::vector<Shape> AveragePooling::OutputShapes(const std::vector<Shape>& input_shapes) const {
-  return {SlidingPooledShape(*this, input_shapes, sliding_)};
-}
-
-std::unique_ptr<LayerState> AveragePooling::Prepare(const std::vector<Shape>& input_shapes,
-                                                    const std::vector<Shape>& output_shapes,
-                                                    const PrepareContext& context) const {
-  if (context.workspace != nullptr) {
-    context.workspace->Reserve(
-        ScratchSlot::kFirst,
-        VolumeScratchSize(VolumeOf(input_shapes[0], output_shapes[0], sliding_.dimensions)));
-  }
-  return nullptr;
-}
-
-void AveragePooling::Forward(const std::vector<const Tensor*>& inputs,
-                             const std::vector<Tensor*>& outputs,
-                             const ForwardContext& context) const {
-  const PoolingVolume volume =
-      VolumeOf(inputs[0]->shape(), outputs[0]->shape(), sliding_.dimensions);
-  ForEachVolume(
-      *inputs[0], outputs[0], volume, context.compute.pool, [&](const float* input, float* output) {
-        AveragePoolVolume(sliding_.window, divisor_, volume, input, output,
-                          context.compute.Scratch(ScratchSlot::kFirst, VolumeScratchSize(volume)));
-      });
 }
 
 LUMEN_REGISTER_LAYER(AveragePooling, "nn.AvgPool2d", "F.avg_pool2d", "nn.AvgPool1d", "F.avg_pool1d",

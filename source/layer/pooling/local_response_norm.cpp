@@ -28,7 +28,7 @@ class LocalResponseNorm : public Layer {
   }
 
   // The input's shape.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     if (input_shapes[0].size() < 3) {
       Fail(Concat("expected an input of rank 3 or more (N, C, ...), got ",
@@ -38,7 +38,7 @@ class LocalResponseNorm : public Layer {
   }
 
   // Normalises every position of every sample.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& /*context*/) const override {
     const Tensor& input = *inputs[0];
     const Shape& shape = input.shape();

@@ -33,14 +33,13 @@ class LpPooling : public Layer {
   }
 
   // The input pooled (PyTorch's size formula).
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     return {SlidingPooledShape(*this, input_shapes, sliding_)};
   }
 
   // Reserves room for one channel's x^p and the depth pass's scratch.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& context) const override {
     const PoolingVolume volume = VolumeOf(input_shapes[0], output_shapes[0], sliding_.dimensions);
     if (context.workspace != nullptr) {
       context.workspace->Reserve(ScratchSlot::kFirst, volume.InputSize());
@@ -51,7 +50,7 @@ class LpPooling : public Layer {
 
   // Raises each channel to the p-th power, averages its windows, and takes the p-th root of the
   // averages times the kernel's size.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const PoolingVolume volume =
         VolumeOf(inputs[0]->shape(), outputs[0]->shape(), sliding_.dimensions);

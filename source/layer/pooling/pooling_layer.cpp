@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "kernel/adaptive_pooling.hpp"
 #include "layer/window.hpp"
 #include "lumen/error.hpp"
 
@@ -149,6 +150,73 @@ PoolingVolume VolumeOf(const Shape& input, const Shape& output, int dimensions) 
     volume.output_d = static_cast<int>(output[rank - 3]);
   }
   return volume;
+}
+
+PoolingLayer::PoolingLayer(const LayerConfig& config, int dimensions, bool indices_allowed)
+    : Layer(config), dimensions_(dimensions) {
+  if (indices_allowed) return_indices_ = config.BoolParam("return_indices", false);
+}
+
+Shapes PoolingLayer::OutputShapes(const Shapes& input_shapes) const {
+  const Shape output = PooledOutput(input_shapes);
+  if (return_indices_) return {output, output};
+  return {output};
+}
+
+StatePointer PoolingLayer::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                                   const PrepareContext& context) const {
+  if (context.workspace != nullptr && !return_indices_) {
+    ReserveScratch(VolumeOf(input_shapes[0], output_shapes[0], dimensions_), context.workspace);
+  }
+  return nullptr;
+}
+
+void PoolingLayer::ReserveScratch(const PoolingVolume& volume, Workspace* workspace) const {
+  workspace->Reserve(ScratchSlot::kFirst, VolumeScratchSize(volume));
+}
+
+void PoolingLayer::PoolChannelWithIndices(const PoolingVolume& /*volume*/, const float* /*input*/,
+                                          float* /*output*/, float* /*indices*/) const {
+  Fail("return_indices is not supported");
+}
+
+void PoolingLayer::Forward(const InputTensors& inputs, const OutputTensors& outputs,
+                           const ForwardContext& context) const {
+  const PoolingVolume volume = VolumeOf(inputs[0]->shape(), outputs[0]->shape(), dimensions_);
+  if (return_indices_) {
+    const float* output_start = outputs[0]->data();
+    float* indices = outputs[1]->data();
+    ForEachVolume(*inputs[0], outputs[0], volume, context.compute.pool,
+                  [&](const float* input, float* output) {
+                    PoolChannelWithIndices(volume, input, output,
+                                           indices + (output - output_start));
+                  });
+    return;
+  }
+  ForEachVolume(*inputs[0], outputs[0], volume, context.compute.pool,
+                [&](const float* input, float* output) {
+                  PoolChannel(volume, input, output, context.compute);
+                });
+}
+
+AdaptivePooling::AdaptivePooling(const LayerConfig& config, bool maximum)
+    : PoolingLayer(config, PooledDimensions(config.type()), /*indices_allowed=*/maximum),
+      requested_(ReadAdaptiveOutputSize(config, dimensions())),
+      maximum_(maximum) {}
+
+Shape AdaptivePooling::PooledOutput(const std::vector<Shape>& input_shapes) const {
+  return AdaptivePooledShape(*this, input_shapes, requested_, dimensions());
+}
+
+void AdaptivePooling::PoolChannel(const PoolingVolume& volume, const float* input, float* output,
+                                  const ComputeContext& compute) const {
+  AdaptivePoolVolume(volume, maximum_, input, output,
+                     compute.Scratch(ScratchSlot::kFirst, VolumeScratchSize(volume)));
+}
+
+void AdaptivePooling::PoolChannelWithIndices(const PoolingVolume& volume, const float* input,
+                                             float* output, float* indices) const {
+  AdaptiveMaxPoolWithIndices(volume, dimensions() != 1, input, output, indices);
 }
 
 }  // namespace lumen

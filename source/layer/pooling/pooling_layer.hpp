@@ -7,6 +7,7 @@
 #define LUMEN_LAYER_POOLING_POOLING_LAYER_HPP_
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,66 @@ void ForEachVolume(const Tensor& input, Tensor* output, const PoolingVolume& vol
       },
       Schedule::kStatic, input.size() >= kParallelElements);
 }
+
+// Base of the max, average and adaptive poolings: one pooled output per input (and with
+// return_indices, for the max poolings, a second one holding each maximum's flattened position in
+// its channel, as floats, as PyTorch returns them), computed channel by channel. Subclasses say
+// how large the output is and how one channel's volume is pooled.
+class PoolingLayer : public Layer {
+ public:
+  // The pooled shape, twice with return_indices.
+  Shapes OutputShapes(const Shapes&) const override;
+  // Reserves the kernel's scratch (none with return_indices).
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
+  // Pools every channel.
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
+
+ protected:
+  // Reads return_indices when `indices_allowed` (the max poolings); `dimensions` is 1, 2 or 3.
+  PoolingLayer(const LayerConfig& config, int dimensions, bool indices_allowed);
+
+  // The one pooled output's shape for these (checked) inputs.
+  virtual Shape PooledOutput(const std::vector<Shape>& input_shapes) const = 0;
+  // Reserves what PoolChannel asks the compute context's scratch for; by default the depth
+  // pass's scratch in the first slot.
+  virtual void ReserveScratch(const PoolingVolume& volume, Workspace* workspace) const;
+  // Pools one channel's `volume` from `input` into `output`.
+  virtual void PoolChannel(const PoolingVolume& volume, const float* input, float* output,
+                           const ComputeContext& compute) const = 0;
+  // The same, writing each maximum's position into `indices` (only with return_indices).
+  virtual void PoolChannelWithIndices(const PoolingVolume& volume, const float* input,
+                                      float* output, float* indices) const;
+
+  int dimensions() const { return dimensions_; }
+
+ private:
+  int dimensions_;               // 1, 2 or 3
+  bool return_indices_ = false;  // a second output with the maxima's positions
+};
+
+// Both adaptive poolings (nn.AdaptiveAvgPool1d/2d/3d, nn.AdaptiveMaxPool1d/2d/3d): output cell
+// (i, j) pools input rows [floor(i*H/OH), ceil((i+1)*H/OH)) and the same columns (windows that may
+// overlap; kernel/adaptive_pooling.hpp), and depth slices likewise, over every channel of a 1-D,
+// 2-D or 3-D feature map, batched or not.
+class AdaptivePooling : public PoolingLayer {
+ protected:
+  // Reads output_size (a tuple, an int, or None entries meaning "keep the input size") and, for
+  // the maximum, return_indices.
+  AdaptivePooling(const LayerConfig& config, bool maximum);
+
+  // The input resized to output_size (None entries resolved against the input).
+  Shape PooledOutput(const std::vector<Shape>& input_shapes) const override;
+  // Pools each output cell's window of every depth slice, then across depth.
+  void PoolChannel(const PoolingVolume& volume, const float* input, float* output,
+                   const ComputeContext& compute) const override;
+  // The maximum of each window, with its position.
+  void PoolChannelWithIndices(const PoolingVolume& volume, const float* input, float* output,
+                              float* indices) const override;
+
+ private:
+  FeatureMapSize requested_;  // 0 (None): same as the input
+  bool maximum_;              // the maximum of each window, else its average
+};
 
 }  // namespace lumen
 

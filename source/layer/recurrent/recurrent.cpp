@@ -134,7 +134,7 @@ class RecurrentLayer : public Layer {
   }
 
   // y is the input with D*H features; h_n and c_n are (layers*D, N, H), or (layers*D, H).
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     const size_t states = cell_ == Cell::kLstm ? 2 : 1;
     if (input_shapes.size() != 1 && input_shapes.size() != 1 + states) {
       Fail(Concat("expected the input",
@@ -173,9 +173,8 @@ class RecurrentLayer : public Layer {
   }
 
   // Sizes the per-run buffers and decides whether steps are shared among threads.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& context) const override {
     (void)output_shapes;
     auto state = std::make_unique<RecurrentState>();
     const Shape& input = input_shapes[0];
@@ -215,7 +214,7 @@ class RecurrentLayer : public Layer {
   }
 
   // Runs every layer: the input GEMM, then the steps (see the top of this file).
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     RecurrentState& state = context.state_as<RecurrentState>();
     const ComputeContext& compute = context.compute;

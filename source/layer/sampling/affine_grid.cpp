@@ -43,7 +43,7 @@ class AffineGrid : public Layer {
   }
 
   // (N, H, W, 2) or (N, D, H, W, 3) for a theta of (N, 2, 3) or (N, 3, 4).
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& theta = input_shapes[0];
     const uint32_t axes = static_cast<uint32_t>(size_.size() - 2);
@@ -58,7 +58,7 @@ class AffineGrid : public Layer {
   }
 
   // Transforms every base grid point by its sample's theta.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& /*context*/) const override {
     const int64_t axes = static_cast<int64_t>(size_.size()) - 2;
     const int64_t depth = axes == 3 ? size_[2] : 1;

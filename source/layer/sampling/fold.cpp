@@ -28,7 +28,7 @@ class Fold : public Layer {
   }
 
   // (N, C, H, W) for an (N, C*kh*kw, L) input whose L is the number of blocks of (H, W).
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& input = input_shapes[0];
     const size_t rank = input.size();
@@ -47,7 +47,7 @@ class Fold : public Layer {
   }
 
   // Adds every column's in-plane taps into the output planes.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& /*context*/) const override {
     Tensor& output = *outputs[0];
     const float* columns = inputs[0]->data();

@@ -117,7 +117,7 @@ class GridSample : public Layer {
   }
 
   // (N, C) of the input and the grid's spatial extents.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 2);
     const Shape& input = input_shapes[0];
     const Shape& grid = input_shapes[1];
@@ -136,7 +136,7 @@ class GridSample : public Layer {
   }
 
   // Samples every channel at every grid point.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const Shape& shape = inputs[0]->shape();
     const Shape& output_shape = outputs[0]->shape();

@@ -21,7 +21,7 @@ class Unfold : public Layer {
       : Layer(config), window_(ReadWindow2d(config, /*stride_defaults_to_kernel=*/false)) {}
 
   // (N, C*kh*kw, L) for an (N, C, H, W) input, (C*kh*kw, L) for (C, H, W).
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& input = input_shapes[0];
     const size_t rank = input.size();
@@ -48,7 +48,7 @@ class Unfold : public Layer {
   }
 
   // Copies every in-plane tap of every block; padding taps stay 0.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& /*context*/) const override {
     const Tensor& input = *inputs[0];
     const float* planes = input.data();

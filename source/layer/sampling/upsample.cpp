@@ -32,20 +32,16 @@ class Upsample : public Layer {
   // Reads mode, size or scale_factor, align_corners and recompute_scale_factor.
   explicit Upsample(const LayerConfig& config);
   // The input with its spatial axes resized.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // lumen.Resize's output shape is the values of input 1.
   std::vector<size_t> ShapeValueInputs() const override;
   // For lumen.Resize: the values of input 1, which may change the spatial extents only.
-  std::vector<Shape> OutputShapesFromValues(
-      const std::vector<Shape>& input_shapes,
-      const std::vector<const Tensor*>& input_values) const override;
+  Shapes OutputShapesFromValues(const Shapes& input_shapes,
+                                const InputTensors& input_values) const override;
   // Computes the source positions and weights of every output position of every axis.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Resizes every channel.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
   // How output positions read their sources.
   enum class Mode { kNearest, kNearestExact, kLinear, kCubic };
@@ -236,8 +232,8 @@ std::vector<size_t> Upsample::ShapeValueInputs() const {
   return sizes_from_input_ ? std::vector<size_t>{1} : std::vector<size_t>{};
 }
 
-std::vector<Shape> Upsample::OutputShapesFromValues(
-    const std::vector<Shape>& input_shapes, const std::vector<const Tensor*>& input_values) const {
+Shapes Upsample::OutputShapesFromValues(const Shapes& input_shapes,
+                                        const InputTensors& input_values) const {
   if (!sizes_from_input_) return OutputShapes(input_shapes);
   CheckInputCount(input_shapes, 2);
   const Shape& input = input_shapes[0];
@@ -257,7 +253,7 @@ std::vector<Shape> Upsample::OutputShapesFromValues(
   return {output};
 }
 
-std::vector<Shape> Upsample::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes Upsample::OutputShapes(const Shapes& input_shapes) const {
   if (sizes_from_input_) Fail("its output shape is the values of input 1, not known here");
   CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
@@ -336,9 +332,8 @@ std::vector<Upsample::Tap> Upsample::ComputeTaps(size_t axis, int input_size,
   return taps;
 }
 
-std::unique_ptr<LayerState> Upsample::Prepare(const std::vector<Shape>& input_shapes,
-                                              const std::vector<Shape>& output_shapes,
-                                              const PrepareContext& /*context*/) const {
+StatePointer Upsample::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                               const PrepareContext& /*context*/) const {
   const Shape& input = input_shapes[0];
   const Shape& output = output_shapes[0];
   const size_t spatial = input.size() - 2;
@@ -355,8 +350,8 @@ std::unique_ptr<LayerState> Upsample::Prepare(const std::vector<Shape>& input_sh
   return state;
 }
 
-void Upsample::Forward(const std::vector<const Tensor*>& inputs,
-                       const std::vector<Tensor*>& outputs, const ForwardContext& context) const {
+void Upsample::Forward(const InputTensors& inputs, const OutputTensors& outputs,
+                       const ForwardContext& context) const {
   const UpsampleState& state = context.state_as<UpsampleState>();
   const Tensor& input = *inputs[0];
   Tensor& output = *outputs[0];
