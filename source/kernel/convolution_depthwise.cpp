@@ -401,7 +401,7 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
   // rows, and interleaved by groups of kLanes channels for small maps.
   explicit DepthwiseConvolution(const ConvolutionSpec& spec)
       : ConvolutionAlgorithm(spec), weights_(spec.weights) {
-    const int taps = window_.kernel_h * window_.kernel_w;
+    const int taps = Taps();
     const int groups = (out_channels_ + kLanes - 1) / kLanes;
     interleaved_weights_.assign(static_cast<size_t>(groups) * taps * kLanes, 0.0f);
     interleaved_bias_.assign(static_cast<size_t>(groups) * kLanes, 0.0f);
@@ -442,13 +442,16 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
   }
 
  private:
+  // Output channels per input channel: output channel o reads input channel o / Multiplier().
+  int Multiplier() const { return out_channels_ / in_channels_; }
+  // Weights per output channel: the window's taps.
+  int Taps() const { return window_.kernel_h * window_.kernel_w; }
+
   // Tiles of rows, one channel at a time.
   void RunRows(const ConvolutionPlan& plan, const float* input, float* output,
                const ComputeContext& context) const {
     const ConvolutionShape& s = plan.shape;
     const Window2d& w = window_;
-    const int multiplier = out_channels_ / in_channels_;
-    const int taps = w.kernel_h * w.kernel_w;
     const size_t input_area = static_cast<size_t>(s.input_h) * s.input_w;
     const size_t output_area = static_cast<size_t>(s.output_h) * s.output_w;
     const PaddedPlane plane = PaddedPlaneFor(w, s);
@@ -460,9 +463,9 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
       const int first_channel = static_cast<int>(task * out_channels_ / tasks);
       const int end_channel = static_cast<int>((task + 1) * out_channels_ / tasks);
       for (int channel = first_channel; channel < end_channel; ++channel) {
-        CopyIntoPlane(input + (channel / multiplier) * input_area, s.input_h, s.input_w, w.pad_top,
-                      w.pad_left, plane, padded);
-        const float* weights = weights_.data() + static_cast<size_t>(channel) * taps;
+        CopyIntoPlane(input + (channel / Multiplier()) * input_area, s.input_h, s.input_w,
+                      w.pad_top, w.pad_left, plane, padded);
+        const float* weights = weights_.data() + static_cast<size_t>(channel) * Taps();
         float* target = output + channel * output_area;
         compute_channel(padded, plane, weights, bias(channel), w, s.output_h, s.output_w, target);
         Activate(plan.activation, target, output_area);
@@ -475,8 +478,6 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
                       const ComputeContext& context) const {
     const ConvolutionShape& s = plan.shape;
     const Window2d& w = window_;
-    const int multiplier = out_channels_ / in_channels_;
-    const int taps = w.kernel_h * w.kernel_w;
     const size_t output_area = static_cast<size_t>(s.output_h) * s.output_w;
     const InterleavedPlane plane = InterleavedPlaneFor(w, s);
     const GroupFunction compute_group = GroupFunctionFor(w);
@@ -493,9 +494,9 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
       for (int group = first_group; group < end_group; ++group) {
         const int first = group * kLanes;
         const int count = std::min(kLanes, out_channels_ - first);
-        InterleaveChannels(input, s, w, multiplier, first, count, plane, padded);
+        InterleaveChannels(input, s, w, Multiplier(), first, count, plane, padded);
         const float* weights =
-            interleaved_weights_.data() + static_cast<size_t>(group) * taps * kLanes;
+            interleaved_weights_.data() + static_cast<size_t>(group) * Taps() * kLanes;
         const Vector bias =
             LoadVector(interleaved_bias_.data() + static_cast<size_t>(group) * kLanes);
         float* target = output + first * output_area;

@@ -33,6 +33,11 @@ class LayerConfig {
   size_t output_count() const { return node_.output_names.size(); }
   // The position of the input that plays `role` (pnnx's `$attn_mask=...`), or -1 if none does.
   int InputIndexOfRole(const std::string& role) const;
+  // The same, or `fallback` when no input plays it (F.prelu's weight is input 1 when unnamed).
+  int InputIndexOfRole(const std::string& role, int fallback) const {
+    const int by_role = InputIndexOfRole(role);
+    return by_role >= 0 ? by_role : fallback;
+  }
   // The element type the file declares for input `index` (`#1=(7,7)bool`), kUnknown when it
   // declares none or the graph's operands were not given. Inputs reach layers as floats: this is
   // how a layer tells a bool mask (1 = masked) from an additive one.

@@ -13,6 +13,12 @@
 
 namespace lumen {
 
+// Per session, for a layer working along one dimension: an operand seen as (outer, extent,
+// inner) blocks around it.
+struct AxisSplitState : LayerState {
+  AxisSplit split{0, 0, 0};
+};
+
 // A layer working along one dimension of its one input (see the top of this file).
 class SlicewiseLayer : public Layer {
  public:
@@ -28,7 +34,7 @@ class SlicewiseLayer : public Layer {
   // (all 0 for an empty input, which has nothing to compute; one element for a rank-0 one).
   StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
                        const PrepareContext& /*context*/) const override {
-    auto state = std::make_unique<SplitState>();
+    auto state = std::make_unique<AxisSplitState>();
     const Shape& input = input_shapes[0];
     if (ShapeElementCount(input) == 0) return state;
     state->split =
@@ -52,14 +58,8 @@ class SlicewiseLayer : public Layer {
 
   // The split Prepare made, for Forward.
   static const AxisSplit& SplitOf(const ForwardContext& context) {
-    return context.state_as<SplitState>().split;
+    return context.state_as<AxisSplitState>().split;
   }
-
- private:
-  // Per session: the input seen as (outer, extent, inner) blocks around the dimension.
-  struct SplitState : LayerState {
-    AxisSplit split{0, 0, 0};
-  };
 };
 
 }  // namespace lumen

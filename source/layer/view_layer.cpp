@@ -30,6 +30,29 @@ StatePointer StridedViewLayer::Prepare(const Shapes& input_shapes, const Shapes&
   return state;
 }
 
+namespace {
+
+// Per session: the planned copy.
+struct StridedCopyState : LayerState {
+  StridedCopy copy;
+};
+
+}  // namespace
+
+StatePointer StridedCopyLayer::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                                       const PrepareContext& /*context*/) const {
+  auto state = std::make_unique<StridedCopyState>();
+  state->copy = MakeStridedCopy(Copy(input_shapes, output_shapes));
+  return state;
+}
+
+void StridedCopyLayer::Forward(const InputTensors& inputs, const OutputTensors& outputs,
+                               const ForwardContext& context) const {
+  Prefill(inputs, outputs[0]);
+  RunStridedCopy(context.state_as<StridedCopyState>().copy, inputs[SourceInput()]->data(),
+                 outputs[0]->data(), context.compute.pool);
+}
+
 void StridedViewLayer::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                                const ForwardContext& context) const {
   const StridedViewState& state = context.state_as<StridedViewState>();

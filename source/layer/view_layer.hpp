@@ -12,6 +12,7 @@
 
 #include "base/thread_pool.hpp"
 #include "layer/layer.hpp"
+#include "tensor/strided.hpp"
 
 namespace lumen {
 
@@ -56,6 +57,26 @@ class StridedViewLayer : public Layer {
   static std::vector<std::ptrdiff_t> SignedStrides(const Shape& input);
   // The view of the slice at `index` along `axis`, that dimension removed (select, unbind).
   static StridedView SliceView(const Shape& input, size_t axis, size_t index);
+};
+
+// A layer whose output is one strided copy from one of its inputs (pixel shuffle, repeat,
+// repeat_interleave, diag): subclasses describe the copy for the shapes (Copy);
+// Prepare plans it once per input shape and Forward only runs it.
+class StridedCopyLayer : public Layer {
+ public:
+  using Layer::Layer;
+  // Plans the copy for these shapes.
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
+  // Writes what the copy does not reach (Prefill), then runs the copy.
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
+
+ protected:
+  // The copy from input SourceInput() into the output for these shapes.
+  virtual StridedCopy Copy(const Shapes& input_shapes, const Shapes& output_shapes) const = 0;
+  // The input the copy reads: 0 unless a subclass says otherwise.
+  virtual size_t SourceInput() const { return 0; }
+  // Writes the output elements the copy leaves alone; by default there are none.
+  virtual void Prefill(const InputTensors& /*inputs*/, Tensor* /*output*/) const {}
 };
 
 // Copies `source` into `target` in row-major order, as PyTorch's view/reshape would, spread over

@@ -5,6 +5,7 @@
 
 #include "base/thread_pool.hpp"
 #include "layer/layer_registry.hpp"
+#include "layer/slicewise_layer.hpp"
 #include "lumen/error.hpp"
 #include "math/activation.hpp"
 #include "tensor/strided.hpp"
@@ -14,12 +15,6 @@ namespace {
 
 // Below this many output elements the layer runs on one thread.
 constexpr size_t kParallelElements = 1 << 14;
-
-// Per session: the output seen as (outer, half, inner) blocks around dim; in the input each
-// block is twice as long, a's half first.
-struct GluState : LayerState {
-  AxisSplit split{0, 0, 0};
-};
 
 // Halves along dim (PyTorch's default -1), which must have an even extent.
 class Glu : public Layer {
@@ -40,10 +35,11 @@ class Glu : public Layer {
     return {output};
   }
 
-  // Locates dim in memory for this output shape.
+  // Locates dim in memory for this output shape: the output seen as (outer, half, inner) blocks
+  // around dim; in the input each block is twice as long, a's half first.
   StatePointer Prepare(const Shapes& /*input_shapes*/, const Shapes& output_shapes,
                        const PrepareContext& /*context*/) const override {
-    auto state = std::make_unique<GluState>();
+    auto state = std::make_unique<AxisSplitState>();
     const Shape& output = output_shapes[0];
     state->split = SplitAroundAxis(output, Axis(dim_, output.size()));
     return state;
@@ -52,7 +48,7 @@ class Glu : public Layer {
   // a * sigmoid(b), one block at a time.
   void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
-    const AxisSplit& split = context.state_as<GluState>().split;
+    const AxisSplit& split = context.state_as<AxisSplitState>().split;
     const size_t half = split.extent * split.inner;  // elements of a (and of b) in one block
     const float* input = inputs[0]->data();
     float* output = outputs[0]->data();

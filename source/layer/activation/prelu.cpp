@@ -6,6 +6,7 @@
 
 #include "base/thread_pool.hpp"
 #include "layer/layer_registry.hpp"
+#include "layer/slicewise_layer.hpp"
 #include "lumen/error.hpp"
 #include "tensor/strided.hpp"
 
@@ -15,19 +16,13 @@ namespace {
 // Below this many elements the layer runs on one thread.
 constexpr size_t kParallelElements = 1 << 14;
 
-// Per session: the input seen as (outer, channels, inner) around dimension 1.
-struct PreluState : LayerState {
-  AxisSplit split{0, 0, 0};
-};
-
 // Parametric ReLU.
 class Prelu : public Layer {
  public:
   explicit Prelu(const LayerConfig& config) : Layer(config) {
     if (config.type() == "F.prelu") {
       // F.prelu(input, weight): the weight is the second operand.
-      const int by_role = config.InputIndexOfRole("weight");
-      weight_input_ = by_role >= 0 ? by_role : 1;
+      weight_input_ = config.InputIndexOfRole("weight", 1);
       return;
     }
     const int count = config.IntParam("num_parameters", 1);
@@ -59,7 +54,7 @@ class Prelu : public Layer {
   // Locates the channel dimension in memory for this input shape.
   StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
                        const PrepareContext& /*context*/) const override {
-    auto state = std::make_unique<PreluState>();
+    auto state = std::make_unique<AxisSplitState>();
     const Shape& input = input_shapes[0];
     if (input.size() >= 2) {
       state->split = SplitAroundAxis(input, 1);
@@ -72,7 +67,7 @@ class Prelu : public Layer {
   // Applies each channel's slope.
   void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
-    const AxisSplit& split = context.state_as<PreluState>().split;
+    const AxisSplit& split = context.state_as<AxisSplitState>().split;
     const float* slopes = slopes_.data();
     size_t slope_count = slopes_.size();
     if (weight_input_ >= 0) {

@@ -25,11 +25,7 @@ std::string BitwiseFunction(const LayerConfig& config) {
 }
 
 // A bitwise operation, as one call of the expression language.
-class Bitwise : public Expression {
- public:
-  explicit Bitwise(const LayerConfig& config)
-      : Expression(config, ElementwiseExpression(config, BitwiseFunction(config))) {}
-};
+using Bitwise = ElementwiseCall<BitwiseFunction>;
 
 }  // namespace
 

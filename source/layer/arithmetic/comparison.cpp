@@ -5,16 +5,9 @@
 #include "layer/layer_registry.hpp"
 
 namespace lumen {
-namespace {
 
 // A comparison, as one call of the expression language.
-class Comparison : public Expression {
- public:
-  explicit Comparison(const LayerConfig& config)
-      : Expression(config, ElementwiseExpression(config, FunctionOfOpType(config))) {}
-};
-
-}  // namespace
+using Comparison = ElementwiseCall<>;
 
 LUMEN_REGISTER_LAYER(Comparison, "torch.eq", "torch.ne", "torch.lt", "torch.le", "torch.gt",
                      "torch.ge");

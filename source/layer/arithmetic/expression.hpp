@@ -82,6 +82,16 @@ std::string ElementwiseExpression(const LayerConfig& config, const std::string& 
 // The expression function an op type names after its namespace: "torch.eq" -> "eq".
 std::string FunctionOfOpType(const LayerConfig& config);
 
+// An op computed as one call of the expression language (ElementwiseExpression) of the function
+// kFunction names for its config: the comparisons, the logical and the bitwise ops.
+template <std::string (*kFunction)(const LayerConfig&) = FunctionOfOpType>
+class ElementwiseCall : public Expression {
+ public:
+  // Writes the call and compiles it.
+  explicit ElementwiseCall(const LayerConfig& config)
+      : Expression(config, ElementwiseExpression(config, kFunction(config))) {}
+};
+
 }  // namespace lumen
 
 #endif  // LUMEN_LAYER_ARITHMETIC_EXPRESSION_HPP_

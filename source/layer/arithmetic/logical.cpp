@@ -5,16 +5,9 @@
 #include "layer/layer_registry.hpp"
 
 namespace lumen {
-namespace {
 
 // A logical operation, as one call of the expression language.
-class Logical : public Expression {
- public:
-  explicit Logical(const LayerConfig& config)
-      : Expression(config, ElementwiseExpression(config, FunctionOfOpType(config))) {}
-};
-
-}  // namespace
+using Logical = ElementwiseCall<>;
 
 LUMEN_REGISTER_LAYER(Logical, "torch.logical_and", "torch.logical_or", "torch.logical_xor",
                      "torch.logical_not");

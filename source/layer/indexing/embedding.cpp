@@ -19,8 +19,7 @@ class Embedding : public Layer {
   // nn.Embedding: num_embeddings, embedding_dim and @weight; F.embedding: a weight operand.
   explicit Embedding(const LayerConfig& config) : Layer(config) {
     if (config.type() == "F.embedding") {
-      const int by_role = config.InputIndexOfRole("weight");
-      weight_input_ = by_role >= 0 ? by_role : 1;
+      weight_input_ = config.InputIndexOfRole("weight", 1);
       return;
     }
     const int rows = config.IntParam("num_embeddings");

@@ -6,6 +6,7 @@
 #include "base/thread_pool.hpp"
 #include "layer/layer.hpp"
 #include "layer/layer_registry.hpp"
+#include "layer/slicewise_layer.hpp"
 #include "lumen/error.hpp"
 #include "tensor/strided.hpp"
 
@@ -30,13 +31,6 @@ class ChannelShuffle : public Layer {
 
 namespace {
 
-// Per session: the tensor seen as (outer, channels, inner) blocks around dim 1. For rank 4 and
-// up a channel is one contiguous block per sample; for rank 3, (N, C, L), the channel is the
-// fcube row, so its elements are single floats C apart.
-struct ChannelShuffleState : LayerState {
-  AxisSplit split{0, 0, 0};
-};
-
 // Below this many elements the copy runs on one thread.
 constexpr size_t kParallelElements = 1 << 15;
 
@@ -59,14 +53,17 @@ Shapes ChannelShuffle::OutputShapes(const Shapes& input_shapes) const {
 
 StatePointer ChannelShuffle::Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
                                      const PrepareContext& /*context*/) const {
-  auto state = std::make_unique<ChannelShuffleState>();
+  // The tensor seen as (outer, channels, inner) blocks around dim 1. For rank 4 and up a channel
+  // is one contiguous block per sample; for rank 3, (N, C, L), the channel is the fcube row, so
+  // its elements are single floats C apart.
+  auto state = std::make_unique<AxisSplitState>();
   if (ShapeElementCount(input_shapes[0]) > 0) state->split = SplitAroundAxis(input_shapes[0], 1);
   return state;
 }
 
 void ChannelShuffle::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                              const ForwardContext& context) const {
-  const AxisSplit& split = context.state_as<ChannelShuffleState>().split;
+  const AxisSplit& split = context.state_as<AxisSplitState>().split;
   const size_t channels = split.extent;
   const size_t groups = static_cast<size_t>(groups_);
   const size_t per_group = channels / groups;

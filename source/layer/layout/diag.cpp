@@ -6,28 +6,21 @@
 #include <vector>
 
 #include "layer/layer_registry.hpp"
+#include "layer/view_layer.hpp"
 #include "lumen/error.hpp"
 #include "tensor/strided.hpp"
 
 namespace lumen {
-namespace {
-
-// Per session: the copy between the vector and the matrix's diagonal.
-struct DiagState : LayerState {
-  StridedCopy copy;
-};
-
-}  // namespace
 
 // diagonal k selects the diagonal above the main one (k > 0) or below it (k < 0), as in PyTorch:
 // element i of the vector is the matrix's (i, i + k), or (i - k, i). Either way the diagonal is a
 // strided line through the matrix, so both directions are one strided copy (after zeroing the
 // matrix when building one).
-class Diag : public Layer {
+class Diag : public StridedCopyLayer {
  public:
   // Reads diagonal (default 0).
   explicit Diag(const LayerConfig& config)
-      : Layer(config), diagonal_(config.IntParam("diagonal", 0)) {}
+      : StridedCopyLayer(config), diagonal_(config.IntParam("diagonal", 0)) {}
 
   // (n + |k|, n + |k|) for a vector of n; the diagonal's length for a matrix (0 when k is outside
   // it, as PyTorch gives an empty vector).
@@ -47,8 +40,7 @@ class Diag : public Layer {
   }
 
   // Plans the copy along the diagonal.
-  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
-                       const PrepareContext& /*context*/) const override {
+  StridedCopy Copy(const Shapes& input_shapes, const Shapes& output_shapes) const override {
     const bool build = input_shapes[0].size() == 1;
     const Shape& matrix = build ? output_shapes[0] : input_shapes[0];
     const std::vector<size_t> strides = StorageStrides(matrix);
@@ -60,17 +52,12 @@ class Diag : public Layer {
     copy.source_strides = {build ? 1 : row + column};
     copy.target_strides = {build ? row + column : 1};
     (build ? copy.target_offset : copy.source_offset) = start;
-    auto state = std::make_unique<DiagState>();
-    state->copy = MakeStridedCopy(copy);
-    return state;
+    return copy;
   }
 
-  // Copies the diagonal (into a zeroed matrix when building one).
-  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
-               const ForwardContext& context) const override {
-    if (inputs[0]->rank() == 1) outputs[0]->Fill(0.0f);
-    RunStridedCopy(context.state_as<DiagState>().copy, inputs[0]->data(), outputs[0]->data(),
-                   context.compute.pool);
+  // Zeroes the matrix when building one: the copy writes only its diagonal.
+  void Prefill(const InputTensors& inputs, Tensor* output) const override {
+    if (inputs[0]->rank() == 1) output->Fill(0.0f);
   }
 
  private:

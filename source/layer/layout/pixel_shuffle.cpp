@@ -6,27 +6,20 @@
 #include <vector>
 
 #include "layer/layer_registry.hpp"
+#include "layer/view_layer.hpp"
 #include "lumen/error.hpp"
 #include "tensor/strided.hpp"
 
 namespace lumen {
-namespace {
-
-// Per session: the one copy that moves every value.
-struct PixelShuffleState : LayerState {
-  StridedCopy copy;
-};
-
-}  // namespace
 
 // Shuffle: output (c, h*r + i, w*r + j) is input channel c*r*r + i*r + j at (h, w); unshuffle is
 // the inverse. Any number of leading dimensions (batch or more) is allowed, as in PyTorch. Both
 // are one strided copy over the index space (leading, c, h, i, w, j).
-class PixelShuffle : public Layer {
+class PixelShuffle : public StridedCopyLayer {
  public:
   // Reads upscale_factor (shuffle) or downscale_factor (unshuffle).
   explicit PixelShuffle(const LayerConfig& config)
-      : Layer(config),
+      : StridedCopyLayer(config),
         unshuffle_(config.type() == "nn.PixelUnshuffle" || config.type() == "F.pixel_unshuffle"),
         factor_(config.IntParam(unshuffle_ ? "downscale_factor" : "upscale_factor")) {
     if (factor_ < 1) Fail(Concat("the factor must be positive, got ", factor_));
@@ -71,8 +64,7 @@ class PixelShuffle : public Layer {
   }
 
   // Plans the copy over (leading, c, h, i, w, j).
-  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
-                       const PrepareContext& /*context*/) const override {
+  StridedCopy Copy(const Shapes& input_shapes, const Shapes& output_shapes) const override {
     // The shuffled side is (*, C, H*r, W*r), the packed side (*, C*r*r, H, W).
     const Shape& spread = unshuffle_ ? input_shapes[0] : output_shapes[0];
     const Shape& packed = unshuffle_ ? output_shapes[0] : input_shapes[0];
@@ -99,16 +91,7 @@ class PixelShuffle : public Layer {
     copy.extents = extents;
     copy.source_strides = unshuffle_ ? spread_steps : packed_steps;
     copy.target_strides = unshuffle_ ? packed_steps : spread_steps;
-    auto state = std::make_unique<PixelShuffleState>();
-    state->copy = MakeStridedCopy(copy);
-    return state;
-  }
-
-  // Moves every value.
-  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
-               const ForwardContext& context) const override {
-    RunStridedCopy(context.state_as<PixelShuffleState>().copy, inputs[0]->data(),
-                   outputs[0]->data(), context.compute.pool);
+    return copy;
   }
 
  private:

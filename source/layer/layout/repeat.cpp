@@ -6,28 +6,22 @@
 
 #include "base/checked_math.hpp"
 #include "layer/layer_registry.hpp"
+#include "layer/view_layer.hpp"
 #include "lumen/error.hpp"
 #include "tensor/strided.hpp"
 
 namespace lumen {
-namespace {
-
-// Per session: the copy that tiles the input into the output.
-struct RepeatState : LayerState {
-  StridedCopy copy;
-};
-
-}  // namespace
 
 // `repeats` may be longer than the input's rank: the input is then seen with leading extents of
 // 1, as in PyTorch. Each output dimension of extent r * s is walked as two, (r copies) x (s input
 // elements), the first reading the input with step 0: one strided copy does the whole tiling.
 // torch.tile is the same, except that repeats shorter than the rank are padded with leading 1s
 // where Tensor.repeat refuses them.
-class Repeat : public Layer {
+class Repeat : public StridedCopyLayer {
  public:
   // Reads sizes (pnnx's name for Tensor.repeat's repeats) or dims (torch.tile's).
-  explicit Repeat(const LayerConfig& config) : Layer(config), tile_(config.HasParam("dims")) {
+  explicit Repeat(const LayerConfig& config)
+      : StridedCopyLayer(config), tile_(config.HasParam("dims")) {
     const char* key = tile_ ? "dims" : "sizes";
     const Parameter& sizes = config.Param(key);
     repeats_ = sizes.type() == Parameter::Type::kInt ? std::vector<int>{sizes.AsInt()}
@@ -55,8 +49,7 @@ class Repeat : public Layer {
   }
 
   // Plans the tiling copy.
-  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
-                       const PrepareContext& /*context*/) const override {
+  StridedCopy Copy(const Shapes& input_shapes, const Shapes& output_shapes) const override {
     const Shape input = Padded(input_shapes[0]);
     const std::vector<int> repeats = Repeats(input.size());
     const std::vector<size_t> input_strides = StorageStrides(input);
@@ -71,16 +64,7 @@ class Repeat : public Layer {
       copy.source_strides.push_back(static_cast<std::ptrdiff_t>(input_strides[d]));
       copy.target_strides.push_back(output_stride);
     }
-    auto state = std::make_unique<RepeatState>();
-    state->copy = MakeStridedCopy(copy);
-    return state;
-  }
-
-  // Tiles the input.
-  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
-               const ForwardContext& context) const override {
-    RunStridedCopy(context.state_as<RepeatState>().copy, inputs[0]->data(), outputs[0]->data(),
-                   context.compute.pool);
+    return copy;
   }
 
  private:

@@ -5,28 +5,21 @@
 
 #include "base/checked_math.hpp"
 #include "layer/layer_registry.hpp"
+#include "layer/view_layer.hpp"
 #include "lumen/error.hpp"
 #include "tensor/strided.hpp"
 
 namespace lumen {
-namespace {
-
-// Per session: the copy that writes every element `repeats` times.
-struct RepeatInterleaveState : LayerState {
-  StridedCopy copy;
-};
-
-}  // namespace
 
 // Output index i * repeats + r along dim is input index i: each output dimension of extent
 // (n * repeats) is walked as two, (n input elements) x (repeats copies reading with step 0), so
 // one strided copy does it all. With dim=None the output is the row-major list of the input's
 // elements, each repeated. Repeats given as a tensor (one count per element) make the output's
 // extent depend on the tensor's values, which Lumen's shape inference cannot see: refused.
-class RepeatInterleave : public Layer {
+class RepeatInterleave : public StridedCopyLayer {
  public:
   // Reads repeats (an int) and dim (None or an int).
-  explicit RepeatInterleave(const LayerConfig& config) : Layer(config) {
+  explicit RepeatInterleave(const LayerConfig& config) : StridedCopyLayer(config) {
     if (!config.HasParam("repeats")) {
       Fail(
           "repeats given as a tensor are not supported: the output's extent is the sum of the "
@@ -52,8 +45,7 @@ class RepeatInterleave : public Layer {
   }
 
   // Plans the copy.
-  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
-                       const PrepareContext& /*context*/) const override {
+  StridedCopy Copy(const Shapes& input_shapes, const Shapes& output_shapes) const override {
     const Shape& input = input_shapes[0];
     const std::vector<size_t> input_strides = StorageStrides(input);
     const std::vector<size_t> output_strides = StorageStrides(output_shapes[0]);
@@ -77,16 +69,7 @@ class RepeatInterleave : public Layer {
     copy.extents.push_back(static_cast<size_t>(repeats_));
     copy.source_strides.push_back(0);
     copy.target_strides.push_back(flatten_ ? 1 : static_cast<std::ptrdiff_t>(output_strides[axis]));
-    auto state = std::make_unique<RepeatInterleaveState>();
-    state->copy = MakeStridedCopy(copy);
-    return state;
-  }
-
-  // Writes every element `repeats` times.
-  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
-               const ForwardContext& context) const override {
-    RunStridedCopy(context.state_as<RepeatInterleaveState>().copy, inputs[0]->data(),
-                   outputs[0]->data(), context.compute.pool);
+    return copy;
   }
 
  private:

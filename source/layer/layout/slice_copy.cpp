@@ -29,7 +29,7 @@ class SliceCopy : public SlicingLayer {
   explicit SliceCopy(const LayerConfig& config)
       : SlicingLayer(config),
         self_(std::max(config.InputIndexOfRole("self"), 0)),
-        source_(config.InputIndexOfRole("src") >= 0 ? config.InputIndexOfRole("src") : 1) {}
+        source_(config.InputIndexOfRole("src", 1)) {}
 
   // self's shape; fails when src does not broadcast to the slice.
   Shapes OutputShapes(const Shapes& input_shapes) const override {

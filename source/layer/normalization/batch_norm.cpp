@@ -78,9 +78,7 @@ BatchNorm::BatchNorm(const LayerConfig& config) : Layer(config) {
                   inputs));
     }
     const auto role = [&](const char* name, int position) {
-      const int by_role = config.InputIndexOfRole(name);
-      if (by_role >= 0) return by_role;
-      return position < inputs ? position : -1;
+      return config.InputIndexOfRole(name, position < inputs ? position : -1);
     };
     weight_input_ = config.HasParam("weight") ? -1 : role("weight", 3);
     bias_input_ = config.HasParam("bias") ? -1 : role("bias", weight_input_ >= 0 ? 4 : 3);

@@ -59,30 +59,19 @@ class GroupNorm : public NormalizationLayer {
     const size_t channels = input[1];
     const auto groups = static_cast<size_t>(groups_);
     const size_t per_group = channels / groups;
-    NormalizationGroups& layout = state->groups;
-    NormalizationAffine& affine = state->affine;
-    if (input.size() >= 4) {
-      // (N, C, D..., H, W): each channel's positions are one contiguous plane, the channels of a
-      // group neighbouring planes: group o = n * G + g is one contiguous block.
-      size_t plane = 1;
-      for (size_t d = 2; d < input.size(); ++d) plane *= input[d];
-      layout = {batch * groups, per_group * plane, 1, 1};
-      affine.outer_period = groups;
-      affine.outer_step = per_group;
-      affine.extent_block = plane;
-      affine.extent_step = 1;
-    } else if (input.size() == 3) {
-      // (N, C, L) is stored as N slices of C x L column-major: the channels are the lanes, and
+    if (input.size() >= 3) {
+      // (N, C, D..., H, W): group o = n * G + g is one contiguous block of planes; (N, C, L):
       // each group pools per_group neighbouring lanes.
-      layout = {batch, input[2], channels, per_group};
-      affine.lane_step = 1;
+      size_t positions = 1;
+      for (size_t d = 2; d < input.size(); ++d) positions *= input[d];
+      state->LayOutChannelGroups(batch, groups, per_group, positions, input.size() >= 4);
     } else {
       // (N, C) is one N x C matrix stored column-major: channel c of sample n is at
       // c * N + n: group (n, g) is lane n of the per_group rows from g * per_group on.
-      layout = {groups, per_group, batch, 1};
-      affine.outer_period = groups;
-      affine.outer_step = per_group;
-      affine.extent_step = 1;
+      state->groups = {groups, per_group, batch, 1};
+      state->affine.outer_period = groups;
+      state->affine.outer_step = per_group;
+      state->affine.extent_step = 1;
     }
     state->ReserveScratch(context);
     return state;

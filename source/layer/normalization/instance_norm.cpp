@@ -119,19 +119,11 @@ class InstanceNorm : public NormalizationLayer {
     const size_t channels = input[first_spatial - 1];
     const size_t batch = first_spatial == 2 ? input[0] : 1;
     state->channels = channels;
-    if (spatial >= 2) {
-      // Each channel of each sample is one contiguous plane: plane o has channel o % C.
-      size_t plane = 1;
-      for (size_t d = first_spatial; d < rank; ++d) plane *= input[d];
-      state->groups = {batch * channels, plane, 1, 1};
-      state->affine.outer_period = channels;
-      state->affine.outer_step = 1;
-      state->affine.extent_block = plane;
-    } else {
-      // (N, C, L) or (C, L): stored as slices of C x L column-major, so channels are the lanes.
-      state->groups = {batch, input[rank - 1], channels, 1};
-      state->affine.lane_step = 1;
-    }
+    // Each channel is a group of its own: plane o has channel o % C; (N, C, L) or (C, L) are
+    // stored as slices of C x L column-major, so channels are the lanes.
+    size_t positions = 1;
+    for (size_t d = first_spatial; d < rank; ++d) positions *= input[d];
+    state->LayOutChannelGroups(batch, channels, /*per_group=*/1, positions, spatial >= 2);
     state->ReserveScratch(context);
     return state;
   }

@@ -14,6 +14,20 @@ void NormalizationState::ReserveScratch(const PrepareContext& context) const {
   }
 }
 
+void NormalizationState::LayOutChannelGroups(size_t batch, size_t group_count, size_t per_group,
+                                             size_t positions, bool planes) {
+  if (planes) {
+    groups = {batch * group_count, per_group * positions, 1, 1};
+    affine.outer_period = group_count;
+    affine.outer_step = per_group;
+    affine.extent_block = positions;
+    affine.extent_step = 1;
+  } else {
+    groups = {batch, positions, group_count * per_group, per_group};
+    affine.lane_step = 1;
+  }
+}
+
 NormalizationLayer::NormalizationLayer(const LayerConfig& config, const NormalizationSpec& spec,
                                        AffineParameters affine)
     : Layer(config), spec_(spec), affine_(std::move(affine)) {}

@@ -76,6 +76,15 @@ struct NormalizationState : LayerState {
   // Reserves the per-thread scratch NormalizeGroups needs for `groups` in the context's workspace
   // (if any), so that Forward does not allocate: call it in Prepare once `groups` is set.
   void ReserveScratch(const PrepareContext& context) const;
+
+  // Lays out GroupNorm's groups (InstanceNorm's: per_group 1) over `batch` samples of
+  // `group_count` x `per_group` channels, per_group neighbouring channels to a group, each channel
+  // holding `positions` values. With `planes` (two or more spatial dimensions) each channel is one
+  // contiguous plane and a group neighbouring planes, one contiguous block; otherwise ((N, C, L),
+  // stored as slices of C x L column-major) the channels are the lanes and a group pools per_group
+  // of them.
+  void LayOutChannelGroups(size_t batch, size_t group_count, size_t per_group, size_t positions,
+                           bool planes);
 };
 
 // A layer that normalises the groups its Prepare lays out in a NormalizationState, with one spec
