@@ -221,6 +221,19 @@ def write_refused_models():
             image, [value("y", [1, 2, 3, 4])], 7,
             [numpy_helper.from_array(np.ones([2, 3, 4], np.float32), name)
              for name in ("s", "b", "m", "v")]),
+        # Before opset 14, BatchNormalization's statistics outputs select training mode.
+        "opset_batchnorm9_training_outputs.onnx": one_node_model(
+            helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"],
+                             ["y", "mean", "var", "saved_mean", "saved_var"], name="norm"),
+            image, [value("y", [1, 2, 3, 4])] + [value(name, [2]) for name in
+                                                 ("mean", "var", "saved_mean", "saved_var")], 9,
+            [numpy_helper.from_array(np.ones([2], np.float32), name)
+             for name in ("s", "b", "m", "v")]),
+        "opset_convtranspose10_output_shape.onnx": one_node_model(
+            helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv",
+                             output_shape=[7, 9], strides=[2, 2]),
+            image, [value("y", [1, 1, 7, 9])], 10,
+            [numpy_helper.from_array(np.ones([2, 1, 2, 2], np.float32), "w")]),
         "opset_maxpool9_ceil_mode.onnx": one_node_model(
             helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2]),
             image, [value("y", [1, 2, 2, 3])], 9),

@@ -210,6 +210,12 @@ INSTANTIATE_TEST_SUITE_P(
                     "node 'up' (Upsample, opset 7): mode 'bilinear' before opset 11"},
         HostileCase{"opset_batchnorm_spatial0.onnx",
                     "node 'norm' (BatchNormalization, opset 7): spatial=0"},
+        HostileCase{"opset_batchnorm9_training_outputs.onnx",
+                    "node 'norm' (BatchNormalization, opset 9): BatchNormalization with the "
+                    "running statistics' outputs computes in training mode"},
+        HostileCase{"opset_convtranspose10_output_shape.onnx",
+                    "node 'deconv' (ConvTranspose, opset 10): output_shape and auto_pad of "
+                    "ConvTranspose before opset 11"},
         HostileCase{"opset_maxpool9_ceil_mode.onnx",
                     "node 'pool' (MaxPool, opset 9): MaxPool has no attribute ceil_mode before "
                     "opset 10"},
