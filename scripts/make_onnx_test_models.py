@@ -437,7 +437,7 @@ def hostile_models():
                         [tensor("k", np.array([2]))])
     (folder / "unsupported_op.onnx").write_bytes(unsupported.SerializeToString())
     old = model([helper.make_node("Relu", ["x"], ["y"])], [value("x", [2, 3])],
-                [value("y", [2, 3])], opset=9)
+                [value("y", [2, 3])], opset=6)
     (folder / "old_opset.onnx").write_bytes(old.SerializeToString())
     integer = model([helper.make_node("Relu", ["x"], ["y"])],
                     [value("x", [2, 3], TensorProto.INT64)], [value("y", [2, 3], TensorProto.INT64)])

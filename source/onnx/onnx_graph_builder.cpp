@@ -189,6 +189,7 @@ void GraphBuilder::ConvertNode(size_t index) {
   node_index_ = index;
   nodes_made_ = 0;
   node_name_ = node_->name().empty() ? Concat(node_->op_type(), "_", index) : node_->name();
+  CheckOpVersion();
   if (node_->op_type() == "Constant") {
     if (node_->output_size() != 1) Fail("expected one output");
     ConstantTensor value;

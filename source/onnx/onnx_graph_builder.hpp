@@ -41,6 +41,15 @@ class GraphBuilder {
   std::vector<size_t> OrderNodes() const;
   void RefuseUnsupportedOps() const;
   void ConvertNode(size_t index);
+
+  // --- op versions (onnx_opsets.cpp) -----------------------------------------------------------
+  // The version of `op` a model at `opset` uses (the newest not above it); 0 if ONNX has none.
+  static int OpVersion(const std::string& op, int opset);
+  // Fail()s unless the current node's op, in the version the model's opset gives it, is one its
+  // mapper implements (and its attributes are ones that version has).
+  void CheckOpVersion() const;
+  // The version of the current node's op.
+  int NodeOpVersion() const { return OpVersion(node_->op_type(), opset_); }
   // Remembers which outputs of the current node hold integers (shapes, indices, Cast to an integer
   // type): Lumen holds them as floats, and Div or Cast must then round as integers do.
   void NoteIntegerOutputs();
@@ -158,10 +167,16 @@ class GraphBuilder {
   void MapSqueeze();
   void MapUnsqueeze();
   void MapSlice();
+  // Tensor.slice of input 0 with bounds known when loading, into output 0.
+  void EmitSlice(const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                 const std::vector<int64_t>& axes, const std::vector<int64_t>& steps);
   void MapSplit();
   void MapConcat();
   void MapExpand();
   void MapPad();
+  // Pad's pads over every axis (a begin per axis, then an end per axis) from the ones for the
+  // axes of its axes input (opset 18), when it has one.
+  std::vector<int64_t> PadsOverEveryAxis(const std::vector<int64_t>& pads);
   void MapTile();
   void MapDepthToSpace();
   void MapSpaceToDepth();
@@ -196,6 +211,10 @@ class GraphBuilder {
 
   // operators/sampling.cpp
   void MapResize();
+  // Upsample (opsets 7 to 10) and Resize at opset 10: nearest resizing by scale factors.
+  void MapUpsample();
+  // nn.Upsample's scale_factor from ONNX's scales (one per axis of (N,C,H,W)).
+  void SetScaleFactors(const ConstantTensor& scales, Node* node) const;
 
   const lumen_onnx_proto::ModelProto& model_;
   const lumen_onnx_proto::GraphProto& graph_proto_;

@@ -72,6 +72,7 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
         {"RNN", &GraphBuilder::MapRecurrent},
         // sampling
         {"Resize", &GraphBuilder::MapResize},
+        {"Upsample", &GraphBuilder::MapUpsample},
         // shape arithmetic
         {"Shape", &GraphBuilder::MapShape},
         {"Size", &GraphBuilder::MapSize},

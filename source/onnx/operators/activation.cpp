@@ -23,11 +23,14 @@ void GraphBuilder::MapPlainActivation() {
 }
 
 void GraphBuilder::MapClip() {
-  // Clip's bounds are inputs since opset 11 (the oldest Lumen reads).
-  const bool has_min = HasInput(1);
-  const bool has_max = HasInput(2);
-  const double low = has_min ? ConstantInput(1, "min").At(0) : -INFINITY;
-  const double high = has_max ? ConstantInput(2, "max").At(0) : INFINITY;
+  // Clip's bounds are inputs since opset 11, attributes before.
+  const bool old = NodeOpVersion() < 11;
+  const bool has_min = old ? FindAttribute(node(), "min") != nullptr : HasInput(1);
+  const bool has_max = old ? FindAttribute(node(), "max") != nullptr : HasInput(2);
+  double low = -INFINITY;
+  double high = INFINITY;
+  if (has_min) low = old ? Float("min", 0.0f) : ConstantInput(1, "min").At(0);
+  if (has_max) high = old ? Float("max", 0.0f) : ConstantInput(2, "max").At(0);
   if (low == 0.0 && high == 6.0) {
     Emit(MakeNode("nn.ReLU6", {RuntimeInput(0)}, {OutputName(0)}));
   } else if (low == 0.0 && !has_max) {

@@ -121,6 +121,16 @@ void GraphBuilder::MapUnsqueeze() {
 }
 
 void GraphBuilder::MapSlice() {
+  if (NodeOpVersion() < 10) {
+    // Before opset 10 the bounds are attributes (and there are no steps).
+    std::vector<int64_t> axes = Ints("axes", {});
+    const std::vector<int64_t> starts = Ints("starts", {});
+    if (axes.empty()) {
+      for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+    }
+    EmitSlice(starts, Ints("ends", {}), axes, std::vector<int64_t>(starts.size(), 1));
+    return;
+  }
   bool constant = true;
   for (size_t input = 1; input < InputCount(); ++input) {
     constant = constant && (!HasInput(input) || IsConstantInput(input));
@@ -149,6 +159,11 @@ void GraphBuilder::MapSlice() {
   }
   std::vector<int64_t> steps =
       HasInput(4) ? ConstantInput(4, "steps").Integers() : std::vector<int64_t>(starts.size(), 1);
+  EmitSlice(starts, ends, axes, steps);
+}
+
+void GraphBuilder::EmitSlice(const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                             const std::vector<int64_t>& axes, const std::vector<int64_t>& steps) {
   if (ends.size() != starts.size() || axes.size() != starts.size() ||
       steps.size() != starts.size()) {
     Fail("starts, ends, axes and steps differ in length");
@@ -180,6 +195,13 @@ void GraphBuilder::MapSplit() {
   }
   Node node = MakeNode("torch.split", {RuntimeInput(0)}, outputs);
   node.params["dim"] = Parameter::FromInt(ClampToInt(Int("axis", 0)));
+  if (NodeOpVersion() >= 18 && sizes.empty()) {
+    // Opset 18 names the number of pieces, of ceil(extent / n) elements but the last: torch.chunk.
+    const int64_t pieces = Int("num_outputs", 0);
+    if (pieces != static_cast<int64_t>(outputs.size())) {
+      Fail(Concat("num_outputs ", pieces, " is not the ", outputs.size(), " outputs given"));
+    }
+  }
   if (sizes.empty()) {
     node.params["chunks"] = Parameter::FromInt(static_cast<int>(outputs.size()));
     node.type = "torch.chunk";
@@ -206,9 +228,39 @@ void GraphBuilder::MapExpand() {
   SetRuntimeOutput(0, OutputName(0));
 }
 
-// Pad (opset 11+: pads and constant_value are inputs): F.pad, whose list holds (before, after)
-// pairs from the last axis backwards. ONNX's edge is PyTorch's replicate. Negative pads crop, as
-// in both.
+std::vector<int64_t> GraphBuilder::PadsOverEveryAxis(const std::vector<int64_t>& pads) {
+  if (!HasInput(3)) return pads;
+  std::vector<int64_t> axes = ConstantInput(3, "axes").Integers();
+  if (axes.empty()) Fail("the axes input is empty");
+  if (pads.size() != 2 * axes.size()) {
+    Fail(Concat("pads ", DimsToString(pads), " must hold a begin and an end per axis of ",
+                DimsToString(axes)));
+  }
+  // Negative axes count from the end: they need the rank only if non-negative ones are given too.
+  const bool non_negative = std::any_of(axes.begin(), axes.end(), [](int64_t a) { return a >= 0; });
+  int64_t rank = non_negative ? RequireInputRank(0, "for the non-negative axes of Pad") : 0;
+  if (!non_negative) {
+    rank = InputRank(0);
+    for (int64_t axis : axes) rank = std::max(rank, -axis);
+  }
+  std::vector<int64_t> full(static_cast<size_t>(2 * rank), 0);
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (axes[i] < -rank || axes[i] >= rank) {
+      Fail(Concat("axis ", axes[i], " is outside rank ", rank));
+    }
+    const size_t axis = static_cast<size_t>(axes[i] < 0 ? axes[i] + rank : axes[i]);
+    if (seen[axis]) Fail(Concat("axes ", DimsToString(axes), " repeat an axis"));
+    seen[axis] = true;
+    full[axis] = pads[i];
+    full[axis + static_cast<size_t>(rank)] = pads[i + axes.size()];
+  }
+  return full;
+}
+
+// Pad (pads and value are attributes before opset 11, inputs since; an axes input from 18): F.pad,
+// whose list holds (before, after) pairs from the last axis backwards. ONNX's edge is PyTorch's
+// replicate. Negative pads crop, as in both.
 void GraphBuilder::MapPad() {
   const std::string mode = String("mode", "constant");
   std::string torch_mode;
@@ -221,8 +273,10 @@ void GraphBuilder::MapPad() {
   } else {
     Fail(Concat("mode '", mode, "' is not supported (only constant, reflect and edge)"));
   }
-  if (HasInput(3)) Fail("the axes input (opset 18) is not supported");
-  const std::vector<int64_t> pads = ConstantInput(1, "pads").Integers();
+  // Before opset 11 the pads and the value are attributes; from 18 the pads may name axes.
+  const bool old = NodeOpVersion() < 11;
+  const std::vector<int64_t> pads =
+      old ? Ints("pads", {}) : PadsOverEveryAxis(ConstantInput(1, "pads").Integers());
   if (pads.empty() || pads.size() % 2 != 0) {
     Fail(Concat("pads ", DimsToString(pads), " must hold a begin and an end per axis"));
   }
@@ -263,7 +317,9 @@ void GraphBuilder::MapPad() {
   Node node = MakeNode("F.pad", {RuntimeInput(0)}, {OutputName(0)});
   node.params["pad"] = Parameter::FromIntArray(torch_pads);
   node.params["mode"] = Parameter::FromString(torch_mode);
-  if (HasInput(2)) {
+  if (old && torch_mode == "constant") {
+    node.params["value"] = Parameter::FromFloat(Float("value", 0.0f));
+  } else if (!old && HasInput(2)) {
     const ConstantTensor& value = ConstantInput(2, "constant_value");
     if (value.size() != 1) Fail(Concat("constant_value ", value.Describe(), " must be one value"));
     if (torch_mode == "constant") {

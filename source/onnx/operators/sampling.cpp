@@ -1,5 +1,6 @@
 // ONNX Resize, as PyTorch exports nn.Upsample and F.interpolate, onto nn.Upsample (lumen.Resize
-// when the sizes are computed from shapes).
+// when the sizes are computed from shapes); Upsample (opsets 7 to 9) and Resize at opset 10, its
+// successor of the same semantics, onto nn.Upsample's nearest mode.
 #include <cstdio>
 
 #include "lumen/error.hpp"
@@ -23,7 +24,64 @@ std::string DoubleListText(const std::vector<double>& values) {
 
 }  // namespace
 
+void GraphBuilder::SetScaleFactors(const ConstantTensor& scales, Node* node) const {
+  if (scales.size() != 4 || scales.At(0) != 1.0 || scales.At(1) != 1.0) {
+    Fail(Concat("scales ", scales.Describe(), " are not supported (only (1,1,h,w))"));
+  }
+  node->params["scale_factor"] = Parameter::Parse(DoubleListText({scales.At(2), scales.At(3)}));
+}
+
+void GraphBuilder::MapUpsample() {
+  // Upsample 7 reads its scales from an attribute, Upsample 9 and 10 and Resize 10 from input 1.
+  const bool resize = node().op_type() == "Resize";
+  ConstantTensor scales;
+  if (!resize && NodeOpVersion() < 9) {
+    const lumen_onnx_proto::AttributeProto* attribute = FindAttribute(node(), "scales");
+    if (attribute == nullptr) Fail("the scales attribute is missing");
+    scales = ConstantTensor::FromDoubles(
+        kFloat, {attribute->floats_size()},
+        std::vector<double>(attribute->floats().begin(), attribute->floats().end()));
+  } else {
+    scales = ConstantInput(1, "scales");
+  }
+  const std::string mode = String("mode", "nearest");
+  if (mode == "linear" || mode == "bilinear") {
+    // Upsample's and Resize 10's linear mode reads input position dst / scale ("asymmetric"),
+    // which PyTorch's bilinear is not (torch.onnx.export warns that its opset 9 and 10 exports
+    // differ from PyTorch), nor any of Lumen's resizing layers.
+    Fail(Concat("mode '", mode,
+                "' before opset 11 (source positions dst / scale, ONNX's asymmetric "
+                "coordinates) is not supported (only nearest)"));
+  }
+  if (mode != "nearest") Fail(Concat("mode '", mode, "' is not supported (only nearest)"));
+  for (size_t i = 0; i < scales.size(); ++i) {
+    // Downsampling picks other pixels in ONNX Runtime (ceil) than in PyTorch (floor); Upsample
+    // does not allow it, Resize 10 leaves it open.
+    if (scales.At(i) < 1.0) {
+      Fail(Concat("scales ", scales.Describe(), " below 1 are not supported before opset 11"));
+    }
+  }
+  // Nearest, asymmetric, rounding down: input pixel floor(dst / scale), PyTorch's nearest.
+  Node node = MakeNode("nn.Upsample", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["mode"] = Parameter::FromString("nearest");
+  SetScaleFactors(scales, &node);
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
 void GraphBuilder::MapResize() {
+  if (NodeOpVersion() < 11) {
+    MapUpsample();
+    return;
+  }
+  if (NodeOpVersion() >= 18) {
+    if (Int("antialias", 0) != 0) Fail("antialias=1 is not supported");
+    if (FindAttribute(node(), "axes")) Fail("the axes attribute (opset 18) is not supported");
+    const std::string policy = String("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch") {
+      Fail(Concat("keep_aspect_ratio_policy '", policy, "' is not supported (only stretch)"));
+    }
+  }
   const std::string mode = String("mode", "nearest");
   const std::string transform = String("coordinate_transformation_mode", "half_pixel");
   Node node = MakeNode("nn.Upsample", {RuntimeInput(0)}, {OutputName(0)});
@@ -67,11 +125,7 @@ void GraphBuilder::MapResize() {
     if (sizes.size() != 4) Fail("only 2-D resizing of (N,C,H,W) is supported");
     node.params["size"] = Parameter::FromIntArray({ClampToInt(sizes[2]), ClampToInt(sizes[3])});
   } else if (has_scales) {
-    const ConstantTensor& scales = ConstantInput(2, "scales");
-    if (scales.size() != 4 || scales.At(0) != 1.0 || scales.At(1) != 1.0) {
-      Fail(Concat("scales ", scales.Describe(), " are not supported (only (1,1,h,w))"));
-    }
-    node.params["scale_factor"] = Parameter::Parse(DoubleListText({scales.At(2), scales.At(3)}));
+    SetScaleFactors(ConstantInput(2, "scales"), &node);
   } else {
     Fail("neither scales nor sizes is given");
   }

@@ -1,0 +1,371 @@
+// Which version of each ONNX op a model uses, and which versions the reader maps: ONNX changes an
+// op's semantics by giving it a new version at some opset (Slice's bounds became inputs at 10,
+// Pad's at 11, Clip's at 11, Softmax stopped flattening at 13, Split got num_outputs at 18), and a
+// file at opset N uses, for each op, the newest version not above N. Every op of a model is checked
+// against the versions its mapper implements before it is mapped or evaluated, so that an old (or
+// newer) op is read with its own semantics or refused naming the op, the node and the opset, never
+// computed with another version's.
+#include <map>
+#include <vector>
+
+#include "lumen/error.hpp"
+#include "onnx/onnx_graph_builder.hpp"
+
+namespace lumen {
+namespace onnx {
+
+namespace {
+
+// The opsets the reader first read: an op not in ExtendedVersions() is implemented in the
+// versions in effect between them.
+constexpr int kFirstReadOpset = 11;
+constexpr int kLastReadOpset = 17;
+
+// The opsets at which each default-domain op got a new version (onnx.defs' since_version of every
+// schema of Debian's python3-onnx 1.12, plus the versions opset 18 added), up to kNewestOnnxOpset.
+const std::map<std::string, std::vector<int>>& OpVersions() {
+  static const std::map<std::string, std::vector<int>> versions = {
+      {"Abs", {1, 6, 13}},
+      {"Acos", {7}},
+      {"Acosh", {9}},
+      {"Add", {1, 6, 7, 13, 14}},
+      {"And", {1, 7}},
+      {"ArgMax", {1, 11, 12, 13}},
+      {"ArgMin", {1, 11, 12, 13}},
+      {"Asin", {7}},
+      {"Asinh", {9}},
+      {"Atan", {7}},
+      {"Atanh", {9}},
+      {"AveragePool", {1, 7, 10, 11}},
+      {"BatchNormalization", {1, 6, 7, 9, 14, 15}},
+      {"Bernoulli", {15}},
+      {"BitShift", {11}},
+      {"BitwiseAnd", {18}},
+      {"BitwiseNot", {18}},
+      {"BitwiseOr", {18}},
+      {"BitwiseXor", {18}},
+      {"BlackmanWindow", {17}},
+      {"Cast", {1, 6, 9, 13}},
+      {"CastLike", {15}},
+      {"Ceil", {1, 6, 13}},
+      {"Celu", {12}},
+      {"CenterCropPad", {18}},
+      {"Clip", {1, 6, 11, 12, 13}},
+      {"Col2Im", {18}},
+      {"Compress", {9, 11}},
+      {"Concat", {1, 4, 11, 13}},
+      {"ConcatFromSequence", {11}},
+      {"Constant", {1, 9, 11, 12, 13}},
+      {"ConstantOfShape", {9}},
+      {"Conv", {1, 11}},
+      {"ConvInteger", {10}},
+      {"ConvTranspose", {1, 11}},
+      {"Cos", {7}},
+      {"Cosh", {9}},
+      {"CumSum", {11, 14}},
+      {"DFT", {17}},
+      {"DepthToSpace", {1, 11, 13}},
+      {"DequantizeLinear", {10, 13}},
+      {"Det", {11}},
+      {"Div", {1, 6, 7, 13, 14}},
+      {"Dropout", {1, 6, 7, 10, 12, 13}},
+      {"DynamicQuantizeLinear", {11}},
+      {"Einsum", {12}},
+      {"Elu", {1, 6}},
+      {"Equal", {1, 7, 11, 13}},
+      {"Erf", {9, 13}},
+      {"Exp", {1, 6, 13}},
+      {"Expand", {8, 13}},
+      {"EyeLike", {9}},
+      {"Flatten", {1, 9, 11, 13}},
+      {"Floor", {1, 6, 13}},
+      {"GRU", {1, 3, 7, 14}},
+      {"Gather", {1, 11, 13}},
+      {"GatherElements", {11, 13}},
+      {"GatherND", {11, 12, 13}},
+      {"Gemm", {1, 6, 7, 9, 11, 13}},
+      {"GlobalAveragePool", {1}},
+      {"GlobalLpPool", {1, 2}},
+      {"GlobalMaxPool", {1}},
+      {"Greater", {1, 7, 9, 13}},
+      {"GreaterOrEqual", {12, 16}},
+      {"GridSample", {16}},
+      {"GroupNormalization", {18}},
+      {"HammingWindow", {17}},
+      {"HannWindow", {17}},
+      {"HardSigmoid", {1, 6}},
+      {"HardSwish", {14}},
+      {"Hardmax", {1, 11, 13}},
+      {"Identity", {1, 13, 14, 16}},
+      {"If", {1, 11, 13, 16}},
+      {"InstanceNormalization", {1, 6}},
+      {"IsInf", {10}},
+      {"IsNaN", {9, 13}},
+      {"LRN", {1, 13}},
+      {"LSTM", {1, 7, 14}},
+      {"LayerNormalization", {17}},
+      {"LeakyRelu", {1, 6, 16}},
+      {"Less", {1, 7, 9, 13}},
+      {"LessOrEqual", {12, 16}},
+      {"Log", {1, 6, 13}},
+      {"LogSoftmax", {1, 11, 13}},
+      {"Loop", {1, 11, 13, 16}},
+      {"LpNormalization", {1}},
+      {"LpPool", {1, 2, 11, 18}},
+      {"MatMul", {1, 9, 13}},
+      {"MatMulInteger", {10}},
+      {"Max", {1, 6, 8, 12, 13}},
+      {"MaxPool", {1, 8, 10, 11, 12}},
+      {"MaxRoiPool", {1}},
+      {"MaxUnpool", {9, 11}},
+      {"Mean", {1, 6, 8, 13}},
+      {"MeanVarianceNormalization", {9, 13}},
+      {"MelWeightMatrix", {17}},
+      {"Min", {1, 6, 8, 12, 13}},
+      {"Mish", {18}},
+      {"Mod", {10, 13}},
+      {"Mul", {1, 6, 7, 13, 14}},
+      {"Multinomial", {7}},
+      {"Neg", {1, 6, 13}},
+      {"NegativeLogLikelihoodLoss", {12, 13}},
+      {"NonMaxSuppression", {10, 11}},
+      {"NonZero", {9, 13}},
+      {"Not", {1}},
+      {"OneHot", {9, 11}},
+      {"Optional", {15}},
+      {"OptionalGetElement", {15, 18}},
+      {"OptionalHasElement", {15, 18}},
+      {"Or", {1, 7}},
+      {"PRelu", {1, 6, 7, 9, 16}},
+      {"Pad", {1, 2, 11, 13, 18}},
+      {"Pow", {1, 7, 12, 13, 15}},
+      {"QLinearConv", {10}},
+      {"QLinearMatMul", {10}},
+      {"QuantizeLinear", {10, 13}},
+      {"RNN", {1, 7, 14}},
+      {"RandomNormal", {1}},
+      {"RandomNormalLike", {1}},
+      {"RandomUniform", {1}},
+      {"RandomUniformLike", {1}},
+      {"Range", {11}},
+      {"Reciprocal", {1, 6, 13}},
+      {"ReduceL1", {1, 11, 13, 18}},
+      {"ReduceL2", {1, 11, 13, 18}},
+      {"ReduceLogSum", {1, 11, 13, 18}},
+      {"ReduceLogSumExp", {1, 11, 13, 18}},
+      {"ReduceMax", {1, 11, 12, 13, 18}},
+      {"ReduceMean", {1, 11, 13, 18}},
+      {"ReduceMin", {1, 11, 12, 13, 18}},
+      {"ReduceProd", {1, 11, 13, 18}},
+      {"ReduceSum", {1, 11, 13}},
+      {"ReduceSumSquare", {1, 11, 13, 18}},
+      {"Relu", {1, 6, 13, 14}},
+      {"Reshape", {1, 5, 13, 14}},
+      {"Resize", {10, 11, 13, 18}},
+      {"ReverseSequence", {10}},
+      {"RoiAlign", {10, 16}},
+      {"Round", {11}},
+      {"STFT", {17}},
+      {"Scan", {8, 9, 11, 16}},
+      {"Scatter", {9, 11}},
+      {"ScatterElements", {11, 13, 16, 18}},
+      {"ScatterND", {11, 13, 16, 18}},
+      {"Selu", {1, 6}},
+      {"SequenceAt", {11}},
+      {"SequenceConstruct", {11}},
+      {"SequenceEmpty", {11}},
+      {"SequenceErase", {11}},
+      {"SequenceInsert", {11}},
+      {"SequenceLength", {11}},
+      {"SequenceMap", {17}},
+      {"Shape", {1, 13, 15}},
+      {"Shrink", {9}},
+      {"Sigmoid", {1, 6, 13}},
+      {"Sign", {9, 13}},
+      {"Sin", {7}},
+      {"Sinh", {9}},
+      {"Size", {1, 13}},
+      {"Slice", {1, 10, 11, 13}},
+      {"Softmax", {1, 11, 13}},
+      {"SoftmaxCrossEntropyLoss", {12, 13}},
+      {"Softplus", {1}},
+      {"Softsign", {1}},
+      {"SpaceToDepth", {1, 13}},
+      {"Split", {1, 2, 11, 13, 18}},
+      {"SplitToSequence", {11}},
+      {"Sqrt", {1, 6, 13}},
+      {"Squeeze", {1, 11, 13}},
+      {"StringNormalizer", {10}},
+      {"Sub", {1, 6, 7, 13, 14}},
+      {"Sum", {1, 6, 8, 13}},
+      {"Tan", {7}},
+      {"Tanh", {1, 6, 13}},
+      {"TfIdfVectorizer", {9}},
+      {"ThresholdedRelu", {10}},
+      {"Tile", {1, 6, 13}},
+      {"TopK", {1, 10, 11}},
+      {"Transpose", {1, 13}},
+      {"Trilu", {14}},
+      {"Unique", {11}},
+      {"Unsqueeze", {1, 11, 13}},
+      {"Upsample", {1, 7, 9, 10}},
+      {"Where", {9, 16}},
+      {"Xor", {1, 7}},
+  };
+  return versions;
+}
+
+// The oldest and newest versions of an op that its mapper (or folder) implements.
+struct VersionRange {
+  int oldest;
+  int newest;
+};
+
+// The ops whose mappers implement other versions than the ones in effect at opsets 11 to 17 (the
+// range the reader started with, which is every other op's default). Old versions listed here
+// differ from the newer ones only in what the mappers read either way (an attribute that became
+// an input, broadcasting rules, types Lumen does not hold) or in a branch of their mapper.
+const std::map<std::string, VersionRange>& ExtendedVersions() {
+  static const std::map<std::string, VersionRange> ranges = {
+      // Attributes that became inputs: each mapper reads either.
+      {"Clip", {6, 13}},   // min and max attributes before 11
+      {"Pad", {2, 18}},    // pads and value attributes before 11; the axes input from 18
+      {"Slice", {1, 13}},  // starts, ends and axes attributes before 10
+      {"Split", {2, 18}},  // split attribute before 13; num_outputs from 18
+      {"Squeeze", {1, 13}},
+      {"Unsqueeze", {1, 13}},
+      {"ReduceL2", {1, 18}},  // axes attribute before 18 (13 for ReduceSum), input from 18
+      {"ReduceMax", {1, 18}},
+      {"ReduceMean", {1, 18}},
+      {"ReduceMin", {1, 18}},
+      {"ReduceSum", {1, 13}},
+      {"Upsample", {7, 10}},  // scales attribute at 7, input from 9
+      {"Resize", {10, 18}},   // 10: asymmetric coordinates; 18: antialias, axes and the policy
+      // Versions 1 to 10 differ only in negative axes (allowed from 11) or in types.
+      {"ArgMax", {1, 13}},
+      {"ArgMin", {1, 13}},
+      {"Concat", {4, 13}},
+      {"DepthToSpace", {1, 13}},  // no mode attribute before 11: DCR, the default
+      {"Flatten", {1, 13}},
+      {"Gather", {1, 13}},
+      {"Softmax", {1, 13}},  // the same flattening semantics as 11 (MapSoftmax)
+      {"Conv", {1, 11}},
+      {"ConvTranspose", {1, 11}},  // version 1 without output_shape and auto_pad (CheckOpVersion)
+      // Pooling before 10 has no ceil_mode and no dilations (CheckOpVersion).
+      {"AveragePool", {7, 11}},
+      {"MaxPool", {1, 12}},
+      // Opset 7's versions: no broadcast attribute, numpy broadcasting (what the mappers do).
+      {"Add", {7, 14}},
+      {"Sub", {7, 14}},
+      {"Mul", {7, 14}},
+      {"Div", {7, 14}},
+      {"Pow", {7, 15}},
+      {"PRelu", {7, 16}},
+      {"Gemm", {7, 13}},
+      {"Equal", {7, 13}},
+      {"Less", {7, 13}},
+      {"Greater", {7, 13}},
+      // Sum, Max and Min before 8 take inputs of one shape (a case of broadcasting).
+      {"Max", {6, 13}},
+      {"Min", {6, 13}},
+      {"Sum", {6, 13}},
+      // Inference: training-only outputs and modes are refused (CheckOpVersion); 7 has `spatial`.
+      {"BatchNormalization", {7, 15}},
+      {"Dropout", {7, 13}},
+      // Version 7 of the recurrent ops is version 14 without the layout attribute (layout=0).
+      {"GRU", {7, 14}},
+      {"LSTM", {7, 14}},
+      {"RNN", {7, 14}},
+      // Version 6 dropped consumed_inputs; the computation is the same since.
+      {"Abs", {6, 13}},
+      {"Cast", {6, 13}},
+      {"Ceil", {6, 13}},
+      {"Elu", {6, 6}},
+      {"Exp", {6, 13}},
+      {"Floor", {6, 13}},
+      {"HardSigmoid", {6, 6}},
+      {"InstanceNormalization", {6, 6}},
+      {"LeakyRelu", {6, 16}},
+      {"Log", {6, 13}},
+      {"Neg", {6, 13}},
+      {"Reciprocal", {6, 13}},
+      {"Relu", {6, 14}},
+      {"Sigmoid", {6, 13}},
+      {"Sqrt", {6, 13}},
+      {"Tanh", {6, 13}},
+      {"Tile", {6, 13}},
+      // Shape arithmetic: Shape's start and end (15) default to the whole shape.
+      {"Reshape", {5, 14}},
+      {"Shape", {1, 15}},
+      {"Size", {1, 13}},
+      {"Transpose", {1, 13}},
+      {"Constant", {1, 13}},
+      {"Identity", {1, 16}},
+      {"MatMul", {1, 13}},
+      {"Mish", {18, 18}},  // an op of opset 18: its one version
+  };
+  return ranges;
+}
+
+}  // namespace
+
+int GraphBuilder::OpVersion(const std::string& op, int opset) {
+  const auto found = OpVersions().find(op);
+  if (found == OpVersions().end()) return 0;
+  int version = 0;
+  for (int since : found->second) {
+    if (since <= opset) version = since;
+  }
+  return version;
+}
+
+void GraphBuilder::CheckOpVersion() const {
+  const std::string& op = node().op_type();
+  const int version = OpVersion(op, opset_);
+  // An op ONNX does not list, or one newer than the model's opset (which ONNX's checker refuses
+  // and exporters never write): nothing to choose between.
+  if (version == 0) return;
+  const auto extended = ExtendedVersions().find(op);
+  const VersionRange range =
+      extended != ExtendedVersions().end()
+          ? extended->second
+          : VersionRange{OpVersion(op, kFirstReadOpset), OpVersion(op, kLastReadOpset)};
+  if (version < range.oldest || version > range.newest) {
+    Fail(Concat("version ", version, " of ", op, " (the one opset ", opset_,
+                " uses) is not supported: Lumen implements ", op, " as ONNX defines it in ",
+                range.oldest == range.newest
+                    ? Concat("version ", range.oldest)
+                    : Concat("versions ", range.oldest, " to ", range.newest),
+                ", and computing it with another version's semantics would be wrong"));
+  }
+  // What an old version's file can say that the mapper would otherwise read with newer semantics.
+  if ((op == "MaxPool" || op == "AveragePool") && version < 10) {
+    for (const char* attribute : {"ceil_mode", "dilations"}) {
+      if (FindAttribute(node(), attribute)) {
+        Fail(Concat(op, " has no attribute ", attribute, " before opset 10"));
+      }
+    }
+  }
+  if (op == "ConvTranspose" && version < 11 &&
+      (FindAttribute(node(), "output_shape") || String("auto_pad", "NOTSET") != "NOTSET")) {
+    Fail(
+        "output_shape and auto_pad of ConvTranspose before opset 11 (version 1, whose padding "
+        "rules differ) are not supported; only explicit pads");
+  }
+  if (op == "BatchNormalization" && version < 14) {
+    // Before opset 14 the outputs past Y are what selects training mode.
+    for (int output = 1; output < node().output_size(); ++output) {
+      if (!node().output(output).empty()) {
+        Fail(
+            Concat("BatchNormalization with the running statistics' outputs computes in "
+                   "training mode before opset 14, which is not supported (inference only)"));
+      }
+    }
+    if (version < 9 && Int("spatial", 1) != 1) {
+      Fail("spatial=0 (statistics per element, not per channel) is not supported");
+    }
+  }
+}
+
+}  // namespace onnx
+}  // namespace lumen
