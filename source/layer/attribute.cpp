@@ -20,6 +20,8 @@ class ConstantOperand : public Layer {
   // be shared with other operands between runs.
   void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                const ForwardContext& context) const override;
+  // The weight: what a pass may fold into the layer that reads it.
+  const Tensor* ConstantValue() const override { return &constant_; }
 
  private:
   Shape shape_;

@@ -40,6 +40,12 @@ Softmax::Softmax(const LayerConfig& config, Function function, int dim)
   }
 }
 
+bool Softmax::SoftmaxAlong(int* dim) const {
+  if (function_ != Function::kSoftmax || dim_ == kImplicitDim) return false;
+  *dim = dim_;
+  return true;
+}
+
 size_t Softmax::DimFor(size_t rank) const {
   if (dim_ == kImplicitDim) return rank == 0 || rank == 1 || rank == 3 ? 0 : 1;
   // A scalar is a 1-element vector to PyTorch, which accepts dim 0 or -1 for it.

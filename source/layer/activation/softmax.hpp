@@ -31,6 +31,8 @@ class Softmax : public Layer {
   // Normalises every slice along dim.
   void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                const ForwardContext& context) const override;
+  // For the softmax itself along an explicit dim (not its log, softmin or PyTorch's implicit dim).
+  bool SoftmaxAlong(int* dim) const override;
 
  protected:
   // The other members of the family: `function` along `dim` (read from the config as nn.Softmax

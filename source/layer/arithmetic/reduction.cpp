@@ -38,6 +38,13 @@ class Reduction : public Layer {
   // Reduces every output element.
   void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
                const ForwardContext& context) const override;
+  // For a mean over named dims (not every dimension): those dims and keepdim.
+  bool MeanOverDimensions(std::vector<int>* dims, bool* keepdim) const override {
+    if (kind_ != Kind::kMean || all_dims_) return false;
+    *dims = dims_;
+    *keepdim = keepdim_;
+    return true;
+  }
 
  private:
   // For each dimension of `input`, whether it is reduced; throws lumen::Error naming the layer

@@ -40,6 +40,8 @@ class Linear : public Layer {
                const ForwardContext& context) const override;
   // Applies `activation` after the bias, while the output is still in cache.
   bool FuseActivation(const Activation& activation) override;
+  // Takes a bias of out_features values when it has none and no activation yet.
+  bool FuseBias(const std::vector<float>& bias) override;
   // Per pixel of a channels-last map, x W^T + b is a 1x1 nn.Conv2d on the channels-first map,
   // with the same weights: PyTorch's (out, in) buffer is the (out, in, 1, 1) kernel.
   std::unique_ptr<Layer> ChannelsFirstForm() const override;
@@ -146,6 +148,15 @@ std::unique_ptr<LayerState> Linear::Prepare(const std::vector<Shape>& input_shap
 bool Linear::FuseActivation(const Activation& activation) {
   if (activation_.kind != Activation::Kind::kIdentity) return false;
   activation_ = activation;
+  return true;
+}
+
+bool Linear::FuseBias(const std::vector<float>& bias) {
+  if (!bias_.empty() || activation_.kind != Activation::Kind::kIdentity ||
+      bias.size() != static_cast<size_t>(out_features_)) {
+    return false;
+  }
+  bias_ = bias;
   return true;
 }
 

@@ -192,6 +192,12 @@ class MatMulLayer : public Layer {
         context.compute.pool);
   }
 
+  // torch.matmul / torch.bmm / torch.mm of the two operands, with no addend, factor or transpose.
+  bool MultipliesMatrices() const override {
+    return (a_rank_ == 0 || a_rank_ == b_rank_) && input_count_ == 2 && addend_input_ < 0 &&
+           !transposed_b_ && a_input_ == 0 && b_input_ == 1 && alpha_ == 1.0f;
+  }
+
  private:
   // The right operand as the product sees it: F.linear's (out, in) weight is read as (in, out).
   Shape ProductB(const Shape& b) const {
