@@ -19,6 +19,8 @@ class ConstantOperand : public Layer {
   // Writes the constant into the output. It is written on every run, so the output's memory may
   // be shared with other operands between runs.
   void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
+  // The weight: what a pass may fold into the layer that reads it.
+  const Tensor* ConstantValue() const override { return &constant_; }
 
  private:
   Shape shape_;

@@ -26,6 +26,8 @@
 
 namespace lumen {
 
+struct ExpressionNode;  // layer/arithmetic/expression_parser.hpp
+
 // What one layer keeps per session for one set of input shapes (a chosen algorithm, buffers that
 // live across a whole Forward). Layers derive their own.
 class LayerState {
@@ -128,6 +130,28 @@ class Layer {
   // on the channels-first map (N, C, H, W). Null otherwise, and for elementwise activations, which
   // do not care about the layout.
   virtual std::unique_ptr<Layer> ChannelsFirstForm() const { return nullptr; }
+  // If this layer computes nothing but the mean of its one input over `dims` (PyTorch dims,
+  // negative ones counting from the end), keeping them as extent 1 or not: true, with those
+  // filled in. False by default.
+  virtual bool MeanOverDimensions(std::vector<int>* /*dims*/, bool* /*keepdim*/) const {
+    return false;
+  }
+  // If this layer evaluates an element-wise expression of its inputs (@N is input N): the parsed
+  // tree, so that a pass reads what it computes without reading text. Null by default.
+  virtual const ExpressionNode* ElementwiseExpressionTree() const { return nullptr; }
+  // If this layer's one output is a constant stored with the model (no inputs): its value. Null
+  // by default.
+  virtual const Tensor* ConstantValue() const { return nullptr; }
+  // True if this layer computes torch.matmul(input 0, input 1) and nothing else (two inputs, one
+  // output, the batch dimensions broadcast). False by default.
+  virtual bool MultipliesMatrices() const { return false; }
+  // If this layer computes nothing but the softmax of its one input along one dimension: true,
+  // with that dimension (PyTorch's, negative counting from the end) in `*dim`. False by default.
+  virtual bool SoftmaxAlong(int* /*dim*/) const { return false; }
+  // Asks this layer to add `bias` (one value per feature of the last dimension of its single
+  // output, as nn.Linear's bias) to its output; true if it will, and the model then drops the
+  // addition's layer. By default a layer declines.
+  virtual bool FuseBias(const std::vector<float>& /*bias*/) { return false; }
 
   // The op type this layer was built for ("nn.Conv2d"), and the operator's name in the graph.
   const std::string& type() const { return type_; }

@@ -6,14 +6,21 @@
 //
 // One pass per file, each opening with what it matches and what it leaves alone. A pass asks the
 // layers what they compute through Layer's hooks (layer/layer.hpp: ElementwiseActivation,
-// MultipliesItsTwoInputs, DimensionOrder, ChannelsFirstForm, FuseActivation) and never by op type,
-// so a new layer takes part by answering them, and no list here goes out of date.
+// MultipliesItsTwoInputs, DimensionOrder, ChannelsFirstForm, FuseActivation, MeanOverDimensions,
+// ElementwiseExpressionTree, ConstantValue, MultipliesMatrices, SoftmaxAlong, FuseBias) and never
+// by op type, so a new layer takes part by answering them, and no list here goes out of date.
 //
-//   1 FuseGatedActivations (gated_activations.cpp)  x * sigmoid(x) -> SiLU, x * hardsigmoid(x)
+//   1 FuseWrittenOutLayerNorms (written_out_layer_norms.cpp)  mean, x - mean, square, mean, + eps,
+//                                                    sqrt, divide, * weight, + bias -> LayerNorm
+//   2 FuseWrittenOutGelus (written_out_gelus.cpp)    x * (erf(x / sqrt 2) + 1) * 0.5 -> GELU
+//   3 FuseAttention (attention.cpp)                  Q @ K^T -> scale -> softmax -> @ V -> one
+//                                                    attention on nn.MultiheadAttention's kernel
+//   4 FuseBiasAdditions (bias_additions.cpp)         a layer + a stored vector -> the layer's bias
+//   5 FuseGatedActivations (gated_activations.cpp)  x * sigmoid(x) -> SiLU, x * hardsigmoid(x)
 //                                                    -> Hardswish
-//   2 RewriteChannelsLastBlocks (channels_first_blocks.cpp)  permute -> per-pixel layers ->
+//   6 RewriteChannelsLastBlocks (channels_first_blocks.cpp)  permute -> per-pixel layers ->
 //                                                    permute back: the same layers channels-first
-//   3 FuseActivations (activation_fusion.cpp)        an activation into the layer before it
+//   7 FuseActivations (activation_fusion.cpp)        an activation into the layer before it
 #ifndef LUMEN_PASSES_PASSES_HPP_
 #define LUMEN_PASSES_PASSES_HPP_
 
@@ -25,6 +32,10 @@ namespace lumen {
 void RunGraphPasses(LayerGraph* graph);
 
 // Each pass rewrites `graph` in place and returns how many places it rewrote.
+int FuseWrittenOutLayerNorms(LayerGraph* graph);
+int FuseWrittenOutGelus(LayerGraph* graph);
+int FuseAttention(LayerGraph* graph);
+int FuseBiasAdditions(LayerGraph* graph);
 int FuseGatedActivations(LayerGraph* graph);
 int RewriteChannelsLastBlocks(LayerGraph* graph);
 int FuseActivations(LayerGraph* graph);

@@ -33,6 +33,12 @@ Softmax::Softmax(const LayerConfig& config, Function function, int dim)
   }
 }
 
+bool Softmax::SoftmaxAlong(int* dim) const {
+  if (function_ != Function::kSoftmax || dim_ == kImplicitDim) return false;
+  *dim = dim_;
+  return true;
+}
+
 size_t Softmax::SlicedAxis(size_t rank) const {
   if (dim_ == kImplicitDim) return rank == 0 || rank == 1 || rank == 3 ? 0 : 1;
   return AxisOrScalar(dim_, rank);

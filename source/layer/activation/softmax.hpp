@@ -24,6 +24,8 @@ class Softmax : public SlicewiseLayer {
   explicit Softmax(const LayerConfig& config);
   // Normalises every slice along dim.
   void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
+  // For the softmax itself along an explicit dim (not its log, softmin or PyTorch's implicit dim).
+  bool SoftmaxAlong(int* dim) const override;
 
  protected:
   // The other members of the family: `function` along `dim` (read from the config as nn.Softmax

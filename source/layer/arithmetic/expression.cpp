@@ -331,21 +331,20 @@ Expression::Expression(const LayerConfig& config, const std::string& text)
                   "): Lumen computes real float32 tensors only"));
     }
   }
-  ExpressionNode root;
   try {
-    root = ParseExpression(text_);
+    tree_ = ParseExpression(text_);
   } catch (const Error& error) {
     Fail(error.what());
   }
   // The file says how many operands the operator reads; an @N past them would read another
   // operator's memory (or, wrapped around, input 0).
-  const int needed = CountExpressionInputs(root);
+  const int needed = CountExpressionInputs(tree_);
   if (static_cast<size_t>(needed) > input_count_) {
     Fail(Concat("expression '", Shortened(text_), "' reads input @", needed - 1,
                 " but the operator has ", input_count_, " input(s)"));
   }
-  result_ = Compile(root);
-  RefuseBitwiseOfFloats(config, root);
+  result_ = Compile(tree_);
+  RefuseBitwiseOfFloats(config, tree_);
 }
 
 void Expression::RefuseBitwiseOfFloats(const LayerConfig& config,
@@ -531,8 +530,7 @@ StatePointer Expression::Prepare(const Shapes& input_shapes, const Shapes& outpu
   return state;
 }
 
-void Expression::Forward(const InputTensors& inputs, const OutputTensors& outputs,
-                         const ForwardContext& context) const {
+void Expression::Forward(const InputTensors& inputs, const OutputTensors& outputs, const ForwardContext& context) const {
   ExpressionState& state = context.state_as<ExpressionState>();
   const auto address = [&](const Source& source) -> const float* {
     switch (source.kind) {
@@ -561,6 +559,8 @@ void Expression::Forward(const InputTensors& inputs, const OutputTensors& output
         context.compute.pool);
   }
 }
+
+const ExpressionNode* Expression::ElementwiseExpressionTree() const { return &tree_; }
 
 bool Expression::MultipliesItsTwoInputs() const {
   if (input_count_ != 2 || program_.size() != 1 || result_.kind != Value::Kind::kInstruction) {

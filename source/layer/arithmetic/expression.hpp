@@ -38,6 +38,8 @@ class Expression : public Layer {
   void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
   // True for mul(@0,@1) and mul(@1,@0): the product the gated-activation pass looks for.
   bool MultipliesItsTwoInputs() const override;
+  // The parsed expression, for the passes that recognise arithmetic (LayerNorm written out).
+  const ExpressionNode* ElementwiseExpressionTree() const override;
 
  private:
   // A value an instruction reads.
@@ -68,6 +70,7 @@ class Expression : public Layer {
                        const std::vector<Shape>& instruction_shapes) const;
 
   std::string text_;
+  ExpressionNode tree_;  // the parsed text, as the passes read it
   size_t input_count_ = 0;
   std::vector<float> constants_;
   std::vector<Instruction> program_;

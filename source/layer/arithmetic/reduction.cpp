@@ -35,6 +35,13 @@ class Reduction : public Layer {
   StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Reduces every output element.
   void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
+  // For a mean over named dims (not every dimension): those dims and keepdim.
+  bool MeanOverDimensions(std::vector<int>* dims, bool* keepdim) const override {
+    if (kind_ != Kind::kMean || all_dims_) return false;
+    *dims = dims_;
+    *keepdim = keepdim_;
+    return true;
+  }
 
  private:
   // For each dimension of `input`, whether it is reduced; throws lumen::Error naming the layer

@@ -37,6 +37,8 @@ class Linear : public Layer {
   void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
   // Applies `activation` after the bias, while the output is still in cache.
   bool FuseActivation(const Activation& activation) override;
+  // Takes a bias of out_features values when it has none and no activation yet.
+  bool FuseBias(const std::vector<float>& bias) override;
   // Per pixel of a channels-last map, x W^T + b is a 1x1 nn.Conv2d on the channels-first map,
   // with the same weights: PyTorch's (out, in) buffer is the (out, in, 1, 1) kernel.
   std::unique_ptr<Layer> ChannelsFirstForm() const override;
@@ -145,6 +147,15 @@ bool Linear::FuseActivation(const Activation& activation) {
   return true;
 }
 
+bool Linear::FuseBias(const std::vector<float>& bias) {
+  if (!bias_.empty() || activation_.kind != Activation::Kind::kIdentity ||
+      bias.size() != static_cast<size_t>(out_features_)) {
+    return false;
+  }
+  bias_ = bias;
+  return true;
+}
+
 std::unique_ptr<Layer> Linear::ChannelsFirstForm() const {
   Node convolution_node;  // names the convolution in profiles and messages
   convolution_node.type = "nn.Conv2d";
@@ -170,8 +181,7 @@ void Linear::FinishFeatures(float* result, int rows, int first, int end) const {
   });
 }
 
-void Linear::Forward(const InputTensors& inputs, const OutputTensors& outputs,
-                     const ForwardContext& context) const {
+void Linear::Forward(const InputTensors& inputs, const OutputTensors& outputs, const ForwardContext& context) const {
   // LESSON 09 BEGIN: x W^T + b for every row of every slice
   const Tensor& input = *inputs[0];
   Tensor& output = *outputs[0];

@@ -167,8 +167,7 @@ class MatMulLayer : public Layer {
   }
 
   // Runs the planned products, then scales them and adds the addend.
-  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
-               const ForwardContext& context) const override {
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs, const ForwardContext& context) const override {
     const MatMulState& state = context.state_as<MatMulState>();
     float* output = outputs[0]->data();
     RunBatchedGemm(state.plan, inputs[a_input_]->data(), inputs[b_input_]->data(), output,
@@ -189,6 +188,12 @@ class MatMulLayer : public Layer {
           }
         },
         context.compute.pool);
+  }
+
+  // torch.matmul / torch.bmm / torch.mm of the two operands, with no addend, factor or transpose.
+  bool MultipliesMatrices() const override {
+    return (a_rank_ == 0 || a_rank_ == b_rank_) && input_count_ == 2 && addend_input_ < 0 &&
+           !transposed_b_ && a_input_ == 0 && b_input_ == 1 && alpha_ == 1.0f;
   }
 
  private:
