@@ -117,7 +117,9 @@ class GraphBuilder {
   void MapElu();
   void MapHardSigmoid();
   void MapPRelu();
+  // Softmax, LogSoftmax and Hardmax.
   void MapSoftmax();
+  void MapThresholdedRelu();
 
   // operators/arithmetic.cpp: element-wise expressions, reductions and Cast.
   // Unary element-wise op types and the expression each is ({0} the input).
@@ -127,13 +129,14 @@ class GraphBuilder {
   void MapUnaryExpression();
   void MapElementwise();
   void MapCast();
-  void MapReduce();
-  void MapReduceExtremum();
-  void MapReduceL2();
+  // The Reduce* op types MapReduction maps.
+  static std::vector<std::string> ReduceOps();
+  void MapReduction();
   void MapArgExtremum();
-  // The axes a Reduce* node reduces (its axes attribute, or its axes input from opset 18), all of
-  // them when none are given; negative axes made non-negative when the input's rank is known.
-  std::vector<int64_t> ReduceAxes();
+  void MapMod();
+  void MapMean();
+  void MapCumSum();
+  void MapTopK();
 
   // operators/convolution.cpp
   void MapConvolution();
@@ -141,6 +144,10 @@ class GraphBuilder {
 
   // operators/indexing.cpp
   void MapGather();
+  void MapGatherElements();
+  void MapScatterElements();
+  void MapGatherNd();
+  void MapScatterNd();
 
   // operators/layout.cpp: ops that move or copy elements.
   void MapFlatten();
@@ -170,6 +177,7 @@ class GraphBuilder {
   // operators/pooling.cpp
   void MapPooling();
   void MapGlobalAveragePool();
+  void MapLocalResponseNorm();
 
   // operators/recurrent.cpp: LSTM, GRU and RNN.
   void MapRecurrent();
@@ -181,6 +189,7 @@ class GraphBuilder {
 
   // operators/sampling.cpp
   void MapResize();
+  void MapGridSample();
 
   const lumen_onnx_proto::ModelProto& model_;
   const lumen_onnx_proto::GraphProto& graph_proto_;

@@ -25,20 +25,26 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
         {"HardSigmoid", &GraphBuilder::MapHardSigmoid},
         {"PRelu", &GraphBuilder::MapPRelu},
         {"Softmax", &GraphBuilder::MapSoftmax},
+        {"LogSoftmax", &GraphBuilder::MapSoftmax},
+        {"Hardmax", &GraphBuilder::MapSoftmax},
+        {"ThresholdedRelu", &GraphBuilder::MapThresholdedRelu},
         // arithmetic
         {"Cast", &GraphBuilder::MapCast},
-        {"ReduceMean", &GraphBuilder::MapReduce},
-        {"ReduceSum", &GraphBuilder::MapReduce},
-        {"ReduceMax", &GraphBuilder::MapReduceExtremum},
-        {"ReduceMin", &GraphBuilder::MapReduceExtremum},
-        {"ReduceL2", &GraphBuilder::MapReduceL2},
         {"ArgMax", &GraphBuilder::MapArgExtremum},
         {"ArgMin", &GraphBuilder::MapArgExtremum},
+        {"Mod", &GraphBuilder::MapMod},
+        {"Mean", &GraphBuilder::MapMean},
+        {"CumSum", &GraphBuilder::MapCumSum},
+        {"TopK", &GraphBuilder::MapTopK},
         // convolution
         {"Conv", &GraphBuilder::MapConvolution},
         {"ConvTranspose", &GraphBuilder::MapTransposedConvolution},
         // indexing
         {"Gather", &GraphBuilder::MapGather},
+        {"GatherElements", &GraphBuilder::MapGatherElements},
+        {"ScatterElements", &GraphBuilder::MapScatterElements},
+        {"GatherND", &GraphBuilder::MapGatherNd},
+        {"ScatterND", &GraphBuilder::MapScatterNd},
         // layout
         {"Flatten", &GraphBuilder::MapFlatten},
         {"Reshape", &GraphBuilder::MapReshape},
@@ -65,12 +71,14 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
         {"MaxPool", &GraphBuilder::MapPooling},
         {"AveragePool", &GraphBuilder::MapPooling},
         {"GlobalAveragePool", &GraphBuilder::MapGlobalAveragePool},
+        {"LRN", &GraphBuilder::MapLocalResponseNorm},
         // recurrent
         {"LSTM", &GraphBuilder::MapRecurrent},
         {"GRU", &GraphBuilder::MapRecurrent},
         {"RNN", &GraphBuilder::MapRecurrent},
         // sampling
         {"Resize", &GraphBuilder::MapResize},
+        {"GridSample", &GraphBuilder::MapGridSample},
     };
     // The ops each family maps by a table of its own.
     for (const auto& entry : PlainActivations()) {
@@ -80,6 +88,7 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
       table[entry.first] = &GraphBuilder::MapUnaryExpression;
     }
     for (const auto& entry : BinaryFunctions()) table[entry.first] = &GraphBuilder::MapElementwise;
+    for (const std::string& op : ReduceOps()) table[op] = &GraphBuilder::MapReduction;
     return table;
   }();
   return mappers;

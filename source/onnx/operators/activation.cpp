@@ -1,6 +1,7 @@
 // ONNX activations onto the activation layers PyTorch's own use (nn.ReLU, nn.ReLU6, nn.ELU, ...),
 // or onto an expression where PyTorch has no layer of the same parameters (Clip's other bounds,
-// HardSigmoid's other slopes, PRelu); and Softmax onto nn.Softmax.
+// HardSigmoid's other slopes, PRelu); Softmax, LogSoftmax and Hardmax onto nn.Softmax,
+// nn.LogSoftmax and lumen.Hardmax; ThresholdedRelu onto F.threshold.
 #include <cmath>
 
 #include "lumen/error.hpp"
@@ -71,19 +72,41 @@ void GraphBuilder::MapHardSigmoid() {
 // PRelu: max(x, 0) + slope * min(x, 0), the slope broadcasting as ONNX says.
 void GraphBuilder::MapPRelu() { EmitExpression("add(max({0},0),mul({1},min({0},0)))", {0, 1}); }
 
+// Softmax, LogSoftmax and Hardmax onto nn.Softmax, nn.LogSoftmax and lumen.Hardmax along `axis`.
+// Before opset 13 these ops work on the input flattened into a matrix at `axis` (default 1): the
+// layer then runs on the last dim of the input flattened from `axis` on, and the result takes
+// the input's shape back, which needs no rank when loading.
 void GraphBuilder::MapSoftmax() {
-  int64_t axis = Int("axis", opset_ >= 13 ? -1 : 1);
-  if (opset_ < 13) {
-    // Before opset 13, Softmax flattens the input to a matrix at `axis`: the same as PyTorch's
-    // softmax only when `axis` is the last axis.
-    const int rank = RequireInputRank(0, "for Softmax before opset 13");
-    if (axis != -1 && axis != rank - 1) {
-      Fail(Concat("Softmax over axes ", axis, " to the last (opset ", opset_,
-                  " semantics) is not supported; only the last axis"));
-    }
+  static const std::map<std::string, std::string> types = {
+      {"Softmax", "nn.Softmax"}, {"LogSoftmax", "nn.LogSoftmax"}, {"Hardmax", "lumen.Hardmax"}};
+  const std::string& type = types.at(node().op_type());
+  const int axis = ClampToInt(Int("axis", opset_ >= 13 ? -1 : 1));
+  const std::string output = OutputName(0);
+  const std::string input = RuntimeInput(0);
+  if (opset_ >= 13 || axis == -1) {
+    Node node = MakeNode(type, {input}, {output});
+    node.params["dim"] = Parameter::FromInt(axis);
+    Emit(std::move(node));
+    SetRuntimeOutput(0, output);
+    return;
   }
-  Node node = MakeNode("nn.Softmax", {RuntimeInput(0)}, {OutputName(0)});
-  node.params["dim"] = Parameter::FromInt(ClampToInt(axis));
+  const std::string flat = NewOperandName(output);
+  Node flatten = MakeNode("torch.flatten", {input}, {flat});
+  flatten.params["start_dim"] = Parameter::FromInt(axis);
+  Emit(std::move(flatten));
+  const std::string normalized = NewOperandName(output);
+  Node node = MakeNode(type, {flat}, {normalized});
+  node.params["dim"] = Parameter::FromInt(-1);
+  Emit(std::move(node));
+  Emit(MakeNode("Tensor.reshape_as", {normalized, input}, {output}));
+  SetRuntimeOutput(0, output);
+}
+
+// ThresholdedRelu: x where x > alpha, else 0; F.threshold with the same rule.
+void GraphBuilder::MapThresholdedRelu() {
+  Node node = MakeNode("F.threshold", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["threshold"] = Parameter::FromFloat(Float("alpha", 1.0f));
+  node.params["value"] = Parameter::FromFloat(0.0f);
   Emit(std::move(node));
   SetRuntimeOutput(0, OutputName(0));
 }

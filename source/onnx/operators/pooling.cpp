@@ -62,5 +62,24 @@ void GraphBuilder::MapGlobalAveragePool() {
   SetRuntimeOutput(0, OutputName(0));
 }
 
+// LRN onto nn.LocalResponseNorm: both divide by (bias + alpha / size * sum of squares)^beta over
+// a window of `size` channels. For an odd size both windows are centred; for an even one ONNX's
+// reaches one channel further up and PyTorch's one further down, so even sizes are refused.
+void GraphBuilder::MapLocalResponseNorm() {
+  const int64_t size = Int("size", 0);
+  if (size < 1 || size % 2 == 0) {
+    Fail(Concat("size ", size,
+                " is not supported (only odd sizes, whose window PyTorch's LocalResponseNorm "
+                "centres as ONNX does)"));
+  }
+  Node node = MakeNode("nn.LocalResponseNorm", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["size"] = Parameter::FromInt(ClampToInt(size));
+  node.params["alpha"] = Parameter::FromFloat(Float("alpha", 1e-4f));
+  node.params["beta"] = Parameter::FromFloat(Float("beta", 0.75f));
+  node.params["k"] = Parameter::FromFloat(Float("bias", 1.0f));
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
 }  // namespace onnx
 }  // namespace lumen
