@@ -56,6 +56,11 @@ const std::map<std::string, std::string>& GraphBuilder::BinaryFunctions() {
       {"And", "logical_and"},
       {"Or", "logical_or"},
       {"Xor", "logical_xor"},
+      {"Equal", "eq"},
+      {"Less", "lt"},
+      {"Greater", "gt"},
+      {"LessOrEqual", "le"},
+      {"GreaterOrEqual", "ge"},
   };
   return functions;
 }
@@ -77,13 +82,20 @@ void GraphBuilder::MapElementwise() {
   EmitExpression(pattern, inputs);
 }
 
+// Cast of a run-time value: Lumen holds every value as a float, so a cast to a floating type is
+// nothing, to BOOL is x != 0 (NaN is true), and to an integer type drops the fraction (ONNX
+// leaves values outside the integer type's range undefined; integers are exact below 2^24).
 void GraphBuilder::MapCast() {
-  const int64_t to = Int("to", kFloat);
-  if (!IsFloatingType(static_cast<int32_t>(to))) {
-    Fail(Concat("a Cast to ", ElementTypeName(static_cast<int32_t>(to)),
-                " of a value computed at run time is not supported (Lumen computes in float)"));
+  const auto to = static_cast<int32_t>(Int("to", kFloat));
+  if (IsFloatingType(to)) {
+    SetRuntimeOutput(0, RuntimeInput(0));
+  } else if (to == kBool) {
+    EmitExpression("ne({0},0)", {0});
+  } else if (to == kString) {
+    Fail("a Cast to STRING is not supported (Lumen computes in float)");
+  } else {
+    EmitExpression("trunc({0})", {0});
   }
-  SetRuntimeOutput(0, RuntimeInput(0));
 }
 
 namespace {
