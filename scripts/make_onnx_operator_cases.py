@@ -260,9 +260,151 @@ def node_cases():
               constants=[("indices", repeated)], order=["in0", "indices", "in1"], opset=16)
 
 
+def window_pads(pads, spatial):
+    """ONNX pads (x1_begin, x2_begin, ..., x1_end, x2_end, ...) as numpy's pad widths over the
+    last `spatial` axes of an (N, C, ...) tensor."""
+    return [(0, 0), (0, 0)] + [(pads[i], pads[i + spatial]) for i in range(spatial)]
+
+
+def same_pads(kernel, dilations, upper):
+    """auto_pad SAME with strides of 1: the output has the input's extent, so the total pad is
+    (kernel - 1) * dilation; its odd half goes at the end (SAME_UPPER) or the beginning."""
+    pads = []
+    for k, d in zip(kernel, dilations):
+        total = (k - 1) * d
+        pads.append(total // 2 if upper else total - total // 2)
+    return pads + [(k - 1) * d - p for k, d, p in zip(kernel, dilations, pads)]
+
+
+def windows(x, kernel, strides, dilations):
+    """Every window of the last len(kernel) axes of x: an array (..., out..., kernel...)."""
+    spatial = len(kernel)
+    out = [(x.shape[-spatial + i] - (kernel[i] - 1) * dilations[i] - 1) // strides[i] + 1
+           for i in range(spatial)]
+    result = np.empty(x.shape[:-spatial] + tuple(out) + tuple(kernel), x.dtype)
+    for position in np.ndindex(*out):
+        for offset in np.ndindex(*kernel):
+            index = tuple(p * s + o * d for p, s, o, d in zip(position, strides, offset,
+                                                             dilations))
+            result[(Ellipsis,) + position + offset] = x[(Ellipsis,) + index]
+    return result
+
+
+def conv(x, w, b, strides, pads, dilations):
+    """Conv-11: the input zero-padded by pads, then every window times the (M, C, k...) weight,
+    summed over channels and kernel, plus the bias."""
+    spatial = w.ndim - 2
+    padded = np.pad(x.astype(np.float64), window_pads(pads, spatial))
+    patches = windows(padded, w.shape[2:], strides, dilations)  # (N, C, out..., k...)
+    axes = [1] + list(range(2 + spatial, 2 + 2 * spatial))
+    result = np.tensordot(patches, w.astype(np.float64), axes=(axes, [1] + list(
+        range(2, 2 + spatial))))  # (N, out..., M)
+    result = np.moveaxis(result, -1, 1) + b.reshape((1, -1) + (1,) * spatial)
+    return result.astype(np.float32)
+
+
+def conv_transpose(x, w, b, strides, pads, output_padding):
+    """ConvTranspose-11 (2-D, group 1, dilation 1): every input element scatters itself times the
+    (C, M, kH, kW) weight at (i * stride + ki, j * stride + kj); the full output,
+    stride * (in - 1) + output_padding + kernel long, is then cut by pads at each end."""
+    n, _, h, w_in = x.shape
+    _, m, kh, kw = w.shape
+    full = np.zeros((n, m, strides[0] * (h - 1) + output_padding[0] + kh,
+                     strides[1] * (w_in - 1) + output_padding[1] + kw))
+    for i in range(h):
+        for j in range(w_in):
+            full[:, :, i * strides[0]:i * strides[0] + kh, j * strides[1]:j * strides[1] + kw] += \
+                np.einsum("nc,cmxy->nmxy", x[:, :, i, j], w)
+    full += b.reshape(1, -1, 1, 1)
+    return full[:, :, pads[0]:full.shape[2] - pads[2], pads[1]:full.shape[3] - pads[3]].astype(
+        np.float32)
+
+
+def pool(x, kernel, strides, pads, kind, count_include_pad=0):
+    """MaxPool / AveragePool-11 (no ceil_mode): windows over the input padded by pads; a max
+    ignores the pads (-inf), an average divides by the kernel's size (count_include_pad=1) or by
+    the number of input elements in the window."""
+    spatial = len(kernel)
+    ones = [1] * spatial
+    fill = -np.inf if kind == "max" else 0.0
+    padded = np.pad(x.astype(np.float64), window_pads(pads, spatial), constant_values=fill)
+    patches = windows(padded, kernel, strides, ones)
+    axes = tuple(range(-spatial, 0))
+    if kind == "max":
+        return patches.max(axis=axes).astype(np.float32)
+    sums = patches.sum(axis=axes)
+    if count_include_pad:
+        return (sums / np.prod(kernel)).astype(np.float32)
+    mask = np.pad(np.ones_like(x, dtype=np.float64), window_pads(pads, spatial))
+    counts = windows(mask, kernel, strides, ones).sum(axis=axes)
+    return (sums / counts).astype(np.float32)
+
+
+def layer_norm(x, scale, bias, axis, epsilon):
+    """LayerNormalization-17: over the axes from `axis` on, D = X - mean(X),
+    Y = D / sqrt(mean(D^2) + epsilon) * scale + bias (scale and bias broadcasting)."""
+    axes = tuple(range(axis % x.ndim, x.ndim))
+    x = x.astype(np.float64)
+    centered = x - x.mean(axis=axes, keepdims=True)
+    normalized = centered / np.sqrt((centered ** 2).mean(axis=axes, keepdims=True) + epsilon)
+    return (normalized * scale + bias).astype(np.float32)
+
+
+def window_cases():
+    x = random(1, 2, 6, 7)
+    w = random(3, 2, 4, 3, seed=7) * 0.3
+    b = random(3, seed=8)
+    constants = [("w", w), ("b", b)]
+    order = ["in0", "w", "b"]
+    pads = same_pads([4, 3], [1, 2], upper=True)
+    node_case("conv_same_upper", "Conv", [x], [conv(x, w, b, [1, 1], pads, [1, 2])],
+              {"auto_pad": "SAME_UPPER", "dilations": [1, 2]}, constants, order=order)
+    line = random(1, 2, 9)
+    w1 = random(3, 2, 2, seed=9)
+    node_case("conv1d_same_lower", "Conv", [line],
+              [conv(line, w1, b, [1], same_pads([2], [1], upper=False), [1])],
+              {"auto_pad": "SAME_LOWER"}, [("w", w1), ("b", b)], order=order)
+    node_case("conv_asymmetric_pads", "Conv", [x],
+              [conv(x, w, b, [2, 2], [0, 1, 2, 0], [1, 1])],
+              {"pads": [0, 1, 2, 0], "strides": [2, 2]}, constants, order=order)
+    up = random(1, 2, 3, 4)
+    wt = random(2, 3, 3, 3, seed=10) * 0.3
+    total = [0 + 3 - 2] * 2  # output_padding + (kernel - 1) * dilation + 1 - stride
+    same = [total[0] // 2, total[1] // 2, total[0] - total[0] // 2, total[1] - total[1] // 2]
+    node_case("conv_transpose_same_upper", "ConvTranspose", [up],
+              [conv_transpose(up, wt, b, [2, 2], same, [0, 0])],
+              {"auto_pad": "SAME_UPPER", "strides": [2, 2]}, [("w", wt), ("b", b)], order=order)
+    node_case("conv_transpose_asymmetric_pads", "ConvTranspose", [up],
+              [conv_transpose(up, wt, b, [2, 2], [1, 0, 0, 2], [1, 1])],
+              {"pads": [1, 0, 0, 2], "strides": [2, 2], "output_padding": [1, 1]},
+              [("w", wt), ("b", b)], order=order)
+    node_case("maxpool_same_upper", "MaxPool", [x],
+              [pool(x, [2, 2], [1, 1], same_pads([2, 2], [1, 1], True), "max")],
+              {"kernel_shape": [2, 2], "auto_pad": "SAME_UPPER"})
+    node_case("maxpool_pads_beyond_half_kernel", "MaxPool", [x],
+              [pool(x, [3, 2], [2, 1], [2, 1, 2, 1], "max")],
+              {"kernel_shape": [3, 2], "strides": [2, 1], "pads": [2, 1, 2, 1]})
+    node_case("avgpool_asymmetric_exclude_pad", "AveragePool", [x],
+              [pool(x, [3, 3], [2, 2], [0, 1, 2, 1], "average")],
+              {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [0, 1, 2, 1]})
+    node_case("avgpool1d_pads_beyond_half_include_pad", "AveragePool", [line],
+              [pool(line, [3], [1], [2, 2], "average", 1)],
+              {"kernel_shape": [3], "pads": [2, 2], "count_include_pad": 1})
+    cube = random(2, 3, 4)
+    scale, shift = random(3, 4, seed=11), random(3, 4, seed=12)
+    node_case("layernorm_axis1", "LayerNormalization", [cube],
+              [layer_norm(cube, scale, shift, 1, 1e-5)], {"axis": 1},
+              [("scale", scale), ("bias", shift)], opset=17)
+    last = random(4, seed=13)
+    node_case("layernorm_axis_m2_broadcast_scale", "LayerNormalization", [cube],
+              [layer_norm(cube, last, 0, -2, 1e-3)], {"axis": -2, "epsilon": 1e-3},
+              [("scale", last)], opset=17)
+
+
 def main():
     export_cases()
     node_cases()
+    window_cases()
 
 
 if __name__ == "__main__":

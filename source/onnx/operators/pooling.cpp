@@ -1,11 +1,19 @@
 // ONNX MaxPool and AveragePool (1-D, 2-D) onto nn.MaxPool1d/2d and nn.AvgPool1d/2d, and
 // GlobalAveragePool onto nn.AdaptiveAvgPool2d.
+#include <algorithm>
+#include <cmath>
+
 #include "lumen/error.hpp"
 #include "onnx/onnx_graph_builder.hpp"
 
 namespace lumen {
 namespace onnx {
 
+// MaxPool and AveragePool onto nn.MaxPool1d/2d and nn.AvgPool1d/2d. PyTorch's pools take
+// symmetric pads of at most half the kernel; other pads (asymmetric ones, SAME's odd totals, pads
+// beyond half a kernel, which ONNX allows) are added before the pool, as -inf for a max and zeros
+// for an average that counts them. An average that does not count them is the pool of the
+// zero-padded input over the pool of a zero-padded tensor of ones: sum over valid count.
 void GraphBuilder::MapPooling() {
   const bool max = node().op_type() == "MaxPool";
   const std::vector<int64_t> kernel = Ints("kernel_shape", {});
@@ -14,43 +22,57 @@ void GraphBuilder::MapPooling() {
   if (max && node().output_size() > 1 && !node().output(1).empty()) {
     Fail("the Indices output of MaxPool is not supported");
   }
-  const std::string auto_pad = String("auto_pad", "NOTSET");
-  if (auto_pad != "NOTSET" && auto_pad != "VALID") {
-    Fail(Concat("auto_pad ", auto_pad, " is not supported (only explicit pads)"));
-  }
-  std::vector<int64_t> pads = Ints("pads", std::vector<int64_t>(2 * spatial, 0));
-  if (auto_pad == "VALID") pads.assign(2 * spatial, 0);
-  if (pads.size() != 2 * spatial) Fail(Concat("pads must have ", 2 * spatial, " values"));
-  for (size_t i = 0; i < spatial; ++i) {
-    if (pads[i] != pads[i + spatial]) {
-      Fail(Concat("pads ", DimsToString(pads), " are not supported (only symmetric)"));
-    }
-  }
   const std::vector<int64_t> strides = Ints("strides", std::vector<int64_t>(spatial, 1));
   const std::vector<int64_t> dilations = Ints("dilations", std::vector<int64_t>(spatial, 1));
-  if (strides.size() != spatial || dilations.size() != spatial) {
-    Fail(Concat("strides and dilations must have ", spatial, " values"));
-  }
-  const char* type = spatial == 1 ? (max ? "nn.MaxPool1d" : "nn.AvgPool1d")
-                                  : (max ? "nn.MaxPool2d" : "nn.AvgPool2d");
-  Node node = MakeNode(type, {RuntimeInput(0)}, {OutputName(0)});
-  node.params["kernel_size"] = Parameter::FromIntArray(ToInts(kernel));
-  // ONNX's strides default to 1, PyTorch's to the kernel: always written out.
-  node.params["stride"] = Parameter::FromIntArray(ToInts(strides));
-  node.params["padding"] = Parameter::FromIntArray(
-      ToInts(std::vector<int64_t>(pads.begin(), pads.begin() + static_cast<long>(spatial))));
-  node.params["ceil_mode"] = Parameter::FromBool(Int("ceil_mode", 0) != 0);
-  if (max) {
-    node.params["dilation"] = Parameter::FromIntArray(ToInts(dilations));
-    node.params["return_indices"] = Parameter::FromBool(false);
-  } else {
+  std::vector<int64_t> pads = WindowPads(kernel, strides, dilations);
+  if (!max) {
     for (int64_t dilation : dilations) {
       if (dilation != 1) Fail("dilations of AveragePool are not supported");
     }
-    node.params["count_include_pad"] = Parameter::FromBool(Int("count_include_pad", 0) != 0);
   }
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  bool count_pads = Int("count_include_pad", 0) != 0;
+  bool layer_pads = true;  // PyTorch's pool takes the pads itself
+  for (size_t i = 0; i < spatial; ++i) {
+    layer_pads = layer_pads && pads[i] == pads[i + spatial] && 2 * pads[i] <= kernel[i];
+  }
+  const char* type = spatial == 1 ? (max ? "nn.MaxPool1d" : "nn.AvgPool1d")
+                                  : (max ? "nn.MaxPool2d" : "nn.AvgPool2d");
+  const auto pool = [&](const std::string& input, const std::string& output) {
+    Node node = MakeNode(type, {input}, {output});
+    node.params["kernel_size"] = Parameter::FromIntArray(ToInts(kernel));
+    // ONNX's strides default to 1, PyTorch's to the kernel: always written out.
+    node.params["stride"] = Parameter::FromIntArray(ToInts(strides));
+    node.params["padding"] = Parameter::FromIntArray(
+        ToInts(std::vector<int64_t>(pads.begin(), pads.begin() + static_cast<long>(spatial))));
+    node.params["ceil_mode"] = Parameter::FromBool(Int("ceil_mode", 0) != 0);
+    if (max) {
+      node.params["dilation"] = Parameter::FromIntArray(ToInts(dilations));
+      node.params["return_indices"] = Parameter::FromBool(false);
+    } else {
+      node.params["count_include_pad"] = Parameter::FromBool(count_pads);
+    }
+    Emit(std::move(node));
+  };
+  const std::string output = OutputName(0);
+  if (layer_pads) {
+    pool(RuntimeInput(0), output);
+  } else if (max || count_pads) {
+    const std::string padded = EmitWindowPad(RuntimeInput(0), pads, max ? -INFINITY : 0.0f);
+    std::fill(pads.begin(), pads.end(), 0);
+    pool(padded, output);
+  } else {
+    const std::vector<int64_t> window_pads = pads;
+    std::fill(pads.begin(), pads.end(), 0);
+    count_pads = true;  // every window averages over its kernel: sums / counts is the mean
+    const std::string sums = NewOperandName(output);
+    pool(EmitWindowPad(RuntimeInput(0), window_pads, 0.0f), sums);
+    const std::string ones = NewOperandName(output);
+    EmitExpressionOf("add(mul(eq(@0,@0),0),1)", {RuntimeInput(0)}, ones);  // 1 for NaN, inf too
+    const std::string counts = NewOperandName(output);
+    pool(EmitWindowPad(ones, window_pads, 0.0f), counts);
+    EmitExpressionOf("div(@0,@1)", {sums, counts}, output);
+  }
+  SetRuntimeOutput(0, output);
 }
 
 void GraphBuilder::MapGlobalAveragePool() {
