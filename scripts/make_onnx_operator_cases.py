@@ -252,7 +252,8 @@ def node_cases():
     updates = random(2, 4, seed=4)
     table = random(3, 4, seed=5)
     node_case("scatter_nd", "ScatterND", [table, updates],
-              [scatter_nd(table, rows, updates, "none")], constants=[("indices", rows)], order=["in0", "indices", "in1"])
+              [scatter_nd(table, rows, updates, "none")], constants=[("indices", rows)],
+              order=["in0", "indices", "in1"])
     repeated = np.array([[1], [1], [0]], np.int64)
     updates3 = random(3, 4, seed=6)
     node_case("scatter_nd_add", "ScatterND", [table, updates3],
@@ -266,14 +267,16 @@ def window_pads(pads, spatial):
     return [(0, 0), (0, 0)] + [(pads[i], pads[i + spatial]) for i in range(spatial)]
 
 
-def same_pads(kernel, dilations, upper):
-    """auto_pad SAME with strides of 1: the output has the input's extent, so the total pad is
-    (kernel - 1) * dilation; its odd half goes at the end (SAME_UPPER) or the beginning."""
-    pads = []
-    for k, d in zip(kernel, dilations):
-        total = (k - 1) * d
-        pads.append(total // 2 if upper else total - total // 2)
-    return pads + [(k - 1) * d - p for k, d, p in zip(kernel, dilations, pads)]
+def same_pads(kernel, dilations, upper, strides=None, extents=None):
+    """auto_pad SAME: the output is ceil(extent / stride) long, so the total pad is
+    (output - 1) * stride + (kernel - 1) * dilation + 1 - extent (at least 0); its odd half goes
+    at the end (SAME_UPPER) or the beginning (SAME_LOWER)."""
+    strides = strides or [1] * len(kernel)
+    extents = extents or [1] * len(kernel)  # any extent gives the same pads for stride 1
+    totals = [max(0, (-(-e // s) - 1) * s + (k - 1) * d + 1 - e)
+              for k, d, s, e in zip(kernel, dilations, strides, extents)]
+    begins = [t // 2 if upper else t - t // 2 for t in totals]
+    return begins + [t - b for t, b in zip(totals, begins)]
 
 
 def windows(x, kernel, strides, dilations):
@@ -364,6 +367,9 @@ def window_cases():
     node_case("conv1d_same_lower", "Conv", [line],
               [conv(line, w1, b, [1], same_pads([2], [1], upper=False), [1])],
               {"auto_pad": "SAME_LOWER"}, [("w", w1), ("b", b)], order=order)
+    strided = same_pads([4, 3], [1, 1], False, [3, 2], [6, 7])
+    node_case("conv_same_lower_stride2", "Conv", [x], [conv(x, w, b, [3, 2], strided, [1, 1])],
+              {"auto_pad": "SAME_LOWER", "strides": [3, 2]}, constants, order=order)
     node_case("conv_asymmetric_pads", "Conv", [x],
               [conv(x, w, b, [2, 2], [0, 1, 2, 0], [1, 1])],
               {"pads": [0, 1, 2, 0], "strides": [2, 2]}, constants, order=order)
@@ -378,6 +384,21 @@ def window_cases():
               [conv_transpose(up, wt, b, [2, 2], [1, 0, 0, 2], [1, 1])],
               {"pads": [1, 0, 0, 2], "strides": [2, 2], "output_padding": [1, 1]},
               [("w", wt), ("b", b)], order=order)
+    # output_shape (6, 7): the full (7, 9) output cut by total - total / 2 at the start
+    # (auto_pad NOTSET) and total / 2 at the end.
+    full = conv_transpose(up, wt, b, [2, 2], [0, 0, 0, 0], [0, 0])
+    cut = [full.shape[2] - 6, full.shape[3] - 7]
+    node_case("conv_transpose_output_shape", "ConvTranspose", [up],
+              [full[:, :, cut[0] - cut[0] // 2:full.shape[2] - cut[0] // 2,
+                    cut[1] - cut[1] // 2:full.shape[3] - cut[1] // 2]],
+              {"output_shape": [6, 7], "strides": [2, 2]}, [("w", wt), ("b", b)], order=order)
+    node_case("maxpool_same_upper_stride2", "MaxPool", [x],
+              [pool(x, [3, 2], [2, 2], same_pads([3, 2], [1, 1], True, [2, 2], [6, 7]), "max")],
+              {"kernel_shape": [3, 2], "strides": [2, 2], "auto_pad": "SAME_UPPER"})
+    node_case("avgpool_same_lower_stride2_exclude_pad", "AveragePool", [x],
+              [pool(x, [3, 3], [2, 2], same_pads([3, 3], [1, 1], False, [2, 2], [6, 7]),
+                    "average")],
+              {"kernel_shape": [3, 3], "strides": [2, 2], "auto_pad": "SAME_LOWER"})
     node_case("maxpool_same_upper", "MaxPool", [x],
               [pool(x, [2, 2], [1, 1], same_pads([2, 2], [1, 1], True), "max")],
               {"kernel_shape": [2, 2], "auto_pad": "SAME_UPPER"})

@@ -441,12 +441,12 @@ def hostile_models():
     integer = model([helper.make_node("Relu", ["x"], ["y"])],
                     [value("x", [2, 3], TensorProto.INT64)], [value("y", [2, 3], TensorProto.INT64)])
     (folder / "integer_input.onnx").write_bytes(integer.SerializeToString())
-    # ConvTranspose's output_shape: pads that depend on the input's extent.
-    output_shape = model([helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="up",
-                                           output_shape=[5, 5])],
-                         [value("x", [1, 1, 4, 4])], [value("y", [1, 1, 5, 5])],
-                         [tensor("w", np.ones((1, 1, 3, 3), np.float32))])
-    (folder / "transposed_output_shape.onnx").write_bytes(output_shape.SerializeToString())
+    # Resize's cubic mode: PyTorch's bicubic uses another coefficient and rounding.
+    cubic = model([helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize",
+                                    mode="cubic")],
+                  [value("x", [1, 1, 4, 4])], [value("y", [1, 1, 8, 8])],
+                  [tensor("scales", np.array([1, 1, 2, 2], np.float32))])
+    (folder / "resize_cubic.onnx").write_bytes(cubic.SerializeToString())
     statistics = model([helper.make_node("LayerNormalization", ["x", "scale"], ["y", "mean"],
                                          name="norm")],
                        [value("x", [2, 3])], [value("y", [2, 3]), value("mean", [2, 1])],

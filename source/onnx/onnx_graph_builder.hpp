@@ -142,11 +142,16 @@ class GraphBuilder {
   void MapConvolution();
   void MapTransposedConvolution();
   // The (begins..., ends...) pads of a sliding window over the last kernel.size() axes, from the
-  // node's pads or auto_pad (SAME_UPPER / SAME_LOWER computed for strides of 1, whose pads do not
-  // depend on the input's extent; Fail()s for larger strides).
+  // node's pads or auto_pad (SAME_UPPER / SAME_LOWER with strides of 1, whose pads do not depend
+  // on the input's extent). Empty for SAME with a larger stride: EmitSamePad pads at plan time.
   std::vector<int64_t> WindowPads(const std::vector<int64_t>& kernel,
                                   const std::vector<int64_t>& strides,
                                   const std::vector<int64_t>& dilations) const;
+  // `input` padded with `value` as the node's auto_pad SAME_UPPER / SAME_LOWER says for this
+  // window, through lumen.CenterPad (the pads depend on the extent): the result's operand.
+  std::string EmitSamePad(const std::string& input, const std::vector<int64_t>& kernel,
+                          const std::vector<int64_t>& strides,
+                          const std::vector<int64_t>& dilations, float value);
   // `input` padded with `value` by `pads` (begins..., ends...) on its last pads.size() / 2 axes:
   // the operand holding the result.
   std::string EmitWindowPad(const std::string& input, const std::vector<int64_t>& pads,

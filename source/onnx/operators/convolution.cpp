@@ -24,11 +24,15 @@ void GraphBuilder::MapConvolution() {
   };
   std::vector<int64_t> kernel(weight.dims.begin() + 2, weight.dims.end());
   if (Ints("kernel_shape", kernel) != kernel) Fail("kernel_shape disagrees with the weight");
-  std::vector<int64_t> pads = WindowPads(kernel, Ints("strides", std::vector<int64_t>(spatial, 1)),
-                                         Ints("dilations", std::vector<int64_t>(spatial, 1)));
+  const std::vector<int64_t> strides = Ints("strides", std::vector<int64_t>(spatial, 1));
+  const std::vector<int64_t> dilations = Ints("dilations", std::vector<int64_t>(spatial, 1));
+  std::vector<int64_t> pads = WindowPads(kernel, strides, dilations);
   std::string input = RuntimeInput(0);
-  if (!std::equal(pads.begin(), pads.begin() + static_cast<long>(spatial),
-                  pads.begin() + static_cast<long>(spatial))) {
+  if (pads.empty()) {  // SAME with a stride above 1
+    input = EmitSamePad(input, kernel, strides, dilations, 0.0f);
+    pads.assign(2 * spatial, 0);
+  } else if (!std::equal(pads.begin(), pads.begin() + static_cast<long>(spatial),
+                         pads.begin() + static_cast<long>(spatial))) {
     // Asymmetric pads (SAME's odd totals among them): zeros added before the convolution.
     input = EmitWindowPad(input, pads, 0.0f);
     std::fill(pads.begin(), pads.end(), 0);
@@ -73,17 +77,13 @@ void GraphBuilder::MapConvolution() {
 // ConvTranspose onto nn.ConvTranspose2d. SAME_UPPER / SAME_LOWER make the output the input times
 // the stride: their total pad, output_padding + (kernel - 1) * dilation + 1 - stride, does not
 // depend on the input. Asymmetric pads run the layer with the smaller pad of each axis and crop
-// the rest (a slice). output_shape's pads depend on the input's extent and are refused.
+// the rest (a slice). output_shape's pads depend on the input's extent: lumen.CenterPad cuts the
+// full output to it at plan time.
 void GraphBuilder::MapTransposedConvolution() {
   const ConstantTensor& weight = ConstantInput(1, "weight");
   if (weight.dims.size() != 4) {
     Fail(Concat("only 2-D transposed convolutions are supported, the weight is ",
                 weight.Describe()));
-  }
-  if (FindAttribute(node(), "output_shape") != nullptr) {
-    Fail(
-        "output_shape is not supported (its pads depend on the input's extent; give pads and "
-        "output_padding)");
   }
   const int64_t groups = Int("group", 1);
   const std::vector<int64_t> kernel(weight.dims.begin() + 2, weight.dims.end());
@@ -109,9 +109,19 @@ void GraphBuilder::MapTransposedConvolution() {
   } else if (auto_pad != "NOTSET") {
     Fail(Concat("unknown auto_pad '", auto_pad, "'"));
   }
+  // output_shape: the full output (no pads) cut to it, the odd element as auto_pad says; pads
+  // are then ignored, as ONNX says.
+  std::vector<int64_t> output_shape = Ints("output_shape", {});
+  if (output_shape.size() == 4) output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+  if (!output_shape.empty()) {
+    if (output_shape.size() != 2) {
+      Fail(Concat("output_shape ", DimsToString(output_shape), " must have 2 values"));
+    }
+    pads = {0, 0, 0, 0};
+  }
   if (pads.size() != 4) Fail(Concat("pads ", DimsToString(pads), " must have 4 values"));
   const std::vector<int64_t> padding = {std::min(pads[0], pads[2]), std::min(pads[1], pads[3])};
-  const bool crop = pads[0] != pads[2] || pads[1] != pads[3];
+  const bool crop = pads[0] != pads[2] || pads[1] != pads[3] || !output_shape.empty();
   const std::string output = OutputName(0);
   const std::string result = crop ? NewOperandName(output) : output;
   Node node = MakeNode("nn.ConvTranspose2d", {RuntimeInput(0)}, {result});
@@ -127,7 +137,12 @@ void GraphBuilder::MapTransposedConvolution() {
   node.attributes["weight"] = ToAttribute(weight, Where());
   if (HasInput(2)) node.attributes["bias"] = ToAttribute(ConstantInput(2, "bias"), Where());
   Emit(std::move(node));
-  if (crop) {
+  if (!output_shape.empty()) {
+    Node cut = MakeNode("lumen.CenterPad", {result}, {output});
+    cut.params["size"] = Parameter::FromIntArray(ToInts(output_shape));
+    cut.params["upper"] = Parameter::FromBool(auto_pad == "SAME_UPPER");
+    Emit(std::move(cut));
+  } else if (crop) {
     // What is left of each axis's larger pad, cut from its side.
     Node slice = MakeNode("Tensor.slice", {result}, {output});
     slice.params["dims"] = Parameter::FromIntArray({-2, -1});
@@ -164,11 +179,7 @@ std::vector<int64_t> GraphBuilder::WindowPads(const std::vector<int64_t>& kernel
     // The output is ceil(input / stride) long; with stride 1 the total pad is the window's extent
     // less one whatever the input, the odd one going at the end (UPPER) or the beginning (LOWER).
     for (size_t i = 0; i < spatial; ++i) {
-      if (strides[i] != 1) {
-        Fail(Concat("auto_pad ", auto_pad, " with stride ", strides[i],
-                    " is not supported (its pads depend on the input's extent; only strides of "
-                    "1)"));
-      }
+      if (strides[i] != 1) return {};
       const int64_t total = (kernel[i] - 1) * dilations[i];
       const int64_t small = total / 2;
       pads[i] = auto_pad == "SAME_UPPER" ? small : total - small;
@@ -178,6 +189,20 @@ std::vector<int64_t> GraphBuilder::WindowPads(const std::vector<int64_t>& kernel
     Fail(Concat("unknown auto_pad '", auto_pad, "'"));
   }
   return pads;
+}
+
+std::string GraphBuilder::EmitSamePad(const std::string& input, const std::vector<int64_t>& kernel,
+                                      const std::vector<int64_t>& strides,
+                                      const std::vector<int64_t>& dilations, float value) {
+  const std::string padded = NewOperandName(Concat(OutputName(0), ":padded"));
+  Node node = MakeNode("lumen.CenterPad", {input}, {padded});
+  node.params["kernel_size"] = Parameter::FromIntArray(ToInts(kernel));
+  node.params["stride"] = Parameter::FromIntArray(ToInts(strides));
+  node.params["dilation"] = Parameter::FromIntArray(ToInts(dilations));
+  node.params["upper"] = Parameter::FromBool(String("auto_pad", "NOTSET") == "SAME_UPPER");
+  node.params["value"] = Parameter::FromFloat(value);
+  Emit(std::move(node));
+  return padded;
 }
 
 std::string GraphBuilder::EmitWindowPad(const std::string& input, const std::vector<int64_t>& pads,

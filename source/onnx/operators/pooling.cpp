@@ -11,9 +11,10 @@ namespace onnx {
 
 // MaxPool and AveragePool onto nn.MaxPool1d/2d and nn.AvgPool1d/2d. PyTorch's pools take
 // symmetric pads of at most half the kernel; other pads (asymmetric ones, SAME's odd totals, pads
-// beyond half a kernel, which ONNX allows) are added before the pool, as -inf for a max and zeros
-// for an average that counts them. An average that does not count them is the pool of the
-// zero-padded input over the pool of a zero-padded tensor of ones: sum over valid count.
+// beyond half a kernel, which ONNX allows; SAME with strides above 1, through lumen.CenterPad at
+// plan time) are added before the pool, as -inf for a max and zeros for an average that counts
+// them. An average that does not count them is the pool of the zero-padded input over the pool
+// of a zero-padded tensor of ones: sum over valid count.
 void GraphBuilder::MapPooling() {
   const bool max = node().op_type() == "MaxPool";
   const std::vector<int64_t> kernel = Ints("kernel_shape", {});
@@ -31,8 +32,10 @@ void GraphBuilder::MapPooling() {
     }
   }
   bool count_pads = Int("count_include_pad", 0) != 0;
-  bool layer_pads = true;  // PyTorch's pool takes the pads itself
-  for (size_t i = 0; i < spatial; ++i) {
+  const bool same_pads = pads.empty();  // SAME with a stride above 1: padded at plan time
+  bool layer_pads = !same_pads;         // PyTorch's pool takes the pads itself
+  if (same_pads) pads.assign(2 * spatial, 0);
+  for (size_t i = 0; i < spatial && layer_pads; ++i) {
     layer_pads = layer_pads && pads[i] == pads[i + spatial] && 2 * pads[i] <= kernel[i];
   }
   const char* type = spatial == 1 ? (max ? "nn.MaxPool1d" : "nn.AvgPool1d")
@@ -56,20 +59,25 @@ void GraphBuilder::MapPooling() {
   const std::string output = OutputName(0);
   if (layer_pads) {
     pool(RuntimeInput(0), output);
-  } else if (max || count_pads) {
-    const std::string padded = EmitWindowPad(RuntimeInput(0), pads, max ? -INFINITY : 0.0f);
-    std::fill(pads.begin(), pads.end(), 0);
-    pool(padded, output);
+    SetRuntimeOutput(0, output);
+    return;
+  }
+  const std::vector<int64_t> window_pads = pads;
+  std::fill(pads.begin(), pads.end(), 0);
+  const auto padded = [&](const std::string& input, float value) {
+    return same_pads ? EmitSamePad(input, kernel, strides, dilations, value)
+                     : EmitWindowPad(input, window_pads, value);
+  };
+  if (max || count_pads) {
+    pool(padded(RuntimeInput(0), max ? -INFINITY : 0.0f), output);
   } else {
-    const std::vector<int64_t> window_pads = pads;
-    std::fill(pads.begin(), pads.end(), 0);
     count_pads = true;  // every window averages over its kernel: sums / counts is the mean
     const std::string sums = NewOperandName(output);
-    pool(EmitWindowPad(RuntimeInput(0), window_pads, 0.0f), sums);
+    pool(padded(RuntimeInput(0), 0.0f), sums);
     const std::string ones = NewOperandName(output);
     EmitExpressionOf("add(mul(eq(@0,@0),0),1)", {RuntimeInput(0)}, ones);  // 1 for NaN, inf too
     const std::string counts = NewOperandName(output);
-    pool(EmitWindowPad(ones, window_pads, 0.0f), counts);
+    pool(padded(ones, 0.0f), counts);
     EmitExpressionOf("div(@0,@1)", {sums, counts}, output);
   }
   SetRuntimeOutput(0, output);
