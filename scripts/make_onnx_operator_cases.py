@@ -124,6 +124,11 @@ def export_cases():
                 16)
     export_case("cumsum", Lambda(lambda m, a: torch.cumsum(a, 1) + torch.cumsum(a, -1)), [x], 13)
     export_case("fmod", Lambda(lambda m, a: torch.fmod(a * 3, 1.25)), [x], 13)
+    # Integer arithmetic on run-time values: Mod with fmod=0 (Python's sign rule) of an ArgMax
+    # moved below zero, and Cast to int64 (dropping the fraction).
+    export_case("integer_mod_cast",
+                Lambda(lambda m, a: torch.cat([((a.argmax(1) - 4) % 3).float(),
+                                               (a[:, 0] * 3).long().float()], 1)), [x], 13)
     export_case("logical",
                 Lambda(lambda m, a, b: torch.cat([torch.logical_and(a > 0, b > 0),
                                                   torch.logical_or(a > 0, b > 0),
