@@ -1,7 +1,8 @@
-// torch.scatter(input, dim, index, src) and torch.scatter_reduce(input, dim, index, src, reduce):
-// a copy of input in which src[i][j] lands at [index[i][j]][j] (for dim 0; likewise for any rank
-// and dim), replacing the value there or combining with it (sum, prod, mean, amax, amin). ONNX's
-// ScatterElements maps onto these too.
+// torch.scatter(input, dim, index, src), torch.scatter_reduce(input, dim, index, src, reduce) and
+// torch.scatter_add(input, dim, index, src): a copy of input in which src[i][j] lands at
+// [index[i][j]][j] (for dim 0; likewise for any rank and dim), replacing the value there or
+// combining with it (sum, prod, mean, amax, amin; scatter_add sums). ONNX's ScatterElements maps
+// onto these too.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -76,7 +77,9 @@ class Scatter : public Layer {
 
 Scatter::Scatter(const LayerConfig& config) : Layer(config), dim_(config.IntParam("dim")) {
   const bool reduce_op = config.type().find("scatter_reduce") != std::string::npos;
-  if (reduce_op || (config.HasParam("reduce") && !config.Param("reduce").IsNone())) {
+  if (config.type().find("scatter_add") != std::string::npos) {
+    reduction_ = ScatterReduction::kSum;  // scatter_add is scatter_reduce's sum with the input
+  } else if (reduce_op || (config.HasParam("reduce") && !config.Param("reduce").IsNone())) {
     const std::string name = config.StringParam("reduce");
     // scatter takes 'add' and 'multiply', scatter_reduce its own five names.
     const bool known = reduce_op ? ParseScatterReduction(name, kScatterReduceNames, &reduction_)
@@ -166,6 +169,6 @@ void Scatter::Forward(const std::vector<const Tensor*>& inputs, const std::vecto
 }
 
 LUMEN_REGISTER_LAYER(Scatter, "torch.scatter", "Tensor.scatter", "torch.scatter_reduce",
-                     "Tensor.scatter_reduce");
+                     "Tensor.scatter_reduce", "torch.scatter_add", "Tensor.scatter_add");
 
 }  // namespace lumen
