@@ -427,10 +427,51 @@ def window_cases():
               [("scale", last)], opset=17)
 
 
+MAPPER_MODELS = ROOT / "test" / "data" / "onnx" / "mappers"
+
+
+def mapper_models():
+    """One-node models for test/onnx/test_onnx_operator_mappers.cpp: which Lumen nodes a mapping
+    makes, and the variants the reader refuses (no references: they are read, not run)."""
+    if MAPPER_MODELS.exists():
+        shutil.rmtree(MAPPER_MODELS)
+    MAPPER_MODELS.mkdir(parents=True)
+
+    def save(name, op, inputs, opset=13, initializers=(), **attributes):
+        node = helper.make_node(op, inputs, ["y"], name="node", **attributes)
+        graph = helper.make_graph(
+            [node], name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 4])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+            [numpy_helper.from_array(np.asarray(array), n) for n, array in initializers])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        (MAPPER_MODELS / f"{name}.onnx").write_bytes(model.SerializeToString())
+
+    ones = np.ones((3, 2, 3, 3), np.float32)
+    save("hardmax_opset11_axis1", "Hardmax", ["x"], 11, axis=1)
+    save("logsoftmax_axis1", "LogSoftmax", ["x"], axis=1)
+    save("conv_same_upper_stride2", "Conv", ["x", "w"], initializers=[("w", ones)],
+         auto_pad="SAME_UPPER", strides=[2, 2])
+    save("maxpool_same_lower", "MaxPool", ["x"], kernel_shape=[2, 2], auto_pad="SAME_LOWER")
+    save("conv_transpose_output_shape", "ConvTranspose", ["x", "w"],
+         initializers=[("w", np.ones((2, 3, 3, 3), np.float32))], strides=[2, 2],
+         output_shape=[8, 9])
+    save("lrn_even_size", "LRN", ["x"], size=4)
+    save("scatter_elements_mean", "ScatterElements", ["x", "x", "x"], reduction="mean")
+    save("cast_string", "Cast", ["x"], to=TensorProto.STRING)
+    save("topk_runtime_k", "TopK", ["x", "x"])
+    save("cumsum_two_axes", "CumSum", ["x", "axis"],
+         initializers=[("axis", np.array([0, 1], np.int64))])
+    save("conv_unknown_auto_pad", "Conv", ["x", "w"], initializers=[("w", ones)],
+         auto_pad="SAME_MIDDLE")
+    save("conv_negative_pads", "Conv", ["x", "w"], initializers=[("w", ones)],
+         pads=[1, -1, 1, 1])
+
+
 def main():
     export_cases()
     node_cases()
     window_cases()
+    mapper_models()
 
 
 if __name__ == "__main__":
