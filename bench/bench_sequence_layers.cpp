@@ -117,7 +117,7 @@ void RunLayerLoop(benchmark::State& state, const Layer& layer, const Tensor& inp
   Workspace workspace(threads);
   const std::vector<Shape> output_shapes = layer.OutputShapes({input.shape()});
   std::unique_ptr<LayerState> layer_state =
-      layer.Prepare({input.shape()}, output_shapes, PrepareContext{threads, &workspace});
+      layer.Prepare({input.shape()}, output_shapes, PrepareContext{threads, &workspace, {}});
   std::vector<Tensor> outputs;
   for (const Shape& shape : output_shapes) outputs.emplace_back(shape);
   std::vector<Tensor*> output_pointers;

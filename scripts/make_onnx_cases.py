@@ -10,8 +10,8 @@ For each case of the shared corpus (../shared/models beside the repository, or -
     the references came from;
   - it is exported at opset 13 and at opset 17; the opset-17 file is kept as a case of its own
     (<case>_opset17) only when its graph differs from the opset-13 one;
-  - the export is shape-inferred (onnx.shape_inference, so every operand's shape is declared, as
-    Lumen's golden test checks) and checked with onnx.checker;
+  - the export is kept as torch.onnx.export writes it, as a user would have it (no
+    onnx.shape_inference: Lumen infers every shape itself), and checked with onnx.checker;
   - tmp/onnx/<case>/ gets model.onnx and a case.txt whose inputs and outputs point at the PNNX
     case in tmp/models/<case> when there is one (else the .f32 files are copied).
 
@@ -99,7 +99,6 @@ def export(module, inputs, input_names, output_names, opset):
                           input_names=input_names, output_names=output_names,
                           do_constant_folding=True)
     model = onnx.load_from_string(buffer.getvalue())
-    model = onnx.shape_inference.infer_shapes(model)
     onnx.checker.check_model(model)
     return model
 

@@ -1,6 +1,7 @@
 #include "layer/layer.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "lumen/error.hpp"
 
@@ -13,6 +14,33 @@ std::unique_ptr<LayerState> Layer::Prepare(const std::vector<Shape>& /*input_sha
                                            const std::vector<Shape>& /*output_shapes*/,
                                            const PrepareContext& /*context*/) const {
   return nullptr;
+}
+
+std::vector<Shape> Layer::OutputShapesFromValues(
+    const std::vector<Shape>& input_shapes,
+    const std::vector<const Tensor*>& /*input_values*/) const {
+  return OutputShapes(input_shapes);
+}
+
+bool Layer::OutputsFromShapes(const std::vector<Shape>& /*input_shapes*/,
+                              const std::vector<Tensor*>& /*outputs*/) const {
+  return false;
+}
+
+std::vector<int64_t> Layer::IntegerValues(const Tensor& values, const std::string& role) const {
+  std::vector<int64_t> integers;
+  for (float value : values.ToRowMajor()) {
+    if (std::isnan(value) || value != std::trunc(value)) {
+      Fail(Concat(role, " holds ", value, ", which is not a whole number"));
+    }
+    // From 2^63 on a float does not convert; such values mean "to the end" (INT64_MAX) or
+    // "from the start" (INT64_MIN) in a slice.
+    const float limit = 9.2e18f;
+    integers.push_back(value >= limit    ? INT64_MAX
+                       : value <= -limit ? INT64_MIN
+                                         : static_cast<int64_t>(value));
+  }
+  return integers;
 }
 
 bool Layer::FuseActivation(const Activation& /*activation*/) { return false; }

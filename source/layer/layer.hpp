@@ -40,6 +40,9 @@ class LayerState {
 struct PrepareContext {
   int threads = 1;
   Workspace* workspace = nullptr;
+  // Per input: its values when the session knows them while planning (constants, shapes and what
+  // is computed from them alone; see ShapeValueInputs), else null. Empty outside a session.
+  std::vector<const Tensor*> input_values;
 };
 
 // What Forward receives besides its operands: the session's threads and scratch, and the state
@@ -68,6 +71,23 @@ class Layer {
   // Shape inference: the shapes of the outputs for inputs of these shapes. Throws lumen::Error
   // naming the layer, with the shapes involved, when it cannot compute them.
   virtual std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const = 0;
+
+  // --- Shapes computed from values (ONNX's shape arithmetic: a Reshape to `x.size(0), -1`, Range,
+  // ConstantOfShape). While it plans, a session knows the values of some operands: constants,
+  // the shapes of operands (OutputsFromShapes), and what is computed from those alone. It computes
+  // them then, once per set of input shapes, and those steps do not run again. ---
+
+  // The inputs whose values (not only their shapes) this layer's output shapes depend on; each
+  // must be known when the session plans. Empty for most layers.
+  virtual std::vector<size_t> ShapeValueInputs() const { return {}; }
+  // Shape inference for a layer with ShapeValueInputs: `input_values[i]` holds the values of input
+  // i for those inputs (null for the others). By default, OutputShapes(input_shapes).
+  virtual std::vector<Shape> OutputShapesFromValues(
+      const std::vector<Shape>& input_shapes, const std::vector<const Tensor*>& input_values) const;
+  // If this layer's outputs depend on its inputs' shapes alone (Shape, Size): writes them into
+  // `outputs` (allocated with the shapes OutputShapes gave) and returns true. False by default.
+  virtual bool OutputsFromShapes(const std::vector<Shape>& input_shapes,
+                                 const std::vector<Tensor*>& outputs) const;
 
   // Called by a session for each new set of input shapes, after OutputShapes: returns what Forward
   // needs for these shapes (null by default). May reserve scratch through the context.
@@ -119,6 +139,10 @@ class Layer {
   // Which of the `rank` axes the dimensions `dims` name (each converted as Axis does). A 0-d
   // tensor accepts 0 and -1, as PyTorch does, and has no axis to name. Fails on a dim named twice.
   std::vector<bool> NamedAxes(const std::vector<int>& dims, size_t rank) const;
+
+  // The values of `values` (a shape, a count, a position: integers held as floats), each checked
+  // to be a whole number; `role` names them in the error ("the shape (input 1)").
+  std::vector<int64_t> IntegerValues(const Tensor& values, const std::string& role) const;
 
   // Throws lumen::Error prefixed with this layer's description.
   [[noreturn]] void Fail(const std::string& message) const;

@@ -224,22 +224,6 @@ void GraphBuilder::ConvertNode(size_t index) {
       all_known = false;
     }
   }
-  // Shape and Size need only the input's dims, which the file may declare.
-  ConstantTensor dims_only;
-  if ((node_->op_type() == "Shape" || node_->op_type() == "Size") && !all_known) {
-    if (!HasInput(0)) Fail("input 0 is missing");
-    const std::vector<int64_t> dims = InputDims(0);
-    bool complete = InputRank(0) >= 0;
-    for (int64_t extent : dims) complete = complete && extent >= 0;
-    if (!complete) {
-      Fail(Concat("the shape of '", node_->input(0),
-                  "' is not declared in the file; run onnx.shape_inference.infer_shapes on the "
-                  "model (Lumen evaluates shape arithmetic once, when loading)"));
-    }
-    dims_only.dims = dims;  // Shape and Size read only the dims: no values are made
-    known = {&dims_only};
-    all_known = true;
-  }
   std::vector<ConstantTensor> outputs;
   if (all_known && FoldConstantNode(*node_, known, Where(), &outputs)) {
     for (size_t i = 0; i < outputs.size() && i < static_cast<size_t>(node_->output_size()); ++i) {
@@ -247,7 +231,40 @@ void GraphBuilder::ConvertNode(size_t index) {
     }
     return;
   }
+  // Anything else becomes layers, the shape arithmetic on run-time values included (Shape, the
+  // Gather, Concat, Mul, ... that follow it): a session computes those when it plans, from the
+  // shapes it is given, so that one model runs at every size.
   MapOperator();
+  NoteIntegerOutputs();
+}
+
+void GraphBuilder::NoteIntegerOutputs() {
+  static const std::set<std::string> always_integer = {
+      "Shape",   "Size",        "ArgMax",         "ArgMin", "NonZero", "Equal", "Less",
+      "Greater", "LessOrEqual", "GreaterOrEqual", "Not",    "And",     "Or",    "Xor"};
+  const std::string& op = node_->op_type();
+  bool integer = always_integer.count(op) > 0;
+  if (op == "Cast") {
+    integer = !IsFloatingType(static_cast<int32_t>(Int("to", kFloat)));
+  } else if (op == "ConstantOfShape") {
+    const AttributeProto* value = FindAttribute(*node_, "value");
+    integer = value != nullptr && !IsFloatingType(value->t().data_type());
+  } else if (!integer) {
+    // The other ops keep their data's type (ONNX requires one type across a Mul's or a Concat's
+    // inputs; Where's data is its inputs 1 and 2).
+    const size_t data = op == "Where" ? 1 : 0;
+    integer = IsIntegerInput(data);
+  }
+  if (!integer) return;
+  for (const std::string& output : node_->output()) integer_values_.insert(output);
+}
+
+bool GraphBuilder::IsIntegerInput(size_t index) const {
+  if (!HasInput(index)) return false;
+  const std::string& name = node_->input(static_cast<int>(index));
+  const auto constant = constants_.find(name);
+  if (constant != constants_.end()) return !IsFloatingType(constant->second.type);
+  return integer_values_.count(name) > 0;
 }
 
 void GraphBuilder::ResolveOutputs() {
@@ -329,14 +346,17 @@ std::vector<int64_t> GraphBuilder::InputDims(size_t index) const {
   const std::string& name = node_->input(static_cast<int>(index));
   const auto constant = constants_.find(name);
   if (constant != constants_.end()) return constant->second.dims;
+  // A graph input's declared dims (its rank, at least, holds at every size); never another
+  // value's, which shape inference wrote for the export's sizes.
   const auto declared = declared_dims_.find(name);
-  return declared == declared_dims_.end() ? std::vector<int64_t>{} : declared->second;
+  if (!graph_inputs_.count(name) || declared == declared_dims_.end()) return {};
+  return declared->second;
 }
 
 int GraphBuilder::InputRank(size_t index) const {
   if (!HasInput(index)) return -1;
   const std::string& name = node_->input(static_cast<int>(index));
-  if (constants_.count(name) || declared_dims_.count(name)) {
+  if (constants_.count(name) || (graph_inputs_.count(name) && declared_dims_.count(name))) {
     return static_cast<int>(InputDims(index).size());
   }
   return -1;
@@ -347,8 +367,7 @@ int GraphBuilder::RequireInputRank(size_t index, const std::string& why) const {
   const int rank = InputRank(index);
   if (rank < 0) {
     Fail(Concat("the rank of '", node_->input(static_cast<int>(index)), "' is needed ", why,
-                " but the file does not declare its shape (run onnx.shape_inference.infer_shapes "
-                "on the model)"));
+                ", and Lumen knows it when loading only for graph inputs and constants"));
   }
   return rank;
 }
@@ -445,9 +464,9 @@ void GraphBuilder::EmitExpression(const std::string& pattern, const std::vector<
       const ConstantTensor& value = constants_.at(node_->input(static_cast<int>(input)));
       // A one-element constant of rank r only broadcasts as a number if r is at most the
       // rank of the result.
+      // Unknown ranks (-1) take only rank-0 constants inline.
       const int rank = static_cast<int>(value.dims.size());
-      if (value.size() == 1 &&
-          (rank <= 1 ? runtime_rank != 0 || rank == 0 : rank <= runtime_rank)) {
+      if (value.size() == 1 && (rank == 0 || (runtime_rank >= 1 && rank <= runtime_rank))) {
         texts.push_back(NumberText(value.At(0)));
         continue;
       }

@@ -41,6 +41,9 @@ class GraphBuilder {
   std::vector<size_t> OrderNodes() const;
   void RefuseUnsupportedOps() const;
   void ConvertNode(size_t index);
+  // Remembers which outputs of the current node hold integers (shapes, indices, Cast to an integer
+  // type): Lumen holds them as floats, and Div or Cast must then round as integers do.
+  void NoteIntegerOutputs();
   void ResolveOutputs();
 
   // --- helpers for the op mappers --------------------------------------------------------------
@@ -62,6 +65,9 @@ class GraphBuilder {
   // The dims the file declares (or the reader knows) for input `index`; empty if unknown.
   // Unknown extents are -1.
   std::vector<int64_t> InputDims(size_t index) const;
+  // True if input `index` holds integers (an integer constant, or a value NoteIntegerOutputs
+  // marked).
+  bool IsIntegerInput(size_t index) const;
   // The rank of input `index`, or -1 when nothing says.
   int InputRank(size_t index) const;
   // The same as InputRank, Fail()ing with `why` when it is unknown.
@@ -163,8 +169,11 @@ class GraphBuilder {
   void MapScatterElements();
   void MapGatherNd();
   void MapScatterNd();
+  void MapWhere();
 
   // operators/layout.cpp: ops that move or copy elements.
+  // torch.flatten of dimensions start..end of `input` into the new operand `output`.
+  void EmitFlatten(const std::string& input, int start, int end, const std::string& output);
   void MapFlatten();
   void MapReshape();
   void MapTranspose();
@@ -202,6 +211,12 @@ class GraphBuilder {
   // The layer's output `y`, (L, N, D*H), as ONNX's Y `y_onnx`, (L, D, N, H).
   void EmitOnnxRecurrentOutput(const std::string& y, const std::string& y_onnx, int64_t directions);
 
+  // operators/shape.cpp: shape arithmetic on run-time values, computed when a session plans.
+  void MapShape();
+  void MapSize();
+  void MapConstantOfShape();
+  void MapRange();
+
   // operators/sampling.cpp
   void MapResize();
   void MapGridSample();
@@ -223,6 +238,8 @@ class GraphBuilder {
   // pnnx.Attribute operands already made for known values, by ONNX name.
   std::map<std::string, std::string> materialized_;
   std::set<std::string> graph_inputs_;
+  // Run-time values that hold integers, by ONNX name (see NoteIntegerOutputs).
+  std::set<std::string> integer_values_;
 
   // The node being converted.
   const lumen_onnx_proto::NodeProto* node_ = nullptr;

@@ -45,6 +45,7 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
         {"ScatterElements", &GraphBuilder::MapScatterElements},
         {"GatherND", &GraphBuilder::MapGatherNd},
         {"ScatterND", &GraphBuilder::MapScatterNd},
+        {"Where", &GraphBuilder::MapWhere},
         // layout
         {"Flatten", &GraphBuilder::MapFlatten},
         {"Reshape", &GraphBuilder::MapReshape},
@@ -79,6 +80,11 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
         // sampling
         {"Resize", &GraphBuilder::MapResize},
         {"GridSample", &GraphBuilder::MapGridSample},
+        // shape arithmetic
+        {"Shape", &GraphBuilder::MapShape},
+        {"Size", &GraphBuilder::MapSize},
+        {"ConstantOfShape", &GraphBuilder::MapConstantOfShape},
+        {"Range", &GraphBuilder::MapRange},
     };
     // The ops each family maps by a table of its own.
     for (const auto& entry : PlainActivations()) {
@@ -96,10 +102,8 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
 
 const std::set<std::string>& GraphBuilder::SupportedOps() {
   static const std::set<std::string> ops = [] {
-    // evaluated when loading (shape arithmetic)
-    std::set<std::string> names = {
-        "Constant", "ConstantOfShape", "Shape",          "Size", "Range", "Where", "Equal", "Less",
-        "Greater",  "LessOrEqual",     "GreaterOrEqual", "And",  "Or",    "Not",   "Mod"};
+    // evaluated when loading only (on values known then)
+    std::set<std::string> names = {"Constant", "And", "Or", "Not", "Mod"};
     // mapped onto layers
     for (const auto& entry : Mappers()) names.insert(entry.first);
     return names;

@@ -21,6 +21,9 @@ namespace lumen {
 namespace {
 
 constexpr size_t kAlignment = 16;  // floats: every operand starts on a 64-byte cache line
+// The most elements a step's outputs may have to be computed while planning: shapes, counts and
+// small constants, not weights (those are computed by runs, in the arena).
+constexpr size_t kMaxElementsComputedWhilePlanning = 4096;
 
 // Three quarters of physical memory, or of the address-space limit (ulimit -v) if lower.
 size_t DefaultMemoryBudget() {
@@ -74,6 +77,13 @@ struct Session::State {
 
   void Plan(const std::vector<Shape>& new_input_shapes);
   void InferShapes(const std::vector<Shape>& new_input_shapes);
+  // The output shapes of `step` for inputs of these shapes, from the values of its inputs where
+  // its layer needs them; computes the step's outputs now if they can be known while planning.
+  std::vector<Shape> OutputShapesOf(size_t step, const std::vector<Shape>& input_shapes_of_step);
+  // Computes the outputs of `step` while planning, if its layer reads only shapes or every input
+  // is known then (and the outputs are small); true if it did.
+  bool ComputeWhilePlanning(size_t step, const std::vector<Shape>& input_shapes_of_step,
+                            const std::vector<Shape>& output_shapes);
   void PlanMemoryAndAllocate();
   void RunSteps(const std::vector<size_t>& steps);
   // The steps of the schedule that `operand` depends on, in order.
@@ -95,9 +105,11 @@ struct Session::State {
   // The current plan.
   bool planned = false;
   std::vector<Shape> input_shapes;
-  std::vector<Shape> shapes;                        // per operand; empty when not in the plan
-  std::vector<bool> in_plan;                        // per operand
-  std::vector<size_t> schedule;                     // step indices to run, in order
+  std::vector<Shape> shapes;         // per operand; empty when not in the plan
+  std::vector<bool> in_plan;         // per operand
+  std::vector<size_t> schedule;      // step indices to run, in order
+  std::vector<bool> known;           // per operand: computed while planning, not by a run
+  std::vector<Tensor> known_values;  // per operand: the values of the known ones
   std::vector<std::unique_ptr<LayerState>> states;  // per step
   std::unique_ptr<float[]> arena;
   size_t arena_floats = 0;
@@ -161,6 +173,9 @@ void Session::State::InferShapes(const std::vector<Shape>& new_input_shapes) {
   }
   shapes.assign(operands.size(), Shape());
   in_plan.assign(operands.size(), false);
+  known.assign(operands.size(), false);
+  known_values.clear();
+  known_values.resize(operands.size());
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
     const size_t input = static_cast<size_t>(graph.inputs()[i]);
     ShapeElementCount(new_input_shapes[i]);  // throws on a rank or size Lumen cannot hold
@@ -175,7 +190,7 @@ void Session::State::InferShapes(const std::vector<Shape>& new_input_shapes) {
     for (int input : steps[step].inputs) input_shapes_of_step.push_back(shapes[input]);
     std::vector<Shape> output_shapes;
     try {
-      output_shapes = steps[step].layer->OutputShapes(input_shapes_of_step);
+      output_shapes = OutputShapesOf(step, input_shapes_of_step);
     } catch (const Error& error) {
       ThrowNamingTheOperator(steps[step], error);
     }
@@ -196,6 +211,71 @@ void Session::State::InferShapes(const std::vector<Shape>& new_input_shapes) {
     }
   }
   // LESSON 14 END
+  // Steps computed while planning do not run.
+  schedule.erase(std::remove_if(schedule.begin(), schedule.end(),
+                                [&](size_t step) {
+                                  const std::vector<int>& outputs = steps[step].outputs;
+                                  return !outputs.empty() && known[outputs[0]];
+                                }),
+                 schedule.end());
+}
+
+std::vector<Shape> Session::State::OutputShapesOf(size_t step,
+                                                  const std::vector<Shape>& input_shapes_of_step) {
+  const RuntimeGraph::Step& info = graph.steps()[step];
+  const Layer& layer = *info.layer;
+  std::vector<const Tensor*> values(info.inputs.size(), nullptr);
+  for (size_t input : layer.ShapeValueInputs()) {
+    if (input >= info.inputs.size()) continue;  // an optional input left out
+    const size_t operand = static_cast<size_t>(info.inputs[input]);
+    if (!known[operand]) {
+      throw Error(Concat(info.description, ": its output shape depends on the values of input ",
+                         input, " ('", graph.operands()[operand].name,
+                         "'), which are computed only when the model runs: Lumen needs them "
+                         "when it plans (from constants and the shapes of operands)"));
+    }
+    values[input] = &known_values[operand];
+  }
+  std::vector<Shape> output_shapes = layer.OutputShapesFromValues(input_shapes_of_step, values);
+  if (output_shapes.size() == info.outputs.size()) {
+    ComputeWhilePlanning(step, input_shapes_of_step, output_shapes);
+  }
+  return output_shapes;
+}
+
+bool Session::State::ComputeWhilePlanning(size_t step,
+                                          const std::vector<Shape>& input_shapes_of_step,
+                                          const std::vector<Shape>& output_shapes) {
+  const RuntimeGraph::Step& info = graph.steps()[step];
+  size_t elements = 0;
+  for (const Shape& shape : output_shapes) elements += ShapeElementCount(shape);
+  if (info.outputs.empty() || elements > kMaxElementsComputedWhilePlanning) return false;
+  std::vector<Tensor*> outputs;
+  for (size_t i = 0; i < output_shapes.size(); ++i) {
+    Tensor& output = known_values[static_cast<size_t>(info.outputs[i])];
+    output = Tensor(output_shapes[i]);
+    outputs.push_back(&output);
+  }
+  bool computed = info.layer->OutputsFromShapes(input_shapes_of_step, outputs);
+  bool inputs_known = true;
+  for (int input : info.inputs) inputs_known = inputs_known && known[static_cast<size_t>(input)];
+  if (!computed && inputs_known) {
+    std::vector<const Tensor*> inputs;
+    for (int input : info.inputs) inputs.push_back(&known_values[static_cast<size_t>(input)]);
+    ForwardContext context;
+    context.compute = {&pool, &workspace};
+    const std::unique_ptr<LayerState> state =
+        info.layer->Prepare(input_shapes_of_step, output_shapes, {threads, &workspace, inputs});
+    context.state = state.get();
+    info.layer->Forward(inputs, outputs, context);
+    computed = true;
+  }
+  for (size_t i = 0; i < output_shapes.size(); ++i) {
+    const size_t output = static_cast<size_t>(info.outputs[i]);
+    known[output] = computed;
+    if (!computed) known_values[output] = Tensor();
+  }
+  return computed;
 }
 
 void Session::State::PlanMemoryAndAllocate() {
@@ -225,7 +305,7 @@ void Session::State::PlanMemoryAndAllocate() {
   size_t largest = 0;
   size_t bookkeeping_bytes = 0;
   for (size_t i = 0; i < operands.size(); ++i) {
-    if (!in_plan[i]) continue;
+    if (!in_plan[i] || known[i]) continue;  // known operands keep their own memory
     lifetimes[i].size = ShapeElementCount(shapes[i]);
     bookkeeping_bytes =
         CheckedAdd(bookkeeping_bytes, BookkeepingBytes(shapes[i]), "tensor bookkeeping");
@@ -281,6 +361,9 @@ void Session::State::PlanMemoryAndAllocate() {
     const size_t operand = buffer_operands[b];
     tensors[operand] = Tensor(base + plan.offsets[b], shapes[operand]);
   }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (known[i]) tensors[i] = known_values[i];  // a copy: a few numbers
+  }
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
     Tensor& input = tensors[static_cast<size_t>(graph.inputs()[i])];
     if (saved_inputs[i].size() == input.size()) {
@@ -304,13 +387,15 @@ void Session::State::Plan(const std::vector<Shape>& new_input_shapes) {
   PlanMemoryAndAllocate();
   // Scratch is reserved while the layers prepare: it may take what the budget leaves.
   workspace.set_limit(budget - std::min(budget - 1, fixed_bytes));
-  const PrepareContext prepare{threads, &workspace};
+  PrepareContext prepare{threads, &workspace, {}};
   for (size_t step : schedule) {
+    prepare.input_values.clear();
     std::vector<Shape> inputs_of_step;
     std::vector<Shape> outputs_of_step;
     for (int input : steps[step].inputs) {
       inputs_of_step.push_back(shapes[input]);
       step_inputs[step].push_back(&tensors[input]);
+      prepare.input_values.push_back(known[input] ? &tensors[input] : nullptr);
     }
     for (int output : steps[step].outputs) {
       outputs_of_step.push_back(shapes[output]);

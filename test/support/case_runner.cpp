@@ -176,10 +176,13 @@ std::vector<Tensor> RunLayer(const Node& op, const std::vector<Tensor>& inputs, 
     input_shapes.push_back(input.shape());
     input_pointers.push_back(&input);
   }
-  const std::vector<Shape> output_shapes = layer->OutputShapes(input_shapes);
+  // Every input's values are known here, as they are to a session for constants and shapes.
+  const std::vector<Shape> output_shapes =
+      layer->OutputShapesFromValues(input_shapes, input_pointers);
   TestContext context(threads);
-  std::unique_ptr<LayerState> state =
-      layer->Prepare(input_shapes, output_shapes, context.prepare());
+  PrepareContext prepare = context.prepare();
+  prepare.input_values = input_pointers;
+  std::unique_ptr<LayerState> state = layer->Prepare(input_shapes, output_shapes, prepare);
   std::vector<Tensor> outputs;
   for (const Shape& shape : output_shapes) outputs.emplace_back(shape);
   std::vector<Tensor*> output_pointers;
@@ -187,6 +190,15 @@ std::vector<Tensor> RunLayer(const Node& op, const std::vector<Tensor>& inputs, 
   ForwardContext forward_context{context.compute(), state.get()};
   layer->Forward(input_pointers, output_pointers, forward_context);
   return outputs;
+}
+
+std::string RunLayerError(const Node& op, const std::vector<Tensor>& inputs) {
+  try {
+    RunLayer(op, inputs);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
 }
 
 }  // namespace test_support

@@ -67,16 +67,20 @@ class TestContext {
   // What kernels receive.
   ComputeContext compute() { return ComputeContext{pool_.get(), workspace_.get()}; }
   // What Layer::Prepare receives.
-  PrepareContext prepare() { return PrepareContext{pool_->threads(), workspace_.get()}; }
+  PrepareContext prepare() { return PrepareContext{pool_->threads(), workspace_.get(), {}}; }
 
  private:
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<Workspace> workspace_;
 };
 
-// Builds the layer for `op`, infers and prepares it for `inputs`, runs Forward on `threads`
-// threads and returns the outputs.
+// Builds the layer for `op`, infers and prepares it for `inputs` (whose values it may read, as a
+// session lets layers read known values), runs Forward on `threads` threads and returns the
+// outputs.
 std::vector<Tensor> RunLayer(const Node& op, const std::vector<Tensor>& inputs, int threads = 1);
+// The lumen::Error message RunLayer throws for these inputs, or an empty string if it runs (for
+// layers whose output shapes depend on their inputs' values).
+std::string RunLayerError(const Node& op, const std::vector<Tensor>& inputs);
 
 }  // namespace test_support
 }  // namespace lumen

@@ -1,4 +1,6 @@
-// Tensor.reshape / Tensor.view / torch.reshape: the same elements in a new shape.
+// Tensor.reshape / Tensor.view / torch.reshape: the same elements in a new shape; lumen.Reshape
+// (ONNX's Reshape): the same, to the shape input 1 holds, known when a session plans.
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -8,31 +10,11 @@
 #include "lumen/error.hpp"
 
 namespace lumen {
-
-// Reshape with PyTorch's row-major semantics. The target is the whole shape, batch included, and
-// one extent may be -1 (inferred from the element count). pnnx writes the shape traced at export
-// (`shape=(1,3,85,80,80)`), so at another input size a hard-coded extent may no longer fit: the
-// layer then fails, as PyTorch would, naming the input and the target shape. (No guessing: a
-// traced shape that should have followed the input size is the export's problem; YOLOv5's head
-// reshapes inside the Detect op, so it needs no rule here.)
-class Reshape : public ViewLayer {
- public:
-  // Reads shape (an int list, or a single int for a 1-D target); checks that every extent is -1
-  // or non-negative and that at most one is -1.
-  explicit Reshape(const LayerConfig& config);
-
- protected:
-  // The target shape with -1 resolved; fails unless it holds the input's element count.
-  Shape ViewShape(const Shape& input) const override;
-
- private:
-  std::vector<int> shape_;
-};
-
 namespace {
 
-// "(1,-1,10)": the target as the file writes it, for messages.
-std::string TargetToString(const std::vector<int>& shape) {
+// "(1,-1,10)": a target shape as written, for messages.
+template <typename Extent>
+std::string TargetToString(const std::vector<Extent>& shape) {
   std::string text = "(";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i > 0) text += ",";
@@ -43,30 +25,38 @@ std::string TargetToString(const std::vector<int>& shape) {
 
 }  // namespace
 
-Reshape::Reshape(const LayerConfig& config) : ViewLayer(config) {
-  const Parameter& shape = config.Param("shape");
-  shape_ = shape.type() == Parameter::Type::kInt ? std::vector<int>{shape.AsInt()}
-                                                 : config.IntArrayParam("shape");
-  if (shape_.size() > kMaxRank) {
-    Fail(Concat("shape ", TargetToString(shape_), " has more than ", kMaxRank, " dimensions"));
+// What both reshapes share: resolving a target shape against the input's element count.
+class ReshapingLayer : public ViewLayer {
+ protected:
+  using ViewLayer::ViewLayer;
+  // Fails unless `target` has at most kMaxRank extents, at most one -1 and no other negative or
+  // oversized extent.
+  void CheckTarget(const std::vector<int64_t>& target) const;
+  // `target` with its -1 resolved (the elements left, as in PyTorch); fails unless it passes
+  // CheckTarget and holds the input's element count.
+  Shape Reshaped(const Shape& input, const std::vector<int64_t>& target) const;
+};
+
+void ReshapingLayer::CheckTarget(const std::vector<int64_t>& target) const {
+  if (target.size() > kMaxRank) {
+    Fail(Concat("shape ", TargetToString(target), " has more than ", kMaxRank, " dimensions"));
   }
-  int unknown = 0;
-  for (int extent : shape_) {
-    if (extent == -1) {
-      ++unknown;
-    } else if (extent < 0) {
-      Fail(Concat("invalid extent ", extent, " in shape ", TargetToString(shape_)));
+  if (std::count(target.begin(), target.end(), -1) > 1) {
+    Fail(Concat("only one dimension of shape can be -1, got ", TargetToString(target)));
+  }
+  for (int64_t extent : target) {
+    if (extent < -1 || extent > std::numeric_limits<uint32_t>::max()) {
+      Fail(Concat("invalid extent ", extent, " in shape ", TargetToString(target)));
     }
   }
-  if (unknown > 1)
-    Fail(Concat("only one dimension of shape can be -1, got ", TargetToString(shape_)));
 }
 
-Shape Reshape::ViewShape(const Shape& input) const {
+Shape ReshapingLayer::Reshaped(const Shape& input, const std::vector<int64_t>& target) const {
+  CheckTarget(target);
   const size_t count = ShapeElementCount(input);
   size_t known = 1;
   bool has_unknown = false;
-  for (int extent : shape_) {
+  for (int64_t extent : target) {
     if (extent == -1) {
       has_unknown = true;
     } else {
@@ -75,7 +65,7 @@ Shape Reshape::ViewShape(const Shape& input) const {
   }
   const auto refuse = [&] {
     Fail(Concat("cannot reshape input ", ShapeToString(input), " (", count, " elements) to shape ",
-                TargetToString(shape_)));
+                TargetToString(target)));
   };
   size_t inferred = 0;
   if (has_unknown) {
@@ -87,14 +77,80 @@ Shape Reshape::ViewShape(const Shape& input) const {
   } else if (known != count) {
     refuse();
   }
-  Shape target;
-  for (int extent : shape_) {
-    target.push_back(extent == -1 ? static_cast<uint32_t>(inferred)
-                                  : static_cast<uint32_t>(extent));
+  Shape shape;
+  for (int64_t extent : target) {
+    shape.push_back(extent == -1 ? static_cast<uint32_t>(inferred) : static_cast<uint32_t>(extent));
   }
-  return target;
+  return shape;
 }
 
+// Reshape with PyTorch's row-major semantics. The target is the whole shape, batch included, and
+// one extent may be -1 (inferred from the element count). pnnx writes the shape traced at export
+// (`shape=(1,3,85,80,80)`), so at another input size a hard-coded extent may no longer fit: the
+// layer then fails, as PyTorch would, naming the input and the target shape. (No guessing: a
+// traced shape that should have followed the input size is the export's problem; YOLOv5's head
+// reshapes inside the Detect op, so it needs no rule here.)
+class Reshape : public ReshapingLayer {
+ public:
+  // Reads shape (an int list, or a single int for a 1-D target); checks it (at most one -1).
+  explicit Reshape(const LayerConfig& config);
+
+ protected:
+  // The target shape with -1 resolved; fails unless it holds the input's element count.
+  Shape ViewShape(const Shape& input) const override { return Reshaped(input, shape_); }
+
+ private:
+  std::vector<int64_t> shape_;
+};
+
+Reshape::Reshape(const LayerConfig& config) : ReshapingLayer(config) {
+  const Parameter& shape = config.Param("shape");
+  const std::vector<int> extents = shape.type() == Parameter::Type::kInt
+                                       ? std::vector<int>{shape.AsInt()}
+                                       : config.IntArrayParam("shape");
+  shape_.assign(extents.begin(), extents.end());
+  CheckTarget(shape_);
+}
+
+// ONNX's Reshape: the target is the values of input 1, where 0 copies the input's extent at that
+// position (unless allowzero=1, where 0 is an extent) and one extent may be -1.
+class OperandReshape : public ReshapingLayer {
+ public:
+  // Reads allowzero.
+  explicit OperandReshape(const LayerConfig& config)
+      : ReshapingLayer(config), allow_zero_(config.IntParam("allowzero", 0) != 0) {}
+  // The shape depends on input 1's values: it is known only when a session plans.
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& /*input_shapes*/) const override {
+    Fail("its output shape is the values of input 1, not known here");
+  }
+  // The target is input 1's values.
+  std::vector<size_t> ShapeValueInputs() const override { return {1}; }
+  // Input 1's values with 0 and -1 resolved.
+  std::vector<Shape> OutputShapesFromValues(
+      const std::vector<Shape>& input_shapes,
+      const std::vector<const Tensor*>& input_values) const override {
+    CheckInputCount(input_shapes, 2);
+    const Shape& input = input_shapes[0];
+    if (input_shapes[1].size() != 1) {
+      Fail(Concat("the shape (input 1) must be 1-D, got ", ShapeToString(input_shapes[1])));
+    }
+    std::vector<int64_t> target = IntegerValues(*input_values[1], "the shape (input 1)");
+    for (size_t i = 0; i < target.size() && !allow_zero_; ++i) {
+      if (target[i] != 0) continue;
+      if (i >= input.size()) {
+        Fail(Concat("shape ", TargetToString(target), " copies extent ", i, " of input ",
+                    ShapeToString(input), ", which has no such dimension"));
+      }
+      target[i] = input[i];
+    }
+    return {Reshaped(input, target)};
+  }
+
+ private:
+  bool allow_zero_;
+};
+
 LUMEN_REGISTER_LAYER(Reshape, "Tensor.reshape", "Tensor.view", "torch.reshape");
+LUMEN_REGISTER_LAYER(OperandReshape, "lumen.Reshape");
 
 }  // namespace lumen

@@ -13,51 +13,64 @@ namespace {
 
 // What pnnx writes for "no select here" and for an open end.
 constexpr int kOpen = std::numeric_limits<int>::max();
+static_assert(SliceBounds::kNoSelect == kOpen, "pnnx's open select is SliceBounds' kNoSelect");
+
+std::vector<int64_t> Widened(const std::vector<int>& values) {
+  return std::vector<int64_t>(values.begin(), values.end());
+}
 
 }  // namespace
 
 SlicingLayer::SlicingLayer(const LayerConfig& config) : Layer(config) {
+  SliceBounds& bounds = bounds_;
   if (config.HasParam("dims")) {
-    dims_ = config.IntArrayParam("dims");
-    starts_ = config.IntArrayParam("starts");
-    ends_ = config.IntArrayParam("ends");
-    steps_ = config.HasParam("steps") ? config.IntArrayParam("steps")
-                                      : std::vector<int>(dims_.size(), 1);
-    selects_ = config.HasParam("selects") ? config.IntArrayParam("selects")
-                                          : std::vector<int>(dims_.size(), kOpen);
+    bounds.dims = Widened(config.IntArrayParam("dims"));
+    bounds.starts = Widened(config.IntArrayParam("starts"));
+    bounds.ends = Widened(config.IntArrayParam("ends"));
+    bounds.steps = config.HasParam("steps") ? Widened(config.IntArrayParam("steps"))
+                                            : std::vector<int64_t>(bounds.dims.size(), 1);
+    bounds.selects = config.HasParam("selects") ? Widened(config.IntArrayParam("selects"))
+                                                : std::vector<int64_t>(bounds.dims.size(), kOpen);
   } else {
-    dims_ = {config.IntParam("dim")};
-    starts_ = {config.IntParam("start", 0)};
-    ends_ = {config.IntParam("end", kOpen)};
-    steps_ = {config.IntParam("step", 1)};
-    selects_ = {kOpen};
+    bounds.dims = {config.IntParam("dim")};
+    bounds.starts = {config.IntParam("start", 0)};
+    bounds.ends = {config.IntParam("end", kOpen)};
+    bounds.steps = {config.IntParam("step", 1)};
+    bounds.selects = {kOpen};
   }
-  if (starts_.size() != dims_.size() || ends_.size() != dims_.size() ||
-      steps_.size() != dims_.size()) {
+  CheckBounds(bounds);
+}
+
+void SlicingLayer::CheckBounds(const SliceBounds& bounds) const {
+  const size_t count = bounds.dims.size();
+  if (bounds.starts.size() != count || bounds.ends.size() != count ||
+      bounds.steps.size() != count) {
     Fail("dims, starts, ends and steps must have the same length");
   }
-  if (selects_.size() != dims_.size()) Fail("selects must have the length of dims");
-  for (size_t i = 0; i < dims_.size(); ++i) {
-    if (selects_[i] == kOpen && steps_[i] < 1) {
-      Fail(Concat("step must be positive, got ", steps_[i]));
+  if (bounds.selects.size() != count) Fail("selects must have the length of dims");
+  for (size_t i = 0; i < count; ++i) {
+    if (bounds.selects[i] == kOpen && bounds.steps[i] < 1) {
+      Fail(Concat("step must be positive, got ", bounds.steps[i]));
     }
   }
 }
 
-SlicePlan SlicingLayer::MakePlan(const Shape& input) const {
+SlicePlan SlicingLayer::MakePlan(const Shape& input, const SliceBounds& bounds) const {
+  CheckBounds(bounds);
   SlicePlan plan;
   plan.shape = input;
   const std::vector<size_t> strides = StorageStrides(input);
   plan.strides.assign(strides.begin(), strides.end());
   std::vector<bool> selected(input.size(), false);
-  for (size_t i = 0; i < dims_.size(); ++i) {
-    const size_t axis = Axis(dims_[i], input.size());
+  for (size_t i = 0; i < bounds.dims.size(); ++i) {
+    const size_t axis = Axis(
+        static_cast<int>(std::clamp<int64_t>(bounds.dims[i], INT32_MIN, INT32_MAX)), input.size());
     const int64_t size = plan.shape[axis];
-    if (selects_[i] != kOpen) {  // an index: the dimension goes
-      const int64_t index = selects_[i] < 0 ? selects_[i] + size : selects_[i];
+    if (bounds.selects[i] != kOpen) {  // an index: the dimension goes
+      const int64_t index = bounds.selects[i] < 0 ? bounds.selects[i] + size : bounds.selects[i];
       if (index < 0 || index >= size || selected[axis]) {
-        Fail(Concat("index ", selects_[i], " is out of range for dim ", dims_[i], " of extent ",
-                    size, " (input ", ShapeToString(input), ")"));
+        Fail(Concat("index ", bounds.selects[i], " is out of range for dim ", bounds.dims[i],
+                    " of extent ", size, " (input ", ShapeToString(input), ")"));
       }
       plan.offset += static_cast<std::ptrdiff_t>(index) * plan.strides[axis];
       selected[axis] = true;
@@ -67,11 +80,11 @@ SlicePlan SlicingLayer::MakePlan(const Shape& input) const {
       if (index < 0) index += size;
       return std::clamp<int64_t>(index, 0, size);
     };
-    const int64_t start = resolve(starts_[i]);
-    const int64_t end = std::max(resolve(ends_[i]), start);
-    plan.shape[axis] = static_cast<uint32_t>((end - start + steps_[i] - 1) / steps_[i]);
+    const int64_t start = resolve(bounds.starts[i]);
+    const int64_t end = std::max(resolve(bounds.ends[i]), start);
+    plan.shape[axis] = static_cast<uint32_t>((end - start + bounds.steps[i] - 1) / bounds.steps[i]);
     plan.offset += static_cast<std::ptrdiff_t>(start) * plan.strides[axis];
-    plan.strides[axis] *= steps_[i];
+    plan.strides[axis] *= bounds.steps[i];
   }
   for (size_t axis = input.size(); axis-- > 0;) {
     if (!selected[axis]) continue;

@@ -4,6 +4,8 @@
 #define LUMEN_LAYER_LAYOUT_SLICE_PLAN_HPP_
 
 #include <cstddef>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "layer/layer.hpp"
@@ -18,6 +20,14 @@ struct SlicePlan {
   std::vector<std::ptrdiff_t> strides;
 };
 
+// A slice as lists, one entry per sliced or selected dimension: dims[i] is sliced from starts[i]
+// to ends[i] in steps of steps[i], unless selects[i] is an index (then only that index is kept and
+// the dimension goes; kNoSelect where the entry is a slice).
+struct SliceBounds {
+  static constexpr int64_t kNoSelect = 2147483647;
+  std::vector<int64_t> dims, starts, ends, steps, selects;
+};
+
 // The base of the layers that address a slice, reading pnnx's parameters: dim/start/end/step, or
 // the lists dims/starts/ends/steps with selects (an index that drops its dimension; 2147483647
 // where the entry is a slice). Python's rules: negative bounds count from the end, out-of-range
@@ -28,12 +38,19 @@ class SlicingLayer : public Layer {
  protected:
   // Reads the slice parameters.
   explicit SlicingLayer(const LayerConfig& config);
-  // Resolves the slice against an input of shape `input`; throws lumen::Error naming the layer
-  // on a dimension or a select out of range.
-  SlicePlan MakePlan(const Shape& input) const;
+  // For a layer whose bounds are not parameters (lumen.Slice reads them from operands).
+  SlicingLayer(const LayerConfig& config, SliceBounds bounds)
+      : Layer(config), bounds_(std::move(bounds)) {}
+  // Resolves the layer's slice against an input of shape `input`; throws lumen::Error naming the
+  // layer on a dimension or a select out of range, or a step below 1.
+  SlicePlan MakePlan(const Shape& input) const { return MakePlan(input, bounds_); }
+  // The same for the slice `bounds`.
+  SlicePlan MakePlan(const Shape& input, const SliceBounds& bounds) const;
+  // Fails unless the lists have one entry per dimension named and every slice's step is positive.
+  void CheckBounds(const SliceBounds& bounds) const;
 
  private:
-  std::vector<int> dims_, starts_, ends_, steps_, selects_;
+  SliceBounds bounds_;
 };
 
 }  // namespace lumen

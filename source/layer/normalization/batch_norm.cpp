@@ -14,7 +14,8 @@ namespace lumen {
 
 // y = (x - running_mean) / sqrt(running_var + eps) * weight + bias, folded into y = x*a + b, for
 // an (N, C, ...) input with the channels in dimension 1: (N, C) or (N, C, L) for BatchNorm1d,
-// (N, C, H, W) for BatchNorm2d, (N, C, D, H, W) for BatchNorm3d, any of them for F.batch_norm.
+// (N, C, H, W) for BatchNorm2d, (N, C, D, H, W) for BatchNorm3d, any of them for F.batch_norm and
+// lumen.BatchNorm (ONNX's BatchNormalization, the module for any rank).
 // nn.BatchNorm*d folds its stored statistics once; F.batch_norm reads them (and the optional
 // weight and bias) from its operands at every Forward.
 class BatchNorm : public Layer {
@@ -209,6 +210,6 @@ void BatchNorm::Forward(const std::vector<const Tensor*>& inputs,
 }
 
 LUMEN_REGISTER_LAYER(BatchNorm, "nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d",
-                     "F.batch_norm");
+                     "lumen.BatchNorm", "F.batch_norm");
 
 }  // namespace lumen

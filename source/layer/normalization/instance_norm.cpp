@@ -2,7 +2,8 @@
 // its own positions (mean and biased variance), then gets its weight and bias. The modules take a
 // batched (N, C, *spatial) or an unbatched (C, *spatial) input; F.instance_norm a batched one.
 // A module with track_running_stats=True uses its running mean and variance instead (PyTorch in
-// eval mode), which is a per-channel scale and shift.
+// eval mode), which is a per-channel scale and shift. lumen.InstanceNorm (ONNX's
+// InstanceNormalization) is the module for any batched rank from 3 on.
 #include <cmath>
 
 #include "layer/layer_registry.hpp"
@@ -17,7 +18,8 @@ struct InstanceNormState : NormalizationState {
   size_t channels = 0;
 };
 
-// The spatial rank of nn.InstanceNorm<k>d, or 0 for F.instance_norm (any, batched).
+// The spatial rank of nn.InstanceNorm<k>d, or 0 for F.instance_norm and lumen.InstanceNorm (any,
+// batched).
 int SpatialRank(const std::string& type) {
   if (type == "nn.InstanceNorm1d") return 1;
   if (type == "nn.InstanceNorm2d") return 2;
@@ -32,8 +34,9 @@ class InstanceNorm : public NormalizationLayer {
       : NormalizationLayer(config,
                            {NormalizationStatistic::kStandardize, EpsParam(config, 1e-5f, 1e-5f)}),
         spatial_rank_(SpatialRank(config.type())),
+        functional_(config.type() == "F.instance_norm"),
         features_(config.IntParam("num_features", -1)) {
-    if (spatial_rank_ == 0) {
+    if (functional_) {
       // F.instance_norm(input, running_mean, running_var, weight, bias): use_input_stats is True
       // in every form pnnx matches, so running_mean and running_var, if given, are operands that
       // do not change the output. pnnx names the weight and bias by role.
@@ -76,7 +79,7 @@ class InstanceNorm : public NormalizationLayer {
 
   // One input, (N, C, *spatial) or for the modules also (C, *spatial), plus F's operands.
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
-    CheckInputCount(input_shapes, spatial_rank_ == 0 ? operand_count_ : affine().InputCount());
+    CheckInputCount(input_shapes, functional_ ? operand_count_ : affine().InputCount());
     const Shape& input = input_shapes[0];
     const size_t rank = input.size();
     if (spatial_rank_ > 0) {
@@ -161,7 +164,8 @@ class InstanceNorm : public NormalizationLayer {
     }
   }
 
-  int spatial_rank_;                  // 0 for F.instance_norm
+  int spatial_rank_;                  // 0 for F.instance_norm and lumen.InstanceNorm
+  bool functional_;                   // F.instance_norm: weight and bias are operands
   int features_;                      // -1 when the file does not say
   size_t operand_count_ = 1;          // F.instance_norm: inputs, running statistics included
   std::vector<float> running_scale_;  // empty unless track_running_stats
@@ -171,6 +175,6 @@ class InstanceNorm : public NormalizationLayer {
 }  // namespace
 
 LUMEN_REGISTER_LAYER(InstanceNorm, "nn.InstanceNorm1d", "nn.InstanceNorm2d", "nn.InstanceNorm3d",
-                     "F.instance_norm");
+                     "lumen.InstanceNorm", "F.instance_norm");
 
 }  // namespace lumen

@@ -1,6 +1,7 @@
 // nn.Upsample / F.interpolate (and pnnx's F.upsample, F.upsample_nearest, nn.UpsamplingNearest2d,
 // nn.UpsamplingBilinear2d): resize 1-D, 2-D and 3-D feature maps, nearest, nearest-exact,
-// (bi/tri)linear or bicubic.
+// (bi/tri)linear or bicubic. lumen.Resize (ONNX's Resize to sizes computed from shapes, as
+// F.interpolate(size=x.shape[-2:]) exports) reads the whole output shape from input 1's values.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -32,6 +33,12 @@ class Upsample : public Layer {
   explicit Upsample(const LayerConfig& config);
   // The input with its spatial axes resized.
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  // lumen.Resize's output shape is the values of input 1.
+  std::vector<size_t> ShapeValueInputs() const override;
+  // For lumen.Resize: the values of input 1, which may change the spatial extents only.
+  std::vector<Shape> OutputShapesFromValues(
+      const std::vector<Shape>& input_shapes,
+      const std::vector<const Tensor*>& input_values) const override;
   // Computes the source positions and weights of every output position of every axis.
   std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
                                       const std::vector<Shape>& output_shapes,
@@ -53,11 +60,15 @@ class Upsample : public Layer {
  private:
   // Output extent along spatial axis `axis` for an input extent.
   int OutputExtent(size_t axis, uint32_t input_extent) const;
+  // Fails unless `input` is (N,C,L), (N,C,H,W) or (N,C,D,H,W) with non-empty spatial axes (and of
+  // the rank the mode or the parameters name).
+  void CheckInput(const Shape& input) const;
   // Computes the taps of spatial axis `axis`.
   std::vector<Tap> ComputeTaps(size_t axis, int input_size, int output_size) const;
 
   Mode mode_ = Mode::kNearest;
-  size_t dimensions_ = 0;  // spatial axes the parameters name (0: taken from the input)
+  size_t dimensions_ = 0;          // spatial axes the parameters name (0: taken from the input)
+  bool sizes_from_input_ = false;  // lumen.Resize: the output shape is input 1's values
   bool align_corners_ = false;
   std::vector<int> size_;              // empty when scale factors are given
   std::vector<double> scale_factors_;  // empty when a size is given
@@ -172,6 +183,14 @@ Upsample::Upsample(const LayerConfig& config) : Layer(config) {
       }
     }
   }
+  if (type == "lumen.Resize") {
+    sizes_from_input_ = true;
+    dimensions_ = 0;  // whatever rank the input has
+    if (!size_.empty() || !scale_factors_.empty()) {
+      Fail("the sizes are input 1: no size or scale_factor may be given");
+    }
+    return;
+  }
   if (size_.empty() == scale_factors_.empty()) {
     Fail("exactly one of size and scale_factor must be given");
   }
@@ -198,9 +217,7 @@ int Upsample::OutputExtent(size_t axis, uint32_t input_extent) const {
   return static_cast<int>(extent);
 }
 
-std::vector<Shape> Upsample::OutputShapes(const std::vector<Shape>& input_shapes) const {
-  CheckInputCount(input_shapes, 1);
-  const Shape& input = input_shapes[0];
+void Upsample::CheckInput(const Shape& input) const {
   const size_t rank = input.size();
   const size_t expected_rank = dimensions_ == 0 ? rank : dimensions_ + 2;
   bool valid = rank == expected_rank && rank >= 3 && rank <= 5;
@@ -213,6 +230,39 @@ std::vector<Shape> Upsample::OutputShapes(const std::vector<Shape>& input_shapes
                 dimensions_ == 0 ? "an (N,C,L), (N,C,H,W) or (N,C,D,H,W)" : forms[dimensions_ - 1],
                 " input with non-empty spatial axes, got ", ShapeToString(input)));
   }
+}
+
+std::vector<size_t> Upsample::ShapeValueInputs() const {
+  return sizes_from_input_ ? std::vector<size_t>{1} : std::vector<size_t>{};
+}
+
+std::vector<Shape> Upsample::OutputShapesFromValues(
+    const std::vector<Shape>& input_shapes, const std::vector<const Tensor*>& input_values) const {
+  if (!sizes_from_input_) return OutputShapes(input_shapes);
+  CheckInputCount(input_shapes, 2);
+  const Shape& input = input_shapes[0];
+  CheckInput(input);
+  const std::vector<int64_t> sizes = IntegerValues(*input_values[1], "the sizes (input 1)");
+  Shape output = input;
+  bool valid = sizes.size() == input.size();
+  for (size_t i = 0; valid && i < input.size(); ++i) {
+    valid = i < 2 ? sizes[i] == input[i] : sizes[i] >= 1 && sizes[i] <= INT32_MAX;
+    if (valid) output[i] = static_cast<uint32_t>(sizes[i]);
+  }
+  if (!valid) {
+    Fail(Concat("cannot resize ", ShapeToString(input), " to sizes (input 1) holding ",
+                input_values[1]->size(),
+                " values: only the spatial axes can change, each to a positive extent"));
+  }
+  return {output};
+}
+
+std::vector<Shape> Upsample::OutputShapes(const std::vector<Shape>& input_shapes) const {
+  if (sizes_from_input_) Fail("its output shape is the values of input 1, not known here");
+  CheckInputCount(input_shapes, 1);
+  const Shape& input = input_shapes[0];
+  const size_t rank = input.size();
+  CheckInput(input);
   Shape output = input;
   bool empty = false;
   for (size_t i = 2; i < rank; ++i) {
@@ -367,7 +417,7 @@ void Upsample::Forward(const std::vector<const Tensor*>& inputs,
       Schedule::kStatic, output.size() >= kParallelElements);
 }
 
-LUMEN_REGISTER_LAYER(Upsample, "nn.Upsample", "F.upsample", "F.interpolate", "F.upsample_nearest",
-                     "nn.UpsamplingNearest2d", "nn.UpsamplingBilinear2d");
+LUMEN_REGISTER_LAYER(Upsample, "nn.Upsample", "lumen.Resize", "F.upsample", "F.interpolate",
+                     "F.upsample_nearest", "nn.UpsamplingNearest2d", "nn.UpsamplingBilinear2d");
 
 }  // namespace lumen

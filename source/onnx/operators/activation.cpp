@@ -81,25 +81,28 @@ void GraphBuilder::MapSoftmax() {
       {"Softmax", "nn.Softmax"}, {"LogSoftmax", "nn.LogSoftmax"}, {"Hardmax", "lumen.Hardmax"}};
   const std::string& type = types.at(node().op_type());
   const int axis = ClampToInt(Int("axis", opset_ >= 13 ? -1 : 1));
-  const std::string output = OutputName(0);
-  const std::string input = RuntimeInput(0);
-  if (opset_ >= 13 || axis == -1) {
-    Node node = MakeNode(type, {input}, {output});
+  const int rank = InputRank(0);
+  if (opset_ >= 13 || axis == -1 || (rank >= 0 && axis == rank - 1)) {
+    Node node = MakeNode(type, {RuntimeInput(0)}, {OutputName(0)});
     node.params["dim"] = Parameter::FromInt(axis);
     Emit(std::move(node));
-    SetRuntimeOutput(0, output);
+    SetRuntimeOutput(0, OutputName(0));
     return;
   }
-  const std::string flat = NewOperandName(output);
-  Node flatten = MakeNode("torch.flatten", {input}, {flat});
-  flatten.params["start_dim"] = Parameter::FromInt(axis);
-  Emit(std::move(flatten));
-  const std::string normalized = NewOperandName(output);
-  Node node = MakeNode(type, {flat}, {normalized});
-  node.params["dim"] = Parameter::FromInt(-1);
-  Emit(std::move(node));
-  Emit(MakeNode("Tensor.reshape_as", {normalized, input}, {output}));
-  SetRuntimeOutput(0, output);
+  // Before opset 13, these ops normalise over every axis from `axis` on together (the input
+  // flattened to a matrix there): flatten those axes, run the layer on the last, and reshape back
+  // to the input's shape.
+  const std::string input = RuntimeInput(0);
+  const std::string flat = NewOperandName(OutputName(0));
+  EmitFlatten(input, axis, -1, flat);
+  const std::string normalised = NewOperandName(OutputName(0));
+  Node layer = MakeNode(type, {flat}, {normalised});
+  layer.params["dim"] = Parameter::FromInt(-1);
+  Emit(std::move(layer));
+  const std::string shape = NewOperandName(OutputName(0));
+  Emit(MakeNode("lumen.Shape", {input}, {shape}));
+  Emit(MakeNode("lumen.Reshape", {normalised, shape}, {OutputName(0)}));
+  SetRuntimeOutput(0, OutputName(0));
 }
 
 // ThresholdedRelu: x where x > alpha, else 0; F.threshold with the same rule.

@@ -56,6 +56,7 @@ const std::map<std::string, std::string>& GraphBuilder::BinaryFunctions() {
       {"And", "logical_and"},
       {"Or", "logical_or"},
       {"Xor", "logical_xor"},
+      // comparisons: 1 where true, 0 where false
       {"Equal", "eq"},
       {"Less", "lt"},
       {"Greater", "gt"},
@@ -79,22 +80,23 @@ void GraphBuilder::MapElementwise() {
     inputs.push_back(i);
   }
   if (InputCount() == 1) pattern = "identity({0})";
+  // Integer division truncates (shape arithmetic: x.size(2) // 2 exports as an int64 Div).
+  if (node().op_type() == "Div" && IsIntegerInput(0)) pattern = Concat("trunc(", pattern, ")");
   EmitExpression(pattern, inputs);
 }
 
-// Cast of a run-time value: Lumen holds every value as a float, so a cast to a floating type is
-// nothing, to BOOL is x != 0 (NaN is true), and to an integer type drops the fraction (ONNX
-// leaves values outside the integer type's range undefined; integers are exact below 2^24).
+// Cast: Lumen holds every type as floats, so a Cast only rounds: toward zero into an integer type
+// (from a floating one), to 0 or 1 into bool; into a floating type it is nothing.
 void GraphBuilder::MapCast() {
-  const auto to = static_cast<int32_t>(Int("to", kFloat));
-  if (IsFloatingType(to)) {
-    SetRuntimeOutput(0, RuntimeInput(0));
+  const int32_t to = static_cast<int32_t>(Int("to", kFloat));
+  if (to == kString) {
+    Fail("a Cast to STRING is not supported (Lumen computes in float)");
   } else if (to == kBool) {
     EmitExpression("ne({0},0)", {0});
-  } else if (to == kString) {
-    Fail("a Cast to STRING is not supported (Lumen computes in float)");
-  } else {
+  } else if (!IsFloatingType(to) && !IsIntegerInput(0)) {
     EmitExpression("trunc({0})", {0});
+  } else {
+    SetRuntimeOutput(0, RuntimeInput(0));
   }
 }
 

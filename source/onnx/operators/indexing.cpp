@@ -1,6 +1,7 @@
 // ONNX Gather of a run-time value at known indices onto Tensor.select (one index) or
 // torch.index_select (a list); GatherElements, ScatterElements, GatherND and ScatterND onto
-// torch.gather, torch.scatter / torch.scatter_reduce, lumen.GatherND and lumen.ScatterND.
+// torch.gather, torch.scatter / torch.scatter_reduce, lumen.GatherND and lumen.ScatterND; Where
+// onto torch.where.
 #include <algorithm>
 
 #include "lumen/error.hpp"
@@ -28,24 +29,21 @@ void GraphBuilder::MapGather() {
   // Made first so that it carries the ONNX node's own name into messages.
   Node gather = MakeNode("torch.index_select", {}, {OutputName(0)});
   gather.params["dim"] = Parameter::FromInt(ClampToInt(axis));
-  // ONNX counts negative indices from the end; torch.index_select does not, so they are made
-  // non-negative here, which needs the extent.
-  std::string index_operand;
+  // ONNX counts negative indices from the end; torch.index_select does not, so they get the
+  // extent added: index + (index < 0) * extent, the extent taken from the input's shape. A session
+  // computes that when it plans.
+  std::string index_operand = RuntimeInput(1);
   if (std::any_of(picked.begin(), picked.end(), [](int64_t index) { return index < 0; })) {
-    const std::vector<int64_t> dims = InputDims(0);
-    const size_t normalized_axis =
-        static_cast<size_t>(axis < 0 ? axis + RequireInputRank(0, "for a negative axis") : axis);
-    if (normalized_axis >= dims.size() || dims[normalized_axis] < 0) {
-      Fail("negative indices need the input's declared shape");
-    }
-    for (int64_t& index : picked) index += index < 0 ? dims[normalized_axis] : 0;
-    index_operand = NewOperandName(Concat(OutputName(0), ":indices"));
-    Node constant = MakeNode("pnnx.Attribute", {}, {index_operand});
-    constant.attributes["data"] =
-        ToAttribute(ConstantTensor::FromIntegers(picked), Concat(Where(), ": indices"));
-    Emit(std::move(constant));
-  } else {
-    index_operand = RuntimeInput(1);
+    const std::string shape = NewOperandName(Concat(OutputName(0), ":shape"));
+    Emit(MakeNode("lumen.Shape", {RuntimeInput(0)}, {shape}));
+    const std::string extent = NewOperandName(Concat(OutputName(0), ":extent"));
+    Node select = MakeNode("Tensor.select", {shape}, {extent});
+    select.params["dim"] = Parameter::FromInt(0);
+    select.params["index"] = Parameter::FromInt(ClampToInt(axis));
+    Emit(std::move(select));
+    const std::string from_start = NewOperandName(Concat(OutputName(0), ":indices"));
+    EmitExpressionOf("add(@0,mul(lt(@0,0),@1))", {index_operand, extent}, from_start);
+    index_operand = from_start;
   }
   gather.input_names = {RuntimeInput(0), index_operand};
   Emit(std::move(gather));
@@ -97,6 +95,13 @@ void GraphBuilder::MapScatterNd() {
                        {OutputName(0)});
   node.params["reduction"] = Parameter::FromString(String("reduction", "none"));
   Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// Where(condition, X, Y): torch.where, the three broadcast together.
+void GraphBuilder::MapWhere() {
+  Emit(MakeNode("torch.where", {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)},
+                {OutputName(0)}));
   SetRuntimeOutput(0, OutputName(0));
 }
 

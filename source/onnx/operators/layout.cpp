@@ -13,10 +13,19 @@
 namespace lumen {
 namespace onnx {
 
+// torch.flatten over a range of dimensions, from `input` into `output`.
+void GraphBuilder::EmitFlatten(const std::string& input, int start, int end,
+                               const std::string& output) {
+  Node node = MakeNode("torch.flatten", {input}, {output});
+  node.params["start_dim"] = Parameter::FromInt(start);
+  node.params["end_dim"] = Parameter::FromInt(end);
+  Emit(std::move(node));
+}
+
 void GraphBuilder::MapFlatten() {
-  // ONNX's Flatten always gives a matrix: (d0*...*d(axis-1), rest).
-  int64_t axis = Int("axis", 1);
-  if (axis < 0) axis += RequireInputRank(0, "for a negative axis");
+  // ONNX's Flatten always gives a matrix: (d0*...*d(axis-1), rest), written with torch.flatten
+  // so that it holds at any rank.
+  const int axis = ClampToInt(Int("axis", 1));
   const std::string input = RuntimeInput(0);
   const std::string output = OutputName(0);
   if (axis == 0) {
@@ -24,50 +33,43 @@ void GraphBuilder::MapFlatten() {
     node.params["shape"] = Parameter::FromIntArray({1, -1});
     Emit(std::move(node));
   } else if (axis == 1) {
-    Node node = MakeNode("torch.flatten", {input}, {output});
-    node.params["start_dim"] = Parameter::FromInt(1);
-    node.params["end_dim"] = Parameter::FromInt(-1);
-    Emit(std::move(node));
+    EmitFlatten(input, 1, -1, output);
   } else {
-    const std::string front = NewOperandName(output);
-    Node first = MakeNode("torch.flatten", {input}, {front});
-    first.params["start_dim"] = Parameter::FromInt(0);
-    first.params["end_dim"] = Parameter::FromInt(ClampToInt(axis - 1));
-    Emit(std::move(first));
-    // The rest may be no axes at all (axis == rank): then the second extent is 1.
-    Node second = MakeNode("Tensor.reshape", {front}, {output});
-    second.params["shape"] = Parameter::FromIntArray({0, -1});
-    const std::vector<int64_t> dims = InputDims(0);
-    int64_t outer = 1;
-    bool known = static_cast<int64_t>(dims.size()) >= axis;
-    for (int64_t i = 0; known && i < axis; ++i) {
-      known = dims[static_cast<size_t>(i)] >= 0;
-      outer *= known ? dims[static_cast<size_t>(i)] : 1;
+    // A 1 put in front (axis < 0) or at the end (axis > 1) keeps both flattens valid when one
+    // side holds no axes (axis = -rank or rank): (1, d0, ..., d(axis-1), rest) for a negative
+    // axis, (d0*...*d(axis-1), d(axis), ..., 1) for a positive one; then the other side.
+    const std::string padded = NewOperandName(output);
+    Node unsqueeze = MakeNode("torch.unsqueeze", {input}, {padded});
+    unsqueeze.params["dim"] = Parameter::FromInt(axis < 0 ? 0 : -1);
+    Emit(std::move(unsqueeze));
+    const std::string half = NewOperandName(output);
+    if (axis < 0) {
+      EmitFlatten(padded, axis, -1, half);
+      EmitFlatten(half, 0, -2, output);
+    } else {
+      EmitFlatten(padded, 0, axis - 1, half);
+      EmitFlatten(half, 1, -1, output);
     }
-    if (!known) Fail(Concat("Flatten at axis ", axis, " needs the input's declared shape"));
-    second.params["shape"] = Parameter::FromIntArray({ClampToInt(outer), -1});
-    Emit(std::move(second));
   }
   SetRuntimeOutput(0, output);
 }
 
 void GraphBuilder::MapReshape() {
-  std::vector<int64_t> shape = ConstantInput(1, "shape").Integers();
   const bool allow_zero = Int("allowzero", 0) != 0;
-  if (!allow_zero) {
-    const std::vector<int64_t> dims = InputDims(0);
-    for (size_t i = 0; i < shape.size(); ++i) {
-      if (shape[i] != 0) continue;
-      // 0 copies the input's extent: known from the file's declared shape.
-      if (i >= dims.size() || dims[i] < 0) {
-        Fail(Concat("shape ", DimsToString(shape), " copies extent ", i,
-                    " of the input, whose shape the file does not declare"));
-      }
-      shape[i] = dims[i];
+  if (IsConstantInput(1)) {
+    const std::vector<int64_t> shape = ConstantInput(1, "shape").Integers();
+    if (allow_zero || std::find(shape.begin(), shape.end(), 0) == shape.end()) {
+      Node node = MakeNode("Tensor.reshape", {RuntimeInput(0)}, {OutputName(0)});
+      node.params["shape"] = Parameter::FromIntArray(ToInts(shape));
+      Emit(std::move(node));
+      SetRuntimeOutput(0, OutputName(0));
+      return;
     }
   }
-  Node node = MakeNode("Tensor.reshape", {RuntimeInput(0)}, {OutputName(0)});
-  node.params["shape"] = Parameter::FromIntArray(ToInts(shape));
+  // A shape computed from shapes, or whose 0s copy the input's extents: lumen.Reshape reads it
+  // (and the input's shape) when a session plans.
+  Node node = MakeNode("lumen.Reshape", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)});
+  node.params["allowzero"] = Parameter::FromInt(allow_zero ? 1 : 0);
   Emit(std::move(node));
   SetRuntimeOutput(0, OutputName(0));
 }
@@ -95,16 +97,18 @@ void GraphBuilder::MapSqueeze() {
 void GraphBuilder::MapUnsqueeze() {
   std::vector<int64_t> axes = HasInput(1) ? ConstantInput(1, "axes").Integers() : Ints("axes", {});
   if (axes.empty()) Fail("no axes given");
-  if (axes.size() > 1) {
+  const bool negative = std::any_of(axes.begin(), axes.end(), [](int64_t a) { return a < 0; });
+  const bool positive = std::any_of(axes.begin(), axes.end(), [](int64_t a) { return a >= 0; });
+  if (negative && positive) {
     // Axes index the output: made non-negative, inserting them in increasing order is exact.
-    const bool negative = std::any_of(axes.begin(), axes.end(), [](int64_t a) { return a < 0; });
-    if (negative) {
-      const int64_t rank =
-          RequireInputRank(0, "for several negative axes") + static_cast<int64_t>(axes.size());
-      for (int64_t& axis : axes) axis = axis < 0 ? axis + rank : axis;
-    }
-    std::sort(axes.begin(), axes.end());
+    const int64_t rank = RequireInputRank(0, "for negative and non-negative axes together") +
+                         static_cast<int64_t>(axes.size());
+    for (int64_t& axis : axes) axis = axis < 0 ? axis + rank : axis;
   }
+  // Non-negative axes are inserted from the lowest, so that each counts the ones before it;
+  // negative axes from the highest (-1 first), so that each counts the ones after it.
+  std::sort(axes.begin(), axes.end());
+  if (negative && !positive) std::reverse(axes.begin(), axes.end());
   std::string input = RuntimeInput(0);
   for (size_t i = 0; i < axes.size(); ++i) {
     const std::string output = i + 1 == axes.size() ? OutputName(0) : NewOperandName(OutputName(0));
@@ -117,6 +121,24 @@ void GraphBuilder::MapUnsqueeze() {
 }
 
 void GraphBuilder::MapSlice() {
+  bool constant = true;
+  for (size_t input = 1; input < InputCount(); ++input) {
+    constant = constant && (!HasInput(input) || IsConstantInput(input));
+  }
+  if (!constant) {
+    // Bounds computed from shapes (x[:, :x.size(1) // 2]): lumen.Slice reads them when a session
+    // plans. Omitted axes before given steps are 0, 1, ...: they need starts' length.
+    std::vector<std::string> inputs = {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)};
+    if (HasInput(3)) {
+      inputs.push_back(RuntimeInput(3));
+    } else if (HasInput(4)) {
+      Fail("steps without axes, with bounds computed at run time, are not supported");
+    }
+    if (HasInput(4)) inputs.push_back(RuntimeInput(4));
+    Emit(MakeNode("lumen.Slice", inputs, {OutputName(0)}));
+    SetRuntimeOutput(0, OutputName(0));
+    return;
+  }
   const std::vector<int64_t> starts = ConstantInput(1, "starts").Integers();
   const std::vector<int64_t> ends = ConstantInput(2, "ends").Integers();
   std::vector<int64_t> axes;
@@ -178,22 +200,9 @@ void GraphBuilder::MapConcat() {
 }
 
 void GraphBuilder::MapExpand() {
-  // ONNX's Expand broadcasts both ways: a target extent of 1 keeps the input's extent, which
-  // Tensor.expand writes as -1; new leading axes take the target's extents.
-  const std::vector<int64_t> shape = ConstantInput(1, "shape").Integers();
-  const int rank = RequireInputRank(0, "for Expand");
-  const size_t output_rank = std::max(shape.size(), static_cast<size_t>(rank));
-  std::vector<int> sizes;
-  for (size_t axis = 0; axis < output_rank; ++axis) {
-    const bool in_shape = axis + shape.size() >= output_rank;
-    const bool in_input = axis + static_cast<size_t>(rank) >= output_rank;
-    const int64_t target = in_shape ? shape[axis + shape.size() - output_rank] : 1;
-    if (target < 0) Fail(Concat("shape ", DimsToString(shape), " has a negative extent"));
-    sizes.push_back(in_input && target == 1 ? -1 : ClampToInt(target));
-  }
-  Node node = MakeNode("Tensor.expand", {RuntimeInput(0)}, {OutputName(0)});
-  node.params["sizes"] = Parameter::FromIntArray(sizes);
-  Emit(std::move(node));
+  // ONNX's Expand broadcasts the input and the target shape both ways; lumen.Expand resolves
+  // that against the input's rank, when a session plans (the shape may be computed then too).
+  Emit(MakeNode("lumen.Expand", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)}));
   SetRuntimeOutput(0, OutputName(0));
 }
 

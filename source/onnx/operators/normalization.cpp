@@ -21,7 +21,9 @@ void GraphBuilder::MapBatchNormalization() {
   }
   const int rank = InputRank(0);
   if (rank == 4 || rank < 0) {
-    Node node = MakeNode("nn.BatchNorm2d", {RuntimeInput(0)}, {OutputName(0)});
+    // lumen.BatchNorm is the module for any rank, when the rank is known only at run time.
+    Node node = MakeNode(rank == 4 ? "nn.BatchNorm2d" : "lumen.BatchNorm", {RuntimeInput(0)},
+                         {OutputName(0)});
     node.params["num_features"] = Parameter::FromInt(static_cast<int>(channels));
     node.params["eps"] = Parameter::FromFloat(epsilon);
     node.params["affine"] = Parameter::FromBool(true);
@@ -125,12 +127,15 @@ void GraphBuilder::MapLayerNormalization() {
   SetRuntimeOutput(0, output);
 }
 
-// InstanceNormalization: nn.InstanceNorm1d/2d/3d by the input's rank, scale and B as its affine
+// InstanceNormalization: nn.InstanceNorm1d/2d/3d by the input's rank (lumen.InstanceNorm, the
+// module for any rank, when the rank is known only at run time), scale and B as its affine
 // weight and bias. GroupNorm exports as Reshape (N,G,-1) -> this with ones and zeros -> Reshape
 // -> Mul -> Add, which these layers then compute as PyTorch does.
 void GraphBuilder::MapInstanceNormalization() {
-  const int rank = RequireInputRank(0, "to pick the instance norm's dimensions");
-  if (rank < 3 || rank > 5) Fail(Concat("a rank-", rank, " input is not supported (only 3 to 5)"));
+  const int rank = InputRank(0);
+  if (rank >= 0 && (rank < 3 || rank > 5)) {
+    Fail(Concat("a rank-", rank, " input is not supported (only 3 to 5)"));
+  }
   const ConstantTensor& scale = ConstantInput(1, "scale");
   const ConstantTensor& bias = ConstantInput(2, "bias B");
   if (scale.dims.size() != 1 || bias.dims != scale.dims) {
@@ -138,12 +143,13 @@ void GraphBuilder::MapInstanceNormalization() {
                 " must be vectors of one value per channel"));
   }
   const std::vector<int64_t> dims = InputDims(0);
-  if (dims[1] >= 0 && dims[1] != scale.dims[0]) {
+  if (dims.size() > 1 && dims[1] >= 0 && dims[1] != scale.dims[0]) {
     Fail(Concat("scale ", scale.Describe(), " has not one value per channel of the input ",
                 DimsToString(dims)));
   }
-  Node node =
-      MakeNode(Concat("nn.InstanceNorm", rank - 2, "d"), {RuntimeInput(0)}, {OutputName(0)});
+  const std::string type =
+      rank < 0 ? std::string("lumen.InstanceNorm") : Concat("nn.InstanceNorm", rank - 2, "d");
+  Node node = MakeNode(type, {RuntimeInput(0)}, {OutputName(0)});
   node.params["num_features"] = Parameter::FromInt(ClampToInt(scale.dims[0]));
   node.params["eps"] = Parameter::FromFloat(Float("epsilon", 1e-5f));
   node.params["affine"] = Parameter::FromBool(true);

@@ -1,5 +1,5 @@
-// ONNX Resize, as PyTorch exports nn.Upsample and F.interpolate, onto nn.Upsample; GridSample
-// onto F.grid_sample.
+// ONNX Resize, as PyTorch exports nn.Upsample and F.interpolate, onto nn.Upsample (lumen.Resize
+// when the sizes are computed from shapes); GridSample onto F.grid_sample.
 #include <cstdio>
 
 #include "lumen/error.hpp"
@@ -50,6 +50,16 @@ void GraphBuilder::MapResize() {
     Fail(Concat("mode '", mode, "' is not supported (only nearest and linear)"));
   }
   // Inputs: X, roi, scales, sizes (roi and one of scales / sizes may be omitted).
+  if (HasInput(3) && !IsConstantInput(3)) {
+    // Sizes computed from shapes (F.interpolate(size=x.shape[-2:])): lumen.Resize reads them
+    // when a session plans.
+    node.type = "lumen.Resize";
+    node.input_names.push_back(RuntimeInput(3));
+    Emit(std::move(node));
+    SetRuntimeOutput(0, OutputName(0));
+    return;
+  }
+  if (HasInput(2) && !IsConstantInput(2)) Fail("scales computed at run time are not supported");
   const bool has_sizes = HasInput(3) && ConstantInput(3, "sizes").size() > 0;
   const bool has_scales = HasInput(2) && ConstantInput(2, "scales").size() > 0;
   if (has_sizes) {

@@ -47,5 +47,21 @@ TEST(Expand, RejectsWhatPyTorchRejects) {
               HasSubstr("size -1 is not allowed for the new leading dimension 0"));
 }
 
+// lumen.Expand, ONNX's Expand (onnx.backend.test.case.node.expand): the input and input 1's values
+// broadcast both ways, so a 1 there keeps the input's extent and the target may be shorter.
+TEST(OperandExpand, BroadcastsBothWays) {
+  const Node op = MakeOperator("lumen.Expand", {}, {}, 2);
+  const Tensor column = Tensor::FromRowMajor({1, 2, 3}, {3, 1});
+  // expand_dim_changed: (3,1) to (2,1,6) is (2,3,6).
+  std::vector<Tensor> outputs = RunLayer(op, {column, Tensor::FromRowMajor({2, 1, 6}, {3})});
+  EXPECT_EQ(outputs[0].shape(), Shape({2, 3, 6}));
+  EXPECT_EQ(outputs[0].ToRowMajor()[6], 2.0f);
+  // expand_dim_unchanged: (3,1) to (3,4); a shorter target (4) broadcasts as (1,4).
+  EXPECT_EQ(RunLayer(op, {column, Tensor::FromRowMajor({3, 4}, {2})})[0].shape(), Shape({3, 4}));
+  EXPECT_EQ(RunLayer(op, {column, Tensor::FromRowMajor({4}, {1})})[0].shape(), Shape({3, 4}));
+  EXPECT_THAT(test_support::RunLayerError(op, {column, Tensor::FromRowMajor({2, 4}, {2})}),
+              HasSubstr("cannot expand (3,1)"));
+}
+
 }  // namespace
 }  // namespace lumen

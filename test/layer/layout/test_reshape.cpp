@@ -11,6 +11,7 @@
 
 #include "layer/view_layer.hpp"
 #include "support/case_runner.hpp"
+#include "support/hand_values.hpp"
 
 namespace lumen {
 namespace {
@@ -102,6 +103,41 @@ TEST(Reshape, RejectsBadTargets) {
                                       {"shape=(2147483647,2147483647,2147483647,2147483647,4)"}),
                          {{1, 6}}),
               HasSubstr("overflows"));
+}
+
+// lumen.Reshape, ONNX's Reshape (onnx.backend.test.case.node.reshape): the target is input 1's
+// values; 0 copies the input's extent there unless allowzero=1, and one -1 takes the rest.
+TEST(OperandReshape, ReadsItsTargetFromInput1) {
+  const Node op = MakeOperator("lumen.Reshape", {}, {}, 2);
+  const Tensor input = test_support::Arange({2, 3, 4});
+  std::vector<Tensor> outputs = RunLayer(op, {input, Tensor::FromRowMajor({4, -1}, {2})});
+  EXPECT_EQ(outputs[0].shape(), Shape({4, 6}));
+  EXPECT_EQ(outputs[0].ToRowMajor(), input.ToRowMajor());
+  // reshape_reordered_all_dims / reshape_zero_dim: 0 keeps extent 1 of the input.
+  outputs = RunLayer(op, {input, Tensor::FromRowMajor({2, 0, 4, 1}, {4})});
+  EXPECT_EQ(outputs[0].shape(), Shape({2, 3, 4, 1}));
+  outputs = RunLayer(op, {input, Tensor::FromRowMajor({0, -1}, {2})});
+  EXPECT_EQ(outputs[0].shape(), Shape({2, 12}));
+  // allowzero=1: 0 is an extent (reshape_allowzero_reordered), here of an empty input.
+  EXPECT_EQ(RunLayer(MakeOperator("lumen.Reshape", {"allowzero=1"}, {}, 2),
+                     {Tensor(Shape{0, 3}), Tensor::FromRowMajor({3, 0}, {2})})[0]
+                .shape(),
+            Shape({3, 0}));
+}
+
+TEST(OperandReshape, RefusesTargetsThatDoNotFit) {
+  const Node op = MakeOperator("lumen.Reshape", {}, {}, 2);
+  EXPECT_THAT(
+      test_support::RunLayerError(op, {Tensor(Shape{2, 3}), Tensor::FromRowMajor({4, -1}, {2})}),
+      HasSubstr("cannot reshape input (2,3) (6 elements) to shape (4,-1)"));
+  EXPECT_THAT(
+      test_support::RunLayerError(op, {Tensor(Shape{2, 3}), Tensor::FromRowMajor({6, 0, 0}, {3})}),
+      HasSubstr("copies extent 2 of input (2,3), which has no such dimension"));
+  EXPECT_THAT(
+      test_support::RunLayerError(op, {Tensor(Shape{2, 3}), Tensor::FromRowMajor({2.5f, -1}, {2})}),
+      HasSubstr("the shape (input 1) holds 2.5, which is not a whole number"));
+  // Without the values (outside a session's plan) the shape cannot be known.
+  EXPECT_THAT(LayerError(op, {{2, 3}, {2}}), HasSubstr("not known here"));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/case_runner.hpp"
+#include "support/hand_values.hpp"
 
 namespace lumen {
 namespace {
@@ -94,6 +95,32 @@ TEST(Slice, RejectsADimensionOutOfRange) {
   EXPECT_THAT(LayerError(MakeOperator("Tensor.slice", {"dims=(0,1)", "starts=(0)", "ends=(1,1)"}),
                          {{1, 4}}),
               HasSubstr("dims, starts, ends and steps must have the same length"));
+}
+
+// lumen.Slice, ONNX's Slice with bounds from inputs (onnx.backend.test.case.node.slice): starts,
+// ends, axes (default 0, 1, ...) and steps (default 1); bounds clamp, negative ones count from
+// the end.
+TEST(OperandSlice, ReadsItsBoundsFromInputs) {
+  const Tensor input = test_support::Arange({4, 5});
+  // x[1:3, 0:4:2] (slice with axes and steps).
+  std::vector<Tensor> outputs =
+      RunLayer(MakeOperator("lumen.Slice", {}, {}, 5),
+               {input, Tensor::FromRowMajor({1, 0}, {2}), Tensor::FromRowMajor({3, 4}, {2}),
+                Tensor::FromRowMajor({0, 1}, {2}), Tensor::FromRowMajor({1, 2}, {2})});
+  EXPECT_EQ(outputs[0].shape(), Shape({2, 2}));
+  EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({5, 7, 10, 12}));
+  // slice_default_axes with an end past the extent (slice_end_out_of_bounds) and a negative
+  // start (slice_neg).
+  outputs = RunLayer(
+      MakeOperator("lumen.Slice", {}, {}, 3),
+      {input, Tensor::FromRowMajor({-1, 3}, {2}), Tensor::FromRowMajor({1000, 1000}, {2})});
+  EXPECT_EQ(outputs[0].shape(), Shape({1, 2}));
+  EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({18, 19}));
+  EXPECT_THAT(test_support::RunLayerError(
+                  MakeOperator("lumen.Slice", {}, {}, 5),
+                  {input, Tensor::FromRowMajor({3}, {1}), Tensor::FromRowMajor(std::vector<float>{0}, {1}),
+                   Tensor::FromRowMajor(std::vector<float>{0}, {1}), Tensor::FromRowMajor({-1}, {1})}),
+              HasSubstr("step must be positive, got -1"));
 }
 
 }  // namespace

@@ -129,5 +129,24 @@ TEST(Upsample, RejectsInputsAndScalesItCannotResize) {
               HasSubstr("too large"));
 }
 
+// lumen.Resize: ONNX's Resize to sizes computed at run time (F.interpolate(size=x.shape[-2:])),
+// the whole output shape in input 1; it resizes as F.interpolate(size=...) does.
+TEST(Upsample, ResizesToTheSizesInput1Holds) {
+  std::mt19937 generator(7);
+  const Tensor input = Tensor::FromRowMajor(RandomValues(2 * 3 * 4 * 5, &generator), {2, 3, 4, 5});
+  const Tensor sizes = Tensor::FromRowMajor({2, 3, 7, 9}, {4});
+  const Tensor by_operand =
+      RunLayer(MakeOperator("lumen.Resize", {"mode=bilinear", "align_corners=False"}, {}, 2),
+               {input, sizes})[0];
+  const Tensor by_parameter = RunLayer(
+      MakeOperator("F.interpolate", {"mode=bilinear", "align_corners=False", "size=(7,9)"}),
+      {input})[0];
+  EXPECT_EQ(by_operand.shape(), Shape({2, 3, 7, 9}));
+  EXPECT_EQ(by_operand.ToRowMajor(), by_parameter.ToRowMajor());
+  EXPECT_THAT(test_support::RunLayerError(MakeOperator("lumen.Resize", {"mode=nearest"}, {}, 2),
+                                          {input, Tensor::FromRowMajor({2, 4, 7, 9}, {4})}),
+              HasSubstr("only the spatial axes can change"));
+}
+
 }  // namespace
 }  // namespace lumen
