@@ -132,7 +132,9 @@ class GraphBuilder {
   void MapElu();
   void MapHardSigmoid();
   void MapPRelu();
+  // Softmax, LogSoftmax and Hardmax.
   void MapSoftmax();
+  void MapThresholdedRelu();
 
   // operators/arithmetic.cpp: element-wise expressions, reductions and Cast.
   // Unary element-wise op types and the expression each is ({0} the input).
@@ -142,20 +144,40 @@ class GraphBuilder {
   void MapUnaryExpression();
   void MapElementwise();
   void MapCast();
-  void MapReduce();
-  void MapReduceExtremum();
-  void MapReduceL2();
+  // The Reduce* op types MapReduction maps.
+  static std::vector<std::string> ReduceOps();
+  void MapReduction();
   void MapArgExtremum();
-  // The axes a Reduce* node reduces (its axes attribute, or its axes input from opset 18); empty
-  // (every axis, to the layers) when none are given.
-  std::vector<int64_t> ReduceAxes();
+  void MapMod();
+  void MapMean();
+  void MapCumSum();
+  void MapTopK();
 
   // operators/convolution.cpp
   void MapConvolution();
   void MapTransposedConvolution();
+  // The (begins..., ends...) pads of a sliding window over the last kernel.size() axes, from the
+  // node's pads or auto_pad (SAME_UPPER / SAME_LOWER with strides of 1, whose pads do not depend
+  // on the input's extent). Empty for SAME with a larger stride: EmitSamePad pads at plan time.
+  std::vector<int64_t> WindowPads(const std::vector<int64_t>& kernel,
+                                  const std::vector<int64_t>& strides,
+                                  const std::vector<int64_t>& dilations) const;
+  // `input` padded with `value` as the node's auto_pad SAME_UPPER / SAME_LOWER says for this
+  // window, through lumen.CenterPad (the pads depend on the extent): the result's operand.
+  std::string EmitSamePad(const std::string& input, const std::vector<int64_t>& kernel,
+                          const std::vector<int64_t>& strides,
+                          const std::vector<int64_t>& dilations, float value);
+  // `input` padded with `value` by `pads` (begins..., ends...) on its last pads.size() / 2 axes:
+  // the operand holding the result.
+  std::string EmitWindowPad(const std::string& input, const std::vector<int64_t>& pads,
+                            float value);
 
   // operators/indexing.cpp
   void MapGather();
+  void MapGatherElements();
+  void MapScatterElements();
+  void MapGatherNd();
+  void MapScatterNd();
   void MapWhere();
 
   // operators/layout.cpp: ops that move or copy elements.
@@ -194,6 +216,7 @@ class GraphBuilder {
   // operators/pooling.cpp
   void MapPooling();
   void MapGlobalAveragePool();
+  void MapLocalResponseNorm();
 
   // operators/recurrent.cpp: LSTM, GRU and RNN.
   void MapRecurrent();
@@ -215,6 +238,7 @@ class GraphBuilder {
   void MapUpsample();
   // nn.Upsample's scale_factor from ONNX's scales (one per axis of (N,C,H,W)).
   void SetScaleFactors(const ConstantTensor& scales, Node* node) const;
+  void MapGridSample();
 
   const lumen_onnx_proto::ModelProto& model_;
   const lumen_onnx_proto::GraphProto& graph_proto_;

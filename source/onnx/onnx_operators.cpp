@@ -25,20 +25,26 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
         {"HardSigmoid", &GraphBuilder::MapHardSigmoid},
         {"PRelu", &GraphBuilder::MapPRelu},
         {"Softmax", &GraphBuilder::MapSoftmax},
+        {"LogSoftmax", &GraphBuilder::MapSoftmax},
+        {"Hardmax", &GraphBuilder::MapSoftmax},
+        {"ThresholdedRelu", &GraphBuilder::MapThresholdedRelu},
         // arithmetic
         {"Cast", &GraphBuilder::MapCast},
-        {"ReduceMean", &GraphBuilder::MapReduce},
-        {"ReduceSum", &GraphBuilder::MapReduce},
-        {"ReduceMax", &GraphBuilder::MapReduceExtremum},
-        {"ReduceMin", &GraphBuilder::MapReduceExtremum},
-        {"ReduceL2", &GraphBuilder::MapReduceL2},
         {"ArgMax", &GraphBuilder::MapArgExtremum},
         {"ArgMin", &GraphBuilder::MapArgExtremum},
+        {"Mod", &GraphBuilder::MapMod},
+        {"Mean", &GraphBuilder::MapMean},
+        {"CumSum", &GraphBuilder::MapCumSum},
+        {"TopK", &GraphBuilder::MapTopK},
         // convolution
         {"Conv", &GraphBuilder::MapConvolution},
         {"ConvTranspose", &GraphBuilder::MapTransposedConvolution},
         // indexing
         {"Gather", &GraphBuilder::MapGather},
+        {"GatherElements", &GraphBuilder::MapGatherElements},
+        {"ScatterElements", &GraphBuilder::MapScatterElements},
+        {"GatherND", &GraphBuilder::MapGatherNd},
+        {"ScatterND", &GraphBuilder::MapScatterNd},
         {"Where", &GraphBuilder::MapWhere},
         // layout
         {"Flatten", &GraphBuilder::MapFlatten},
@@ -66,6 +72,7 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
         {"MaxPool", &GraphBuilder::MapPooling},
         {"AveragePool", &GraphBuilder::MapPooling},
         {"GlobalAveragePool", &GraphBuilder::MapGlobalAveragePool},
+        {"LRN", &GraphBuilder::MapLocalResponseNorm},
         // recurrent
         {"LSTM", &GraphBuilder::MapRecurrent},
         {"GRU", &GraphBuilder::MapRecurrent},
@@ -73,6 +80,7 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
         // sampling
         {"Resize", &GraphBuilder::MapResize},
         {"Upsample", &GraphBuilder::MapUpsample},
+        {"GridSample", &GraphBuilder::MapGridSample},
         // shape arithmetic
         {"Shape", &GraphBuilder::MapShape},
         {"Size", &GraphBuilder::MapSize},
@@ -87,6 +95,7 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
       table[entry.first] = &GraphBuilder::MapUnaryExpression;
     }
     for (const auto& entry : BinaryFunctions()) table[entry.first] = &GraphBuilder::MapElementwise;
+    for (const std::string& op : ReduceOps()) table[op] = &GraphBuilder::MapReduction;
     return table;
   }();
   return mappers;

@@ -1,6 +1,7 @@
 // ONNX activations onto the activation layers PyTorch's own use (nn.ReLU, nn.ReLU6, nn.ELU, ...),
 // or onto an expression where PyTorch has no layer of the same parameters (Clip's other bounds,
-// HardSigmoid's other slopes, PRelu); and Softmax onto nn.Softmax.
+// HardSigmoid's other slopes, PRelu); Softmax, LogSoftmax and Hardmax onto nn.Softmax,
+// nn.LogSoftmax and lumen.Hardmax; ThresholdedRelu onto F.threshold.
 #include <cmath>
 
 #include "lumen/error.hpp"
@@ -74,29 +75,45 @@ void GraphBuilder::MapHardSigmoid() {
 // PRelu: max(x, 0) + slope * min(x, 0), the slope broadcasting as ONNX says.
 void GraphBuilder::MapPRelu() { EmitExpression("add(max({0},0),mul({1},min({0},0)))", {0, 1}); }
 
+// Softmax, LogSoftmax and Hardmax onto nn.Softmax, nn.LogSoftmax and lumen.Hardmax along `axis`.
+// Before opset 13 these ops work on the input flattened into a matrix at `axis` (default 1): the
+// layer then runs on the last dim of the input flattened from `axis` on, and the result takes
+// the input's shape back, which needs no rank when loading.
 void GraphBuilder::MapSoftmax() {
+  static const std::map<std::string, std::string> types = {
+      {"Softmax", "nn.Softmax"}, {"LogSoftmax", "nn.LogSoftmax"}, {"Hardmax", "lumen.Hardmax"}};
+  const std::string& type = types.at(node().op_type());
   const int axis = ClampToInt(Int("axis", opset_ >= 13 ? -1 : 1));
   const int rank = InputRank(0);
   if (opset_ >= 13 || axis == -1 || (rank >= 0 && axis == rank - 1)) {
-    Node node = MakeNode("nn.Softmax", {RuntimeInput(0)}, {OutputName(0)});
+    Node node = MakeNode(type, {RuntimeInput(0)}, {OutputName(0)});
     node.params["dim"] = Parameter::FromInt(axis);
     Emit(std::move(node));
     SetRuntimeOutput(0, OutputName(0));
     return;
   }
-  // Before opset 13, Softmax normalises over every axis from `axis` on together (the input
-  // flattened to a matrix there): flatten those axes, softmax the last, and reshape back to the
-  // input's shape.
+  // Before opset 13, these ops normalise over every axis from `axis` on together (the input
+  // flattened to a matrix there): flatten those axes, run the layer on the last, and reshape back
+  // to the input's shape.
   const std::string input = RuntimeInput(0);
   const std::string flat = NewOperandName(OutputName(0));
   EmitFlatten(input, axis, -1, flat);
   const std::string normalised = NewOperandName(OutputName(0));
-  Node softmax = MakeNode("nn.Softmax", {flat}, {normalised});
-  softmax.params["dim"] = Parameter::FromInt(-1);
-  Emit(std::move(softmax));
+  Node layer = MakeNode(type, {flat}, {normalised});
+  layer.params["dim"] = Parameter::FromInt(-1);
+  Emit(std::move(layer));
   const std::string shape = NewOperandName(OutputName(0));
   Emit(MakeNode("lumen.Shape", {input}, {shape}));
   Emit(MakeNode("lumen.Reshape", {normalised, shape}, {OutputName(0)}));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// ThresholdedRelu: x where x > alpha, else 0; F.threshold with the same rule.
+void GraphBuilder::MapThresholdedRelu() {
+  Node node = MakeNode("F.threshold", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["threshold"] = Parameter::FromFloat(Float("alpha", 1.0f));
+  node.params["value"] = Parameter::FromFloat(0.0f);
+  Emit(std::move(node));
   SetRuntimeOutput(0, OutputName(0));
 }
 

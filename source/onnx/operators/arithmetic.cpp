@@ -1,6 +1,9 @@
-// ONNX element-wise arithmetic onto pnnx.Expression (broadcasting), reductions onto torch.mean /
-// torch.sum / torch.max / torch.min, and Cast of a run-time value (Lumen computes in float).
+// ONNX element-wise arithmetic onto pnnx.Expression (broadcasting), reductions onto torch.sum /
+// torch.mean / torch.amax / torch.amin / torch.prod / torch.logsumexp (with expressions around
+// them), CumSum onto torch.cumsum, TopK onto torch.topk, and Cast of a run-time value (Lumen
+// computes in float).
 #include <algorithm>
+#include <map>
 
 #include "lumen/error.hpp"
 #include "onnx/onnx_graph_builder.hpp"
@@ -21,6 +24,7 @@ const std::map<std::string, std::string>& GraphBuilder::UnaryExpressions() {
       {"Exp", "exp({0})"},
       {"Floor", "floor({0})"},
       {"Log", "log({0})"},
+      {"Not", "logical_not({0})"},
       {"Neg", "neg({0})"},
       {"Reciprocal", "reciprocal({0})"},
       {"Round", "round({0})"},
@@ -48,6 +52,10 @@ const std::map<std::string, std::string>& GraphBuilder::BinaryFunctions() {
       {"Max", "max"},
       {"Min", "min"},
       {"Sum", "add"},
+      // Lumen holds booleans as 0/1 floats; any nonzero value is true.
+      {"And", "logical_and"},
+      {"Or", "logical_or"},
+      {"Xor", "logical_xor"},
       // comparisons: 1 where true, 0 where false
       {"Equal", "eq"},
       {"Less", "lt"},
@@ -81,7 +89,9 @@ void GraphBuilder::MapElementwise() {
 // (from a floating one), to 0 or 1 into bool; into a floating type it is nothing.
 void GraphBuilder::MapCast() {
   const int32_t to = static_cast<int32_t>(Int("to", kFloat));
-  if (to == kBool) {
+  if (to == kString) {
+    Fail("a Cast to STRING is not supported (Lumen computes in float)");
+  } else if (to == kBool) {
     EmitExpression("ne({0},0)", {0});
   } else if (!IsFloatingType(to) && !IsIntegerInput(0)) {
     EmitExpression("trunc({0})", {0});
@@ -90,53 +100,81 @@ void GraphBuilder::MapCast() {
   }
 }
 
-void GraphBuilder::MapReduce() {
-  std::vector<int64_t> axes = HasInput(1) ? ConstantInput(1, "axes").Integers() : Ints("axes", {});
-  const bool keep = Int("keepdims", 1) != 0;
-  if (axes.empty() && Int("noop_with_empty_axes", 0) != 0) {
-    SetRuntimeOutput(0, RuntimeInput(0));
+namespace {
+
+// A Reduce* op as Lumen computes it: an element-wise expression of the input (@0) first, a
+// reduction layer, then an element-wise expression of its result (empty: none).
+struct ReduceRecipe {
+  const char* before;
+  const char* layer;
+  const char* after;
+};
+
+// Every Reduce* op the reader maps. ReduceMax and ReduceMin go to torch.amax / torch.amin, whose
+// values are those of torch.max(dim) (a NaN wins, as in PyTorch); ReduceL2 is sqrt(sum(x*x)), as
+// F.normalize exports it (followed by Clip, Expand and Div, which the reader maps one by one).
+const std::map<std::string, ReduceRecipe>& ReduceRecipes() {
+  static const std::map<std::string, ReduceRecipe> recipes = {
+      {"ReduceSum", {"", "torch.sum", ""}},
+      {"ReduceMean", {"", "torch.mean", ""}},
+      {"ReduceMax", {"", "torch.amax", ""}},
+      {"ReduceMin", {"", "torch.amin", ""}},
+      {"ReduceProd", {"", "torch.prod", ""}},
+      {"ReduceLogSumExp", {"", "torch.logsumexp", ""}},
+      {"ReduceLogSum", {"", "torch.sum", "log(@0)"}},
+      {"ReduceSumSquare", {"mul(@0,@0)", "torch.sum", ""}},
+      {"ReduceL1", {"abs(@0)", "torch.sum", ""}},
+      {"ReduceL2", {"mul(@0,@0)", "torch.sum", "sqrt(@0)"}},
+  };
+  return recipes;
+}
+
+}  // namespace
+
+std::vector<std::string> GraphBuilder::ReduceOps() {
+  std::vector<std::string> ops;
+  for (const auto& entry : ReduceRecipes()) ops.push_back(entry.first);
+  return ops;
+}
+
+// Reduce*: the axes come from the axes attribute or, from opset 13 (ReduceSum) or 18 (the
+// others), the axes input. No axes means every axis, which the layer reduces without being told
+// the rank (its dim is left out), or, with noop_with_empty_axes, none: then only the
+// element-wise parts apply (a reduction over no axis leaves each element alone).
+void GraphBuilder::MapReduction() {
+  const ReduceRecipe& recipe = ReduceRecipes().at(node().op_type());
+  const std::vector<int64_t> axes =
+      HasInput(1) ? ConstantInput(1, "axes").Integers() : Ints("axes", {});
+  const bool reduce = !axes.empty() || Int("noop_with_empty_axes", 0) == 0;
+  const std::string output = OutputName(0);
+  // The steps that run, each into a new operand but the last, which writes the output.
+  const int steps = (*recipe.before ? 1 : 0) + (reduce ? 1 : 0) + (*recipe.after ? 1 : 0);
+  int done = 0;
+  std::string value = RuntimeInput(0);
+  const auto next = [&]() {
+    ++done;
+    return done == steps ? output : NewOperandName(output);
+  };
+  if (steps == 0) {  // a plain reduction over no axis
+    EmitExpressionOf("identity(@0)", {value}, output);
+    SetRuntimeOutput(0, output);
     return;
   }
-  const std::string type = node().op_type() == "ReduceMean" ? "torch.mean" : "torch.sum";
-  Node node = MakeNode(type, {RuntimeInput(0)}, {OutputName(0)});
-  // No axes: an empty list, which the layer reads as every axis (keepdim applying to them all).
-  node.params["dim"] = Parameter::FromIntArray(ToInts(axes));
-  node.params["keepdim"] = Parameter::FromBool(keep);
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
-}
-
-std::vector<int64_t> GraphBuilder::ReduceAxes() {
-  // Negative axes and repeats are the layer's to resolve, against the rank it is given.
-  return HasInput(1) ? ConstantInput(1, "axes").Integers() : Ints("axes", {});
-}
-
-// ReduceMax / ReduceMin: torch.amax / torch.amin over the axes (every axis when none are given),
-// what PyTorch exports them from.
-void GraphBuilder::MapReduceExtremum() {
-  if (Int("noop_with_empty_axes", 0) != 0) Fail("noop_with_empty_axes=1 is not supported");
-  const std::string type = node().op_type() == "ReduceMax" ? "torch.amax" : "torch.amin";
-  Node node = MakeNode(type, {RuntimeInput(0)}, {OutputName(0)});
-  node.params["dim"] = Parameter::FromIntArray(ToInts(ReduceAxes()));
-  node.params["keepdim"] = Parameter::FromBool(Int("keepdims", 1) != 0);
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
-}
-
-// ReduceL2: sqrt(sum(x*x)) over the axes, as three layers (F.normalize exports it, followed by
-// Clip, Expand and Div, which the reader maps one by one).
-void GraphBuilder::MapReduceL2() {
-  if (Int("noop_with_empty_axes", 0) != 0) Fail("noop_with_empty_axes=1 is not supported");
-  const std::vector<int64_t> axes = ReduceAxes();
-  const std::string squares = NewOperandName(OutputName(0));
-  EmitExpressionOf("mul(@0,@0)", {RuntimeInput(0)}, squares);
-  const std::string sum = NewOperandName(OutputName(0));
-  Node node = MakeNode("torch.sum", {squares}, {sum});
-  node.params["dim"] = Parameter::FromIntArray(ToInts(axes));
-  node.params["keepdim"] = Parameter::FromBool(Int("keepdims", 1) != 0);
-  Emit(std::move(node));
-  EmitExpressionOf("sqrt(@0)", {sum}, OutputName(0));
-  SetRuntimeOutput(0, OutputName(0));
+  if (*recipe.before) {
+    const std::string result = next();
+    EmitExpressionOf(recipe.before, {value}, result);
+    value = result;
+  }
+  if (reduce) {
+    const std::string result = next();
+    Node node = MakeNode(recipe.layer, {value}, {result});
+    if (!axes.empty()) node.params["dim"] = Parameter::FromIntArray(ToInts(axes));
+    node.params["keepdim"] = Parameter::FromBool(Int("keepdims", 1) != 0);
+    Emit(std::move(node));
+    value = result;
+  }
+  if (*recipe.after) EmitExpressionOf(recipe.after, {value}, next());
+  SetRuntimeOutput(0, output);
 }
 
 // ArgMax / ArgMin: the index output of torch.max / torch.min along the axis, as a float (exact
@@ -151,6 +189,100 @@ void GraphBuilder::MapArgExtremum() {
   node.params["keepdim"] = Parameter::FromBool(Int("keepdims", 1) != 0);
   Emit(std::move(node));
   SetRuntimeOutput(0, OutputName(0));
+}
+
+// Mod: fmod=1 is C's fmod (the result has the dividend's sign), fmod=0 (integers only, in ONNX)
+// the remainder with the divisor's sign, as Python's % and torch.remainder.
+void GraphBuilder::MapMod() {
+  EmitExpression(Int("fmod", 0) != 0 ? "fmod({0},{1})" : "remainder({0},{1})", {0, 1});
+}
+
+// Mean: the sum of any number of broadcasting inputs, divided by their count.
+void GraphBuilder::MapMean() {
+  if (InputCount() == 0) Fail("no inputs");
+  std::string pattern = "{0}";
+  std::vector<size_t> inputs = {0};
+  for (size_t i = 1; i < InputCount(); ++i) {
+    pattern = Concat("add(", pattern, ",{", i, "})");
+    inputs.push_back(i);
+  }
+  EmitExpression(
+      InputCount() == 1 ? "identity({0})" : Concat("div(", pattern, ",", InputCount(), ")"),
+      inputs);
+}
+
+// CumSum onto torch.cumsum along the known axis. reverse=1 sums from the end (a flip before and
+// after); exclusive=1 leaves each element out of its own sum: the inclusive sums shifted by one
+// along the axis, a zero first (slice and concatenation, exact where subtracting the element
+// would round).
+void GraphBuilder::MapCumSum() {
+  const std::vector<int64_t> axis = ConstantInput(1, "axis").Integers();
+  if (axis.size() != 1) Fail(Concat("the axis must be one value, got ", axis.size()));
+  const int dim = ClampToInt(axis[0]);
+  const bool exclusive = Int("exclusive", 0) != 0;
+  const bool reverse = Int("reverse", 0) != 0;
+  const std::string output = OutputName(0);
+  const auto flip = [&](const std::string& input, const std::string& result) {
+    Node node = MakeNode("torch.flip", {input}, {result});
+    node.params["dims"] = Parameter::FromIntArray({dim});
+    Emit(std::move(node));
+  };
+  std::string value = RuntimeInput(0);
+  if (reverse) {
+    const std::string flipped = NewOperandName(output);
+    flip(value, flipped);
+    value = flipped;
+  }
+  const std::string sums = exclusive || reverse ? NewOperandName(output) : output;
+  Node cumsum = MakeNode("torch.cumsum", {value}, {sums});
+  cumsum.params["dim"] = Parameter::FromInt(dim);
+  Emit(std::move(cumsum));
+  std::string result = sums;
+  if (exclusive) {
+    // A zero of the shape of one position along the axis (eq(x,x)*0 is 0 for NaN and inf too),
+    // then the sums but the last.
+    const std::string first = NewOperandName(output);
+    Node head = MakeNode("Tensor.slice", {value}, {first});
+    head.params["dim"] = Parameter::FromInt(dim);
+    head.params["start"] = Parameter::FromInt(0);
+    head.params["end"] = Parameter::FromInt(1);
+    Emit(std::move(head));
+    const std::string zero = NewOperandName(output);
+    EmitExpressionOf("mul(eq(@0,@0),0)", {first}, zero);
+    const std::string shifted = NewOperandName(output);
+    Node body = MakeNode("Tensor.slice", {sums}, {shifted});
+    body.params["dim"] = Parameter::FromInt(dim);
+    body.params["start"] = Parameter::FromInt(0);
+    body.params["end"] = Parameter::FromInt(-1);
+    Emit(std::move(body));
+    result = reverse ? NewOperandName(output) : output;
+    Node concatenate = MakeNode("torch.cat", {zero, shifted}, {result});
+    concatenate.params["dim"] = Parameter::FromInt(dim);
+    Emit(std::move(concatenate));
+  }
+  if (reverse) flip(result, output);
+  SetRuntimeOutput(0, output);
+}
+
+// TopK onto torch.topk with the known k: values and indices (as floats, exact below 2^24).
+// Equal values come in PyTorch's order, which picks the lower index first as ONNX asks.
+void GraphBuilder::MapTopK() {
+  const std::vector<int64_t> k = ConstantInput(1, "k").Integers();
+  if (k.size() != 1) Fail(Concat("k must be one value, got ", k.size()));
+  std::vector<std::string> outputs;
+  for (int i = 0; i < 2; ++i) {
+    // An unused output still gets an operand of its own.
+    const bool used = i < node().output_size() && !node().output(i).empty();
+    outputs.push_back(used ? node().output(i) : NewOperandName(Concat(node_name_, ":", i)));
+  }
+  Node node = MakeNode("torch.topk", {RuntimeInput(0)}, outputs);
+  node.params["k"] = Parameter::FromInt(ClampToInt(k[0]));
+  node.params["dim"] = Parameter::FromInt(ClampToInt(Int("axis", -1)));
+  node.params["largest"] = Parameter::FromBool(Int("largest", 1) != 0);
+  node.params["sorted"] = Parameter::FromBool(Int("sorted", 1) != 0);
+  Emit(std::move(node));
+  SetRuntimeOutput(0, outputs[0]);
+  SetRuntimeOutput(1, outputs[1]);
 }
 
 }  // namespace onnx

@@ -1,6 +1,8 @@
 // ONNX Conv (1-D and 2-D) onto nn.Conv2d (a 1-D convolution between an unsqueeze and a squeeze)
-// and ConvTranspose (2-D) onto nn.ConvTranspose2d.
+// and ConvTranspose (2-D) onto nn.ConvTranspose2d; the pads of every sliding window (auto_pad,
+// asymmetric pads) for these and the pools.
 #include <algorithm>
+#include <climits>
 
 #include "lumen/error.hpp"
 #include "onnx/onnx_graph_builder.hpp"
@@ -22,26 +24,26 @@ void GraphBuilder::MapConvolution() {
   };
   std::vector<int64_t> kernel(weight.dims.begin() + 2, weight.dims.end());
   if (Ints("kernel_shape", kernel) != kernel) Fail("kernel_shape disagrees with the weight");
+  const std::vector<int64_t> strides = Ints("strides", std::vector<int64_t>(spatial, 1));
+  const std::vector<int64_t> dilations = Ints("dilations", std::vector<int64_t>(spatial, 1));
+  std::vector<int64_t> pads = WindowPads(kernel, strides, dilations);
+  std::string input = RuntimeInput(0);
+  if (pads.empty()) {  // SAME with a stride above 1
+    input = EmitSamePad(input, kernel, strides, dilations, 0.0f);
+    pads.assign(2 * spatial, 0);
+  } else if (!std::equal(pads.begin(), pads.begin() + static_cast<long>(spatial),
+                         pads.begin() + static_cast<long>(spatial))) {
+    // Asymmetric pads (SAME's odd totals among them): zeros added before the convolution.
+    input = EmitWindowPad(input, pads, 0.0f);
+    std::fill(pads.begin(), pads.end(), 0);
+  }
   if (spatial == 1) kernel.insert(kernel.begin(), 1);
-  const std::string auto_pad = String("auto_pad", "NOTSET");
-  std::vector<int64_t> pads = Ints("pads", std::vector<int64_t>(2 * spatial, 0));
-  if (pads.size() != 2 * spatial) Fail(Concat("pads must have ", 2 * spatial, " values"));
-  for (size_t i = 0; i < spatial; ++i) {
-    if (pads[i] != pads[i + spatial]) {
-      Fail(Concat("asymmetric pads ", DimsToString(pads), " are not supported"));
-    }
-  }
-  if (auto_pad != "NOTSET" && auto_pad != "VALID") {
-    Fail(Concat("auto_pad ", auto_pad, " is not supported (only explicit pads)"));
-  }
-  if (auto_pad == "VALID") std::fill(pads.begin(), pads.end(), 0);
   std::vector<int64_t> padding(pads.begin(), pads.begin() + static_cast<long>(spatial));
   if (spatial == 1) padding.insert(padding.begin(), 0);
   const int64_t groups = Int("group", 1);
   ConstantTensor weight_2d = weight;
   weight_2d.dims = {weight.dims[0], weight.dims[1], kernel[0], kernel[1]};
 
-  std::string input = RuntimeInput(0);
   const std::string output = OutputName(0);
   std::string convolution_output = output;
   if (spatial == 1) {  // (N,C,L) -> (N,C,1,L), the 2-D convolution, and back
@@ -72,41 +74,153 @@ void GraphBuilder::MapConvolution() {
   SetRuntimeOutput(0, output);
 }
 
+// ConvTranspose onto nn.ConvTranspose2d. SAME_UPPER / SAME_LOWER make the output the input times
+// the stride: their total pad, output_padding + (kernel - 1) * dilation + 1 - stride, does not
+// depend on the input. Asymmetric pads run the layer with the smaller pad of each axis and crop
+// the rest (a slice). output_shape's pads depend on the input's extent: lumen.CenterPad cuts the
+// full output to it at plan time.
 void GraphBuilder::MapTransposedConvolution() {
   const ConstantTensor& weight = ConstantInput(1, "weight");
   if (weight.dims.size() != 4) {
     Fail(Concat("only 2-D transposed convolutions are supported, the weight is ",
                 weight.Describe()));
   }
-  if (FindAttribute(node(), "output_shape") != nullptr) {
-    Fail("output_shape is not supported (give pads and output_padding)");
-  }
-  const std::string auto_pad = String("auto_pad", "NOTSET");
-  if (auto_pad != "NOTSET" && auto_pad != "VALID") {
-    Fail(Concat("auto_pad ", auto_pad, " is not supported (only explicit pads)"));
-  }
-  std::vector<int64_t> pads = Ints("pads", {0, 0, 0, 0});
-  if (auto_pad == "VALID") pads = {0, 0, 0, 0};
-  if (pads.size() != 4 || pads[0] != pads[2] || pads[1] != pads[3]) {
-    Fail(Concat("pads ", DimsToString(pads), " are not supported (only symmetric 2-D pads)"));
-  }
   const int64_t groups = Int("group", 1);
   const std::vector<int64_t> kernel(weight.dims.begin() + 2, weight.dims.end());
   if (Ints("kernel_shape", kernel) != kernel) Fail("kernel_shape disagrees with the weight");
-  Node node = MakeNode("nn.ConvTranspose2d", {RuntimeInput(0)}, {OutputName(0)});
+  const std::vector<int64_t> strides = Ints("strides", {1, 1});
+  const std::vector<int64_t> dilations = Ints("dilations", {1, 1});
+  const std::vector<int64_t> output_padding = Ints("output_padding", {0, 0});
+  if (strides.size() != 2 || dilations.size() != 2 || output_padding.size() != 2) {
+    Fail("strides, dilations and output_padding must have 2 values");
+  }
+  const std::string auto_pad = String("auto_pad", "NOTSET");
+  std::vector<int64_t> pads = Ints("pads", {0, 0, 0, 0});
+  if (auto_pad == "VALID") {
+    pads = {0, 0, 0, 0};
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (size_t i = 0; i < 2; ++i) {
+      const int64_t total = output_padding[i] + (kernel[i] - 1) * dilations[i] + 1 - strides[i];
+      if (total < 0) Fail(Concat("auto_pad ", auto_pad, " needs a negative pad on axis ", i));
+      const int64_t small = total / 2;
+      pads[i] = auto_pad == "SAME_UPPER" ? small : total - small;
+      pads[i + 2] = total - pads[i];
+    }
+  } else if (auto_pad != "NOTSET") {
+    Fail(Concat("unknown auto_pad '", auto_pad, "'"));
+  }
+  // output_shape: the full output (no pads) cut to it, the odd element as auto_pad says; pads
+  // are then ignored, as ONNX says.
+  std::vector<int64_t> output_shape = Ints("output_shape", {});
+  if (output_shape.size() == 4) output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+  if (!output_shape.empty()) {
+    if (output_shape.size() != 2) {
+      Fail(Concat("output_shape ", DimsToString(output_shape), " must have 2 values"));
+    }
+    pads = {0, 0, 0, 0};
+  }
+  if (pads.size() != 4) Fail(Concat("pads ", DimsToString(pads), " must have 4 values"));
+  const std::vector<int64_t> padding = {std::min(pads[0], pads[2]), std::min(pads[1], pads[3])};
+  const bool crop = pads[0] != pads[2] || pads[1] != pads[3] || !output_shape.empty();
+  const std::string output = OutputName(0);
+  const std::string result = crop ? NewOperandName(output) : output;
+  Node node = MakeNode("nn.ConvTranspose2d", {RuntimeInput(0)}, {result});
   node.params["in_channels"] = Parameter::FromInt(ClampToInt(weight.dims[0]));
   node.params["out_channels"] = Parameter::FromInt(ClampToInt(weight.dims[1] * groups));
   node.params["kernel_size"] = Parameter::FromIntArray(ToInts(kernel));
-  node.params["stride"] = Parameter::FromIntArray(ToInts(Ints("strides", {1, 1})));
-  node.params["padding"] = Parameter::FromIntArray({ClampToInt(pads[0]), ClampToInt(pads[1])});
-  node.params["output_padding"] = Parameter::FromIntArray(ToInts(Ints("output_padding", {0, 0})));
-  node.params["dilation"] = Parameter::FromIntArray(ToInts(Ints("dilations", {1, 1})));
+  node.params["stride"] = Parameter::FromIntArray(ToInts(strides));
+  node.params["padding"] = Parameter::FromIntArray(ToInts(padding));
+  node.params["output_padding"] = Parameter::FromIntArray(ToInts(output_padding));
+  node.params["dilation"] = Parameter::FromIntArray(ToInts(dilations));
   node.params["groups"] = Parameter::FromInt(ClampToInt(groups));
   node.params["bias"] = Parameter::FromBool(HasInput(2));
   node.attributes["weight"] = ToAttribute(weight, Where());
   if (HasInput(2)) node.attributes["bias"] = ToAttribute(ConstantInput(2, "bias"), Where());
   Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  if (!output_shape.empty()) {
+    Node cut = MakeNode("lumen.CenterPad", {result}, {output});
+    cut.params["size"] = Parameter::FromIntArray(ToInts(output_shape));
+    cut.params["upper"] = Parameter::FromBool(auto_pad == "SAME_UPPER");
+    Emit(std::move(cut));
+  } else if (crop) {
+    // What is left of each axis's larger pad, cut from its side.
+    Node slice = MakeNode("Tensor.slice", {result}, {output});
+    slice.params["dims"] = Parameter::FromIntArray({-2, -1});
+    std::vector<int> starts, ends;
+    for (size_t i = 0; i < 2; ++i) {
+      starts.push_back(ClampToInt(pads[i] - padding[i]));
+      const int64_t end_crop = pads[i + 2] - padding[i];
+      ends.push_back(end_crop == 0 ? INT_MAX : ClampToInt(-end_crop));
+    }
+    slice.params["starts"] = Parameter::FromIntArray(starts);
+    slice.params["ends"] = Parameter::FromIntArray(ends);
+    slice.params["steps"] = Parameter::FromIntArray({1, 1});
+    Emit(std::move(slice));
+  }
+  SetRuntimeOutput(0, output);
+}
+
+std::vector<int64_t> GraphBuilder::WindowPads(const std::vector<int64_t>& kernel,
+                                              const std::vector<int64_t>& strides,
+                                              const std::vector<int64_t>& dilations) const {
+  const size_t spatial = kernel.size();
+  if (strides.size() != spatial || dilations.size() != spatial) {
+    Fail(Concat("strides and dilations must have ", spatial, " values"));
+  }
+  const std::string auto_pad = String("auto_pad", "NOTSET");
+  std::vector<int64_t> pads(2 * spatial, 0);
+  if (auto_pad == "NOTSET") {
+    pads = Ints("pads", pads);
+    if (pads.size() != 2 * spatial) Fail(Concat("pads must have ", 2 * spatial, " values"));
+    for (int64_t pad : pads) {
+      if (pad < 0) Fail(Concat("pads ", DimsToString(pads), " must not be negative"));
+    }
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    // The output is ceil(input / stride) long; with stride 1 the total pad is the window's extent
+    // less one whatever the input, the odd one going at the end (UPPER) or the beginning (LOWER).
+    for (size_t i = 0; i < spatial; ++i) {
+      if (strides[i] != 1) return {};
+      const int64_t total = (kernel[i] - 1) * dilations[i];
+      const int64_t small = total / 2;
+      pads[i] = auto_pad == "SAME_UPPER" ? small : total - small;
+      pads[i + spatial] = total - pads[i];
+    }
+  } else if (auto_pad != "VALID") {
+    Fail(Concat("unknown auto_pad '", auto_pad, "'"));
+  }
+  return pads;
+}
+
+std::string GraphBuilder::EmitSamePad(const std::string& input, const std::vector<int64_t>& kernel,
+                                      const std::vector<int64_t>& strides,
+                                      const std::vector<int64_t>& dilations, float value) {
+  const std::string padded = NewOperandName(Concat(OutputName(0), ":padded"));
+  Node node = MakeNode("lumen.CenterPad", {input}, {padded});
+  node.params["kernel_size"] = Parameter::FromIntArray(ToInts(kernel));
+  node.params["stride"] = Parameter::FromIntArray(ToInts(strides));
+  node.params["dilation"] = Parameter::FromIntArray(ToInts(dilations));
+  node.params["upper"] = Parameter::FromBool(String("auto_pad", "NOTSET") == "SAME_UPPER");
+  node.params["value"] = Parameter::FromFloat(value);
+  Emit(std::move(node));
+  return padded;
+}
+
+std::string GraphBuilder::EmitWindowPad(const std::string& input, const std::vector<int64_t>& pads,
+                                        float value) {
+  // F.pad's list holds (before, after) pairs from the last axis backwards.
+  const size_t spatial = pads.size() / 2;
+  std::vector<int> torch_pads;
+  for (size_t i = 0; i < spatial; ++i) {
+    torch_pads.push_back(ClampToInt(pads[spatial - 1 - i]));
+    torch_pads.push_back(ClampToInt(pads[2 * spatial - 1 - i]));
+  }
+  const std::string padded = NewOperandName(Concat(OutputName(0), ":padded"));
+  Node node = MakeNode("F.pad", {input}, {padded});
+  node.params["pad"] = Parameter::FromIntArray(torch_pads);
+  node.params["mode"] = Parameter::FromString("constant");
+  node.params["value"] = Parameter::FromFloat(value);
+  Emit(std::move(node));
+  return padded;
 }
 
 }  // namespace onnx

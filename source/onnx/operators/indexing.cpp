@@ -1,5 +1,7 @@
 // ONNX Gather of a run-time value at known indices onto Tensor.select (one index) or
-// torch.index_select (a list); Where onto torch.where.
+// torch.index_select (a list); GatherElements, ScatterElements, GatherND and ScatterND onto
+// torch.gather, torch.scatter / torch.scatter_reduce, lumen.GatherND and lumen.ScatterND; Where
+// onto torch.where.
 #include <algorithm>
 
 #include "lumen/error.hpp"
@@ -45,6 +47,54 @@ void GraphBuilder::MapGather() {
   }
   gather.input_names = {RuntimeInput(0), index_operand};
   Emit(std::move(gather));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// GatherElements onto torch.gather along axis: the same rule, output[i][j] = data[index[i][j]][j]
+// (axis 0). The indices are run-time values or constants; a negative one (ONNX counts it from the
+// end, PyTorch refuses it) is an error at run time naming the node.
+void GraphBuilder::MapGatherElements() {
+  Node node = MakeNode("torch.gather", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)});
+  node.params["dim"] = Parameter::FromInt(ClampToInt(Int("axis", 0)));
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// ScatterElements onto torch.scatter (reduction none) or torch.scatter_reduce with the data's own
+// values included (ONNX's add, mul, max, min combine with them).
+void GraphBuilder::MapScatterElements() {
+  static const std::map<std::string, std::string> reductions = {
+      {"add", "sum"}, {"mul", "prod"}, {"max", "amax"}, {"min", "amin"}};
+  const std::string reduction = String("reduction", "none");
+  const auto found = reductions.find(reduction);
+  if (reduction != "none" && found == reductions.end()) {
+    Fail(Concat("reduction '", reduction, "' is not one of none, add, mul, max, min"));
+  }
+  Node node = MakeNode(reduction == "none" ? "torch.scatter" : "torch.scatter_reduce",
+                       {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)}, {OutputName(0)});
+  node.params["dim"] = Parameter::FromInt(ClampToInt(Int("axis", 0)));
+  if (found != reductions.end()) {
+    node.params["reduce"] = Parameter::FromString(found->second);
+    node.params["include_self"] = Parameter::FromBool(true);
+  }
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// GatherND and ScatterND onto lumen.GatherND (batch_dims) and lumen.ScatterND (reduction), which
+// follow ONNX's definitions.
+void GraphBuilder::MapGatherNd() {
+  Node node = MakeNode("lumen.GatherND", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)});
+  node.params["batch_dims"] = Parameter::FromInt(ClampToInt(Int("batch_dims", 0)));
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+void GraphBuilder::MapScatterNd() {
+  Node node = MakeNode("lumen.ScatterND", {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)},
+                       {OutputName(0)});
+  node.params["reduction"] = Parameter::FromString(String("reduction", "none"));
+  Emit(std::move(node));
   SetRuntimeOutput(0, OutputName(0));
 }
 

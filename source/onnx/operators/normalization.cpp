@@ -63,8 +63,12 @@ void GraphBuilder::MapBatchNormalization() {
 }
 
 // LayerNormalization (opset 17; what torch.onnx.export writes for nn.LayerNorm from opset 17 on):
-// nn.LayerNorm over the axes from `axis` on. Its normalized_shape is the scale's shape, which
-// ONNX requires to match those axes (torch exports exactly them).
+// the axes from `axis` on are normalised. A negative axis with a scale of one extent per
+// normalised axis (what torch exports) is nn.LayerNorm with the scale's shape as normalized_shape.
+// Any other axis or scale runs ONNX's definition op by op on the input flattened from `axis` on:
+// D = X - mean(X), X' = D / sqrt(mean(D * D) + epsilon), back to X's shape, times the scale plus
+// the bias (both broadcasting), so no rank is needed when loading. stash_type (the precision of
+// the mean and variance) is not read: Lumen accumulates them in double.
 void GraphBuilder::MapLayerNormalization() {
   for (int output = 1; output < node().output_size(); ++output) {
     if (!node().output(output).empty()) {
@@ -72,36 +76,55 @@ void GraphBuilder::MapLayerNormalization() {
     }
   }
   const ConstantTensor& scale = ConstantInput(1, "scale");
-  const int rank = InputRank(0);
-  int64_t axis = Int("axis", -1);
-  if (rank >= 0) {
-    if (axis < -rank || axis >= rank) Fail(Concat("axis ", axis, " is outside rank ", rank));
-    if (axis < 0) axis += rank;
-    if (static_cast<int64_t>(scale.dims.size()) != rank - axis) {
-      Fail(Concat("the scale ", scale.Describe(), " must have the shape of the axes from ", axis,
-                  " on"));
-    }
-  } else if (axis >= 0) {
-    Fail("a non-negative axis needs the input's rank, which the model does not declare");
-  } else if (static_cast<int64_t>(scale.dims.size()) != -axis) {
-    Fail(Concat("the scale ", scale.Describe(), " must have one axis per normalised axis"));
+  const int64_t axis = Int("axis", -1);
+  const float epsilon = Float("epsilon", 1e-5f);
+  const ConstantTensor* bias = HasInput(2) ? &ConstantInput(2, "bias") : nullptr;
+  const std::string output = OutputName(0);
+  if (axis < 0 && static_cast<int64_t>(scale.dims.size()) == -axis &&
+      (bias == nullptr || bias->dims == scale.dims)) {
+    std::vector<int> normalized_shape;
+    for (int64_t extent : scale.dims) normalized_shape.push_back(ClampToInt(extent));
+    Node node = MakeNode("nn.LayerNorm", {RuntimeInput(0)}, {output});
+    node.params["normalized_shape"] = Parameter::FromIntArray(normalized_shape);
+    node.params["eps"] = Parameter::FromFloat(epsilon);
+    node.params["elementwise_affine"] = Parameter::FromBool(true);
+    node.attributes["weight"] = ToAttribute(scale, Where());
+    if (bias != nullptr) node.attributes["bias"] = ToAttribute(*bias, Where());
+    Emit(std::move(node));
+    SetRuntimeOutput(0, output);
+    return;
   }
-  std::vector<int> normalized_shape;
-  for (int64_t extent : scale.dims) normalized_shape.push_back(ClampToInt(extent));
-  Node node = MakeNode("nn.LayerNorm", {RuntimeInput(0)}, {OutputName(0)});
-  node.params["normalized_shape"] = Parameter::FromIntArray(normalized_shape);
-  node.params["eps"] = Parameter::FromFloat(Float("epsilon", 1e-5f));
-  node.params["elementwise_affine"] = Parameter::FromBool(true);
-  node.attributes["weight"] = ToAttribute(scale, Where());
-  if (HasInput(2)) {
-    const ConstantTensor& bias = ConstantInput(2, "bias");
-    if (bias.dims != scale.dims) {
-      Fail(Concat("the bias ", bias.Describe(), " must have the scale's shape ", scale.Describe()));
-    }
-    node.attributes["bias"] = ToAttribute(bias, Where());
+  const std::string input = RuntimeInput(0);
+  const auto mean = [&](const std::string& value) {
+    const std::string result = NewOperandName(output);
+    Node node = MakeNode("torch.mean", {value}, {result});
+    node.params["dim"] = Parameter::FromIntArray({-1});
+    node.params["keepdim"] = Parameter::FromBool(true);
+    Emit(std::move(node));
+    return result;
+  };
+  const std::string flat = NewOperandName(output);
+  Node flatten = MakeNode("torch.flatten", {input}, {flat});
+  flatten.params["start_dim"] = Parameter::FromInt(ClampToInt(axis));
+  Emit(std::move(flatten));
+  // Each name is taken right before its node is emitted (a name is free until then).
+  const std::string flat_mean = mean(flat);
+  const std::string centered = NewOperandName(output);
+  EmitExpressionOf("sub(@0,@1)", {flat, flat_mean}, centered);
+  const std::string squares = NewOperandName(output);
+  EmitExpressionOf("mul(@0,@0)", {centered}, squares);
+  const std::string variance = mean(squares);
+  const std::string normalized = NewOperandName(output);
+  EmitExpressionOf(Concat("div(@0,sqrt(add(@1,", NumberText(epsilon), ")))"), {centered, variance},
+                   normalized);
+  const std::string reshaped = NewOperandName(output);
+  Emit(MakeNode("Tensor.reshape_as", {normalized, input}, {reshaped}));
+  if (bias != nullptr) {
+    EmitExpressionOf("add(mul(@0,@1),@2)", {reshaped, RuntimeInput(1), RuntimeInput(2)}, output);
+  } else {
+    EmitExpressionOf("mul(@0,@1)", {reshaped, RuntimeInput(1)}, output);
   }
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  SetRuntimeOutput(0, output);
 }
 
 // InstanceNormalization: nn.InstanceNorm1d/2d/3d by the input's rank (lumen.InstanceNorm, the

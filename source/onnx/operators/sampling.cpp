@@ -1,6 +1,6 @@
 // ONNX Resize, as PyTorch exports nn.Upsample and F.interpolate, onto nn.Upsample (lumen.Resize
 // when the sizes are computed from shapes); Upsample (opsets 7 to 9) and Resize at opset 10, its
-// successor of the same semantics, onto nn.Upsample's nearest mode.
+// successor of the same semantics, onto nn.Upsample's nearest mode; GridSample onto F.grid_sample.
 #include <cstdio>
 
 #include "lumen/error.hpp"
@@ -129,6 +129,19 @@ void GraphBuilder::MapResize() {
   } else {
     Fail("neither scales nor sizes is given");
   }
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// GridSample (opset 16) onto F.grid_sample: the same modes (bilinear, nearest, bicubic), padding
+// modes and align_corners (the layer refuses any other mode by name), with the grid a run-time
+// value or a constant.
+void GraphBuilder::MapGridSample() {
+  const std::string mode = String("mode", "bilinear");
+  Node node = MakeNode("F.grid_sample", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)});
+  node.params["mode"] = Parameter::FromString(mode);
+  node.params["padding_mode"] = Parameter::FromString(String("padding_mode", "zeros"));
+  node.params["align_corners"] = Parameter::FromBool(Int("align_corners", 0) != 0);
   Emit(std::move(node));
   SetRuntimeOutput(0, OutputName(0));
 }

@@ -1,0 +1,112 @@
+// lumen.GatherND: ONNX's GatherND, which PyTorch has no single op for (advanced indexing
+// x[i, j] with index tensors comes closest). The indices' last dimension holds tuples of leading
+// data coordinates; each tuple picks one element or slice of data:
+//   output[i_0, ..., i_{q-2}, ...] = data[i_0, ..., i_{b-1}, indices[i_0, ..., i_{q-2}, :], ...]
+// where the first b = batch_dims dimensions are shared by data and indices.
+#include <memory>
+#include <vector>
+
+#include "layer/indexing/index_tuples.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
+
+namespace lumen {
+namespace {
+
+// Per session: the storage strides of data, indices and output, and the tuple length.
+struct GatherNdState : LayerState {
+  std::vector<size_t> data_strides;
+  std::vector<size_t> output_strides;
+  std::vector<size_t> index_strides;
+  size_t tuple_length = 0;
+};
+
+}  // namespace
+
+// Index values are floats holding whole numbers (exact up to 2^24), counted from the end when
+// negative as ONNX allows; an index out of range is an error at run time naming the layer.
+class GatherNd : public Layer {
+ public:
+  // Reads batch_dims (default 0).
+  explicit GatherNd(const LayerConfig& config)
+      : Layer(config), batch_dims_(config.IntParam("batch_dims", 0)) {
+    if (batch_dims_ < 0) Fail(Concat("batch_dims must be at least 0, got ", batch_dims_));
+  }
+
+  // indices.shape[:-1] + data.shape[batch_dims + tuple length:].
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+    CheckInputCount(input_shapes, 2);
+    const Shape& data = input_shapes[0];
+    const Shape& indices = input_shapes[1];
+    const size_t batch = static_cast<size_t>(batch_dims_);
+    if (indices.empty() || data.empty() || batch >= indices.size() || batch >= data.size()) {
+      Fail(Concat("data ", ShapeToString(data), " and indices ", ShapeToString(indices),
+                  " must both have a rank above batch_dims = ", batch_dims_));
+    }
+    const size_t length = indices.back();
+    if (length < 1 || batch + length > data.size()) {
+      Fail(Concat("the indices' last extent ", length, " must be from 1 to data's rank ",
+                  data.size(), " less batch_dims ", batch_dims_, " (data ", ShapeToString(data),
+                  ", indices ", ShapeToString(indices), ")"));
+    }
+    for (size_t d = 0; d < batch; ++d) {
+      if (data[d] != indices[d]) {
+        Fail(Concat("data ", ShapeToString(data), " and indices ", ShapeToString(indices),
+                    " differ in batch dim ", d));
+      }
+    }
+    Shape output(indices.begin(), indices.end() - 1);
+    output.insert(output.end(), data.begin() + static_cast<std::ptrdiff_t>(batch + length),
+                  data.end());
+    if (output.size() > kMaxRank) {
+      Fail(Concat("the output ", ShapeToString(output), " has a rank above ", kMaxRank));
+    }
+    return {output};
+  }
+
+  // Computes the strides.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& output_shapes,
+                                      const PrepareContext& /*context*/) const override {
+    auto state = std::make_unique<GatherNdState>();
+    state->data_strides = StorageStrides(input_shapes[0]);
+    state->output_strides = StorageStrides(output_shapes[0]);
+    state->index_strides = StorageStrides(input_shapes[1]);
+    state->tuple_length = input_shapes[1].back();
+    return state;
+  }
+
+  // Reads every output element from the data element its tuple and position name.
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override {
+    const GatherNdState& state = context.state_as<GatherNdState>();
+    const Shape& data_shape = inputs[0]->shape();
+    const size_t prefix_rank = inputs[1]->rank() - 1;
+    const size_t batch = static_cast<size_t>(batch_dims_);
+    const size_t slice_first = batch + state.tuple_length;  // data's first sliced dim
+    const float* data = inputs[0]->data();
+    const float* indices = inputs[1]->data();
+    float* output = outputs[0]->data();
+    ForEachCoordinate(outputs[0]->shape(), [&](const Coordinates& position) {
+      Coordinates source{};
+      for (size_t d = 0; d < batch; ++d) source[d] = position[d];
+      for (size_t d = slice_first; d < data_shape.size(); ++d) {
+        source[d] = position[prefix_rank + d - slice_first];
+      }
+      float bad = 0.0f;
+      if (!ResolveIndexTuple(indices, state.index_strides, position, prefix_rank,
+                             state.tuple_length, data_shape, batch, &source, &bad)) {
+        Fail(Concat("index ", bad, " is out of bounds for data ", ShapeToString(data_shape)));
+      }
+      output[StorageOffsetOf(position, state.output_strides)] =
+          data[StorageOffsetOf(source, state.data_strides)];
+    });
+  }
+
+ private:
+  int batch_dims_;
+};
+
+LUMEN_REGISTER_LAYER(GatherNd, "lumen.GatherND");
+
+}  // namespace lumen

@@ -1,0 +1,113 @@
+// lumen.ScatterND: ONNX's ScatterND, a copy of data in which each slice of updates lands at the
+// element or slice an index tuple (the indices' last dimension) names:
+//   output[indices[i_0, ..., i_{q-2}, :], ...] = updates[i_0, ..., i_{q-2}, ...]
+// replacing the value there or combining with it (reduction add, mul, max, min; opsets 16, 18).
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "layer/indexing/index_tuples.hpp"
+#include "layer/indexing/scatter_reduction.hpp"
+#include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
+
+namespace lumen {
+namespace {
+
+// ONNX's reduction names.
+const std::pair<const char*, ScatterReduction> kScatterNdReductions[] = {
+    {"none", ScatterReduction::kNone},
+    {"add", ScatterReduction::kSum},
+    {"mul", ScatterReduction::kProd},
+    {"max", ScatterReduction::kMax},
+    {"min", ScatterReduction::kMin}};
+
+// Per session: the storage strides of the output (data's shape), the indices and the updates.
+struct ScatterNdState : LayerState {
+  std::vector<size_t> output_strides;
+  std::vector<size_t> index_strides;
+  std::vector<size_t> update_strides;
+  size_t tuple_length = 0;
+};
+
+}  // namespace
+
+// Updates are written in their row-major order, one thread, so that tuples naming one position
+// twice (which ONNX leaves undefined without a reduction) give a fixed result: the last wins.
+// Index values count from the end when negative; one out of range is an error at run time.
+class ScatterNd : public Layer {
+ public:
+  // Reads reduction (default 'none').
+  explicit ScatterNd(const LayerConfig& config) : Layer(config) {
+    const std::string name = config.StringParam("reduction", "none");
+    if (!ParseScatterReduction(name, kScatterNdReductions, &reduction_)) {
+      Fail(Concat("reduction must be 'none', 'add', 'mul', 'max' or 'min', got '", name, "'"));
+    }
+  }
+
+  // Data's shape, after checking that updates are indices.shape[:-1] + data.shape[length:].
+  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+    CheckInputCount(input_shapes, 3);
+    const Shape& data = input_shapes[0];
+    const Shape& indices = input_shapes[1];
+    const Shape& updates = input_shapes[2];
+    if (indices.empty() || indices.back() < 1 || indices.back() > data.size()) {
+      Fail(Concat("the indices ", ShapeToString(indices),
+                  " must have a last extent from 1 to data's rank (data ", ShapeToString(data),
+                  ")"));
+    }
+    Shape expected(indices.begin(), indices.end() - 1);
+    expected.insert(expected.end(), data.begin() + indices.back(), data.end());
+    if (updates != expected) {
+      Fail(Concat("the updates ", ShapeToString(updates), " must have the shape ",
+                  ShapeToString(expected), " (indices ", ShapeToString(indices), ", data ",
+                  ShapeToString(data), ")"));
+    }
+    return {data};
+  }
+
+  // Computes the strides.
+  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
+                                      const std::vector<Shape>& /*output_shapes*/,
+                                      const PrepareContext& /*context*/) const override {
+    auto state = std::make_unique<ScatterNdState>();
+    state->output_strides = StorageStrides(input_shapes[0]);
+    state->index_strides = StorageStrides(input_shapes[1]);
+    state->update_strides = StorageStrides(input_shapes[2]);
+    state->tuple_length = input_shapes[1].back();
+    return state;
+  }
+
+  // Copies data, then writes or combines every update at the position its tuple names.
+  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+               const ForwardContext& context) const override {
+    const ScatterNdState& state = context.state_as<ScatterNdState>();
+    const Shape& data_shape = inputs[0]->shape();
+    const size_t prefix_rank = inputs[1]->rank() - 1;
+    const float* indices = inputs[1]->data();
+    const float* updates = inputs[2]->data();
+    float* output = outputs[0]->data();
+    std::copy(inputs[0]->data(), inputs[0]->data() + inputs[0]->size(), output);
+    ForEachCoordinate(inputs[2]->shape(), [&](const Coordinates& position) {
+      Coordinates target{};
+      for (size_t d = state.tuple_length; d < data_shape.size(); ++d) {
+        target[d] = position[prefix_rank + d - state.tuple_length];
+      }
+      float bad = 0.0f;
+      if (!ResolveIndexTuple(indices, state.index_strides, position, prefix_rank,
+                             state.tuple_length, data_shape, 0, &target, &bad)) {
+        Fail(Concat("index ", bad, " is out of bounds for data ", ShapeToString(data_shape)));
+      }
+      CombineScattered(reduction_, updates[StorageOffsetOf(position, state.update_strides)],
+                       &output[StorageOffsetOf(target, state.output_strides)]);
+    });
+  }
+
+ private:
+  ScatterReduction reduction_ = ScatterReduction::kNone;
+};
+
+LUMEN_REGISTER_LAYER(ScatterNd, "lumen.ScatterND");
+
+}  // namespace lumen
