@@ -211,10 +211,11 @@ void Session::State::InferShapes(const std::vector<Shape>& new_input_shapes) {
     }
   }
   // LESSON 14 END
-  // Steps computed while planning do not run.
+  // Steps computed while planning do not run. (Outside the lesson's block: graph.steps(), not
+  // the block's `steps`, so that the lesson's stubbed tree compiles.)
   schedule.erase(std::remove_if(schedule.begin(), schedule.end(),
                                 [&](size_t step) {
-                                  const std::vector<int>& outputs = steps[step].outputs;
+                                  const std::vector<int>& outputs = graph.steps()[step].outputs;
                                   return !outputs.empty() && known[outputs[0]];
                                 }),
                  schedule.end());
