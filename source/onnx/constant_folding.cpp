@@ -277,7 +277,7 @@ ConstantTensor FoldShape(const FoldingNode& node) {
 }
 
 ConstantTensor FoldSize(const FoldingNode& node) {
-  // Counted from the dims, not allocated: declared dims may be absurd.
+  // Counted from the dims, not allocated: a constant's dims may be absurd.
   ConstantTensor size = ConstantTensor::FromIntegers(
       {static_cast<int64_t>(ElementCountOf(node.Input(0).dims, node.where))});
   size.dims.clear();

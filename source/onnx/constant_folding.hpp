@@ -21,8 +21,7 @@ namespace onnx {
 constexpr size_t kMaxComputedElements = size_t{1} << 24;
 
 // Evaluates an ONNX node whose inputs are all known (`inputs[i]` null for an omitted optional
-// input) into `outputs`. Shape and Size read only their input's dims, so for them a tensor with
-// dims and no values will do. Returns false if the op type has no evaluator here (the reader then
+// input) into `outputs`. Returns false if the op type has no evaluator here (the reader then
 // builds a layer for it); throws lumen::Error naming `where` on inputs the op refuses.
 bool FoldConstantNode(const lumen_onnx_proto::NodeProto& node,
                       const std::vector<const ConstantTensor*>& inputs, const std::string& where,

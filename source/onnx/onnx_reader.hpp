@@ -3,8 +3,10 @@
 // The reader is the only code that knows ONNX. It maps every ONNX node onto the Lumen node type
 // with the same semantics (Conv -> nn.Conv2d, Gemm -> nn.Linear, Add -> pnnx.Expression, ...), so
 // the runtime and the layers never learn which format a model came from. Initializers become
-// weights, and the exporter's shape arithmetic (Shape, Gather, Concat, Reshape, Constant,
-// ConstantOfShape, Range, Cast, ...) is evaluated once, here, from the shapes the file declares.
+// weights; arithmetic on values known when loading is folded here. The exporter's shape arithmetic
+// on run-time values (Shape, Gather, Concat, Reshape, ConstantOfShape, Range, ...) becomes layers
+// that a session computes when it plans, from the input shapes it is given: the file's declared
+// shapes (value_info) are never used.
 // An op outside the supported set is refused naming its type, node and opset.
 #ifndef LUMEN_ONNX_ONNX_READER_HPP_
 #define LUMEN_ONNX_ONNX_READER_HPP_

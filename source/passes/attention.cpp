@@ -157,10 +157,7 @@ int FuseAttention(LayerGraph* graph) {
     step.ReplaceLayer(LayerRegistry::Create(LayerConfig(node)));
     step.inputs = {chain.q, chain.k, chain.v};
     for (int index : chain.removed) {
-      Step& gone = graph->steps[static_cast<size_t>(index)];
-      step.fused.push_back(gone.description);
-      graph->operands[static_cast<size_t>(gone.outputs[0])].fused_into = step.description;
-      removed[static_cast<size_t>(index)] = true;
+      graph->AbsorbStep(static_cast<size_t>(index), last, &removed);
     }
     ++rewritten;
   }

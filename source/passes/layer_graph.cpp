@@ -53,4 +53,12 @@ void LayerGraph::RemoveSteps(const std::vector<bool>& removed) {
   KeepSteps(order);
 }
 
+void LayerGraph::AbsorbStep(size_t gone, size_t into, std::vector<bool>* removed) {
+  steps[into].fused.push_back(steps[gone].description);
+  for (int output : steps[gone].outputs) {
+    operands[static_cast<size_t>(output)].fused_into = steps[into].description;
+  }
+  (*removed)[gone] = true;
+}
+
 }  // namespace lumen

@@ -54,6 +54,10 @@ struct LayerGraph {
   void KeepSteps(const std::vector<size_t>& order);
   // Drops the steps marked in `removed`, keeping the order of the others (see KeepSteps).
   void RemoveSteps(const std::vector<bool>& removed);
+  // Step `gone` is now computed by step `into` (a pass fused it there): `into` lists it among its
+  // fused nodes, gone's outputs name `into` as what absorbed them, and gone is marked in
+  // `removed`, for RemoveSteps.
+  void AbsorbStep(size_t gone, size_t into, std::vector<bool>* removed);
 };
 
 }  // namespace lumen

@@ -90,10 +90,7 @@ int FuseWrittenOutGelus(LayerGraph* graph) {
     last.ReplaceLayer(LayerRegistry::Create(LayerConfig(node)));
     last.inputs = {x};
     for (int index : {divide, erf, add, multiply}) {
-      Step& gone = steps[static_cast<size_t>(index)];
-      last.fused.push_back(gone.description);
-      graph->operands[static_cast<size_t>(gone.outputs[0])].fused_into = last.description;
-      removed[static_cast<size_t>(index)] = true;
+      graph->AbsorbStep(static_cast<size_t>(index), static_cast<size_t>(half), &removed);
     }
     ++rewritten;
   }

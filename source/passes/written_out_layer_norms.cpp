@@ -249,10 +249,8 @@ int FuseWrittenOutLayerNorms(LayerGraph* graph) {
     last.ReplaceLayer(std::move(layer));
     last.inputs = {x};
     for (size_t position = 0; position + 1 < chain.steps.size(); ++position) {
-      Step& step = graph->steps[static_cast<size_t>(chain.steps[position])];
-      last.fused.push_back(step.description);
-      graph->operands[static_cast<size_t>(step.outputs[0])].fused_into = last.description;
-      removed[static_cast<size_t>(chain.steps[position])] = true;
+      graph->AbsorbStep(static_cast<size_t>(chain.steps[position]),
+                        static_cast<size_t>(chain.steps.back()), &removed);
     }
     // The stored weight and bias are the LayerNorm's now; their steps go if nothing else reads
     // them.
