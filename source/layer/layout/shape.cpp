@@ -51,12 +51,14 @@ class ShapeOf : public Layer {
   };
   // The axes [begin, end) of `input` that start_ and end_ name.
   Range Extents(const Shape& input) const {
+    // LESSON 16 BEGIN: the axes start_ and end_ name: negative ones count from the end; clamp both
     const int rank = static_cast<int>(input.size());
     const auto resolve = [rank](int index) {
       return static_cast<size_t>(std::clamp(index < 0 ? index + rank : index, 0, rank));
     };
     const size_t begin = resolve(start_);
     return {begin, std::max(begin, resolve(end_))};
+    // LESSON 16 END
   }
 
   int start_;

@@ -26,6 +26,7 @@ ConstantTensor Transposed(const ConstantTensor& matrix) {
 }  // namespace
 
 void GraphBuilder::MapGemm() {
+  // LESSON 16 BEGIN: alpha * A B' + beta * C with a known B and C as one nn.Linear
   // Y = alpha * A' B' + beta * C: with a known B and C this is nn.Linear.
   if (Int("transA", 0) != 0) Fail("transA=1 is not supported");
   const ConstantTensor& b = ConstantInput(1, "matrix B");
@@ -62,6 +63,7 @@ void GraphBuilder::MapGemm() {
   }
   Emit(std::move(node));
   SetRuntimeOutput(0, OutputName(0));
+  // LESSON 16 END
 }
 
 void GraphBuilder::MapMatMul() {
