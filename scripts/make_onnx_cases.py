@@ -4,7 +4,7 @@
 For each case of the shared corpus (../shared/models beside the repository, or --source):
   - the PyTorch module is rebuilt: from the case's model_pnnx.py when it has one (pnnx's own
     rebuild of the exact module from model.pnnx.bin), else through python/lumen/torch_graph.py's
-    PnnxModule (the op-by-op module of resnet18 and yolov5s_detect);
+    PnnxModule (the graph op by op: resnet18, yolov5s_detect, the single-op cases);
   - it is run on the case's inputs and must reproduce the case's out*.f32 (PyTorch's outputs)
     within the case's tolerance, otherwise the case is skipped: then the module is not the one
     the references came from;
@@ -37,15 +37,18 @@ import case_format  # noqa: E402  (python/lumen's torch-side modules, without th
 import torch_graph  # noqa: E402
 
 # The cases committed to the repository: resnet18 and the small ones whose export Lumen runs
-# (about 53 MB in all). Made on demand, not committed (the repository's 60 MB budget):
-# yolov5s_detect (28.7 MB) and mobilenet_v3_large_075_160 (13.2 MB), which pass too. Every other
-# shared case with a module is left out for one of these reasons:
+# (about 56 MB in all). Made on demand, not committed (the repository's 60 MB budget):
+# yolov5s_detect (29 MB), resnet18_b4 (47 MB, resnet18 at batch 4) and mobilenet_v3_large_075_160
+# (13.5 MB), which pass too. Every other shared case is left out for one of these reasons:
 #   - torch 1.13's export is not the module (Lumen matches what the ONNX file says, which is not
 #     what PyTorch computes): conv_pad_circular (the circular pad is exported as x[-2:-1] instead
 #     of x[-1:]), softplus_b2_t5 (Softplus's threshold is dropped);
 #   - torch 1.13 cannot export it: adaptive pools to sizes that do not divide the input
-#     (adaptive_maxpool_3x3), nn.MultiheadAttention on its fast path (mha_need_weights_b2,
-#     mha_self_batchfirst, transformer_prenorm, transformer_prenorm_b2).
+#     (adaptive_avgpool_3x3, adaptive_maxpool_3x3: "output size that are not factor of input
+#     size"; a user would have to rewrite the module).
+# nn.MultiheadAttention on its fast path cannot be exported either, but export() below keeps it
+# off that path as a user does (see there): mha_need_weights_b2, mha_self_batchfirst,
+# transformer_prenorm and transformer_prenorm_b2 export and pass.
 CASES = [
     "resnet18",
     "adaptive_avgpool_1x1", "attention_manual", "bmm", "channels_last_layernorm", "chunk3_dim3",
@@ -70,6 +73,13 @@ CASES = [
     "max_dim1", "max_dim1_indices", "maxpool1d_k3_s2_p1", "min_dim2_keepdim", "normalize_dim1",
     "normalize_last_eps", "pad_constant_0p5", "pixelshuffle2", "reflectionpad2d",
     "reflectionpad_conv", "repeat", "replicationpad2d", "rnn_relu_bidir", "rnn_tanh", "zeropad2d",
+    # Rebuilt op by op by torch_graph.PnnxModule (no model_pnnx.py), multi-input ones included:
+    "add", "avgpool_k2_s2", "broadcast_input", "broadcast_param", "cat2", "cat3", "deconv_k2_s2",
+    "deconv_k3_s2_p1_op1", "elu", "hardsigmoid", "hardswish", "leakyrelu", "maxpool_k2_s2_ceil",
+    "mul", "relu6", "relu_bn", "resblock_b4", "reshape_3d", "reshape_4d", "sigmoid", "softmax_2d",
+    "softmax_4d", "sub", "swish_manual", "tanh", "upsample_bilinear2_ac", "view_1d",
+    # nn.MultiheadAttention kept off its fast path (see export()):
+    "mha_need_weights_b2", "mha_self_batchfirst", "transformer_prenorm", "transformer_prenorm_b2",
 ]
 OPSETS = (13, 17)
 # ONNX ops Lumen's reader refuses: an export using one is reported, not kept. Every op torch
@@ -94,10 +104,13 @@ def graph_signature(model):
 
 def export(module, inputs, input_names, output_names, opset):
     buffer = io.BytesIO()
-    with torch.no_grad():
-        torch.onnx.export(module, tuple(inputs), buffer, opset_version=opset,
-                          input_names=input_names, output_names=output_names,
-                          do_constant_folding=True)
+    # Exported as torch.onnx.export's documentation calls it, with autograd on (not under
+    # torch.no_grad()): nn.MultiheadAttention and nn.TransformerEncoderLayer then leave their
+    # fast path (torch 1.13 takes it only when no parameter needs a gradient, and cannot export
+    # it), so that mha_need_weights_b2, mha_self_batchfirst and transformer_prenorm export.
+    torch.onnx.export(module, tuple(inputs), buffer, opset_version=opset,
+                      input_names=input_names, output_names=output_names,
+                      do_constant_folding=True)
     model = onnx.load_from_string(buffer.getvalue())
     onnx.checker.check_model(model)
     return model
