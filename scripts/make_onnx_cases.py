@@ -102,7 +102,8 @@ def graph_signature(model):
     return graph.SerializeToString()
 
 
-def export(module, inputs, input_names, output_names, opset):
+def export(module, inputs, input_names, output_names, opset, dynamic_axes=None):
+    """The module exported by torch.onnx.export and checked by onnx.checker."""
     buffer = io.BytesIO()
     # Exported as torch.onnx.export's documentation calls it, with autograd on (not under
     # torch.no_grad()): nn.MultiheadAttention and nn.TransformerEncoderLayer then leave their
@@ -110,7 +111,7 @@ def export(module, inputs, input_names, output_names, opset):
     # it), so that mha_need_weights_b2, mha_self_batchfirst and transformer_prenorm export.
     torch.onnx.export(module, tuple(inputs), buffer, opset_version=opset,
                       input_names=input_names, output_names=output_names,
-                      do_constant_folding=True)
+                      do_constant_folding=True, dynamic_axes=dynamic_axes)
     model = onnx.load_from_string(buffer.getvalue())
     onnx.checker.check_model(model)
     return model
@@ -142,32 +143,50 @@ def write_case(name, model, case_dir, source_case, output_root, corpus_root, inp
     return sum(f.stat().st_size for f in folder.iterdir())
 
 
-def make_case(name, source_root, output_root, corpus_root):
-    case_dir = source_root / name
-    case = case_format.read_case(case_dir)
-    # write_case wants the data files' names inside the case folder.
-    inputs = [(path.name, shape) for path, shape in case.inputs]
-    outputs = [(path.name, shape) for path, shape in case.outputs]
-    tolerance = case.tolerance
-    tensors = [torch.from_numpy(array) for array in case.input_arrays()]
-    references = case.output_arrays()
-    try:
-        module = torch_graph.load_case_module(case_dir, case.weights)
-    except Exception as error:  # noqa: BLE001 - report and go on with the next case
-        return f"skipped: no PyTorch module ({error})"
+class Skip(Exception):
+    """A shared case that gets no ONNX case, with the reason."""
+
+
+def reproduces(module, tensors, references, tolerance):
+    """Whether the module, run on tensors, gives the references within tolerance (or why not)."""
     try:
         with torch.no_grad():
             results = as_list(module(*tensors))
     except Exception as error:  # noqa: BLE001
-        return f"skipped: the module does not run ({str(error).splitlines()[0]})"
+        raise Skip(f"the module does not run ({str(error).splitlines()[0]})") from None
     if len(results) != len(references):
-        return f"skipped: the module gives {len(results)} outputs, the case {len(references)}"
+        raise Skip(f"the module gives {len(results)} outputs, the case {len(references)}")
     atol, rtol = tolerance
     for got, reference in zip(results, references):
         got = got.detach().numpy()
         if got.shape != reference.shape or not np.all(
                 np.abs(got - reference) <= atol + rtol * np.abs(reference)):
-            return "skipped: the rebuilt module does not reproduce the case's outputs"
+            raise Skip("the rebuilt module does not reproduce the case's outputs")
+
+
+def checked_module(case_dir):
+    """The case, its rebuilt PyTorch module and its input tensors; raises Skip unless the module
+    reproduces the case's outputs (then it is not the module the references came from)."""
+    case = case_format.read_case(case_dir)
+    tensors = [torch.from_numpy(array) for array in case.input_arrays()]
+    try:
+        module = torch_graph.load_case_module(case_dir, case.weights)
+    except Exception as error:  # noqa: BLE001 - report and go on with the next case
+        raise Skip(f"no PyTorch module ({error})") from None
+    reproduces(module, tensors, case.output_arrays(), case.tolerance)
+    return case, module, tensors
+
+
+def make_case(name, source_root, output_root, corpus_root):
+    case_dir = source_root / name
+    try:
+        case, module, tensors = checked_module(case_dir)
+    except Skip as reason:
+        return f"skipped: {reason}"
+    # write_case wants the data files' names inside the case folder.
+    inputs = [(path.name, shape) for path, shape in case.inputs]
+    outputs = [(path.name, shape) for path, shape in case.outputs]
+    tolerance = case.tolerance
     input_names = [f"in{i}" for i in range(len(inputs))]
     output_names = [f"out{i}" for i in range(len(outputs))]
     report = []
