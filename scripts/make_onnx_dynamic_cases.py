@@ -164,11 +164,11 @@ def shape_text(shape):
 #
 # Every shared case make_onnx_cases.py exports (its CASES, and the big ones it makes on demand) is
 # exported again with dynamic axes, as a user would: the batch, and the spatial (N,C,H,W) or
-# sequence ((N,L,E) or (L,N,E)) axes; never channels or features, which the weights fix. An axis
-# is made dynamic only when the module itself runs eagerly with it changed (a model_pnnx.py that
-# reshapes to constant shapes, a positional embedding of fixed length, a mask input of fixed size
-# keep theirs fixed). The one export then runs at the case's own size (references: the case's
-# PyTorch outputs) and at two more, with PyTorch's module run eagerly at each as the reference:
+# sequence ((N,C,L), (N,L,E) or (L,N,E)) axes (candidate_axes). An axis is made dynamic only when
+# the module itself runs eagerly with it changed: channels or features the weights fix, and axes
+# a model_pnnx.py reshapes to constant shapes, a positional embedding of fixed length or a mask
+# input of fixed size stay fixed. The one export then runs at the case's own size (references:
+# the case's PyTorch outputs) and at two more, with the module run eagerly at each as reference:
 #   - generated sizes (other_extents): batch + 1 and + 2, other free axes two more and two fewer
 #     (or four, or doubled and halved), inputs drawn with each case input's own mean and spread;
 #   - resnet18 and yolov5s_detect: the sizes of ../shared/anysize (inputs and references there),
@@ -192,30 +192,32 @@ LUMEN_FAILS = {
 
 
 def candidate_axes(rank):
-    """The axes a user makes dynamic: batch, and spatial or sequence axes (not channels)."""
-    return {4: [0, 2, 3], 3: [0, 1]}.get(rank, [0])
+    """The axes a user makes dynamic: batch, and spatial or sequence axes. An image's channels
+    stay fixed; a rank-3 input may be (N,C,L), (N,L,E) or (L,N,E), so each of its axes is tried."""
+    return {4: [0, 2, 3], 3: [0, 1, 2]}.get(rank, [0])
 
 
 def axis_groups(shapes):
     """Input axes that must change together: {(rank, axis, extent): [(input, axis), ...]}.
 
     Axes of the same position and extent in inputs of the same rank are one size (the batch of
-    every input, the sequence of q, k and v); an axis of extent 1 other than the first is a
-    broadcast axis and stays fixed.
+    every input, the sequence of q, k and v); a spatial axis of extent 1 is a broadcast axis (a
+    (1,C,1,1) scale) and stays fixed.
     """
     groups = {}
     for index, shape in enumerate(shapes):
         for axis in candidate_axes(len(shape)):
-            if axis == 0 or shape[axis] > 1:
+            if len(shape) != 4 or axis == 0 or shape[axis] > 1:
                 groups.setdefault((len(shape), axis, shape[axis]), []).append((index, axis))
     return groups
 
 
 def other_extents(axis, extent):
     """Candidate pairs of other extents for an axis, both kept small (the cases are committed): the
-    first (batch) axis one and two more; others two more and two fewer, else four, else doubled
-    and halved (for a module that wants even sizes or more than it is given)."""
-    if axis == 0:
+    first (batch) axis, or any of extent 1 or 2 (a sequence-first batch), one and two more; others
+    two more and two fewer, else four, else doubled and halved (for a module that wants even
+    sizes or more than it is given)."""
+    if axis == 0 or extent <= 2:
         return [(extent + 1, extent + 2)]
     pairs = ((extent + 2, extent - 2), (extent + 4, extent - 4), (2 * extent, extent // 2))
     return [pair for pair in pairs if pair[1] >= 1]
@@ -370,7 +372,8 @@ def make_shared_case(name, output_root, large_root):
         note = (f"{name} exported by torch.onnx.export {torch.__version__} at opset {opset} with "
                 f"dynamic axes {axes} at {shape_text(tensors[0].shape)}, run at "
                 f"{shape_text(inputs[0].shape)} (scripts/make_onnx_dynamic_cases.py); references: "
-                f"PyTorch's module run eagerly at that size")
+                f"PyTorch's module run eagerly at that size"
+                f"{' (the shared case outputs)' if index == 0 else ''}")
         written = write_size(root / folder, None if index == 0 else root / folders[0], model,
                              inputs, outputs, case.tolerance, note)
         report.append(f"{root / folder}: {written / 1e3:.0f} KB")
