@@ -12,6 +12,7 @@ PyTorch layer by layer (lumen.compare) and for the PyTorch peer of scripts/bench
 Needs PyTorch (Debian's python3-torch); the rest of the lumen package does not.
 """
 import importlib.util
+import operator
 import os
 import pathlib
 import re
@@ -111,9 +112,10 @@ class Detect(torch.nn.Module):
 class Expression(torch.nn.Module):
     """pnnx.Expression: a formula such as add(mul(@0,@1),@2) over the op's inputs."""
 
+    # Python's operators where an argument may be a number (3 - x), torch's for the rest.
     FUNCTIONS = {
-        "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
-        "pow": torch.pow, "neg": torch.neg, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt,
+        "add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
+        "pow": operator.pow, "neg": operator.neg, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt,
         "exp": torch.exp, "log": torch.log, "abs": torch.abs,
     }
 
@@ -267,7 +269,8 @@ class PnnxModule(torch.nn.Module):
                 values[outputs[0]] = layer(*[values[name] for name in step_inputs])
         if not graph_outputs:
             raise ValueError("torch_graph: the graph has no pnnx.Output")
-        values["pnnx.Output"] = graph_outputs[0] if len(graph_outputs) == 1 else tuple(graph_outputs)
+        single = len(graph_outputs) == 1
+        values["pnnx.Output"] = graph_outputs[0] if single else tuple(graph_outputs)
         return values
 
 
