@@ -50,52 +50,19 @@ AxisSplit SplitAroundAxis(const Shape& shape, size_t axis) {
   return split;
 }
 
-void GatherStrided(const Tensor& input, std::ptrdiff_t offset,
-                   const std::vector<std::ptrdiff_t>& strides, Tensor* output, ThreadPool* pool) {
-  const Shape& shape = output->shape();
-  const size_t output_rank = shape.size();
-  if (strides.size() != output_rank) {
-    throw Error(Concat("GatherStrided: ", strides.size(), " strides for an output of shape ",
-                       ShapeToString(shape)));
-  }
-  if (output_rank > kMaxRank) {
-    throw Error(Concat("GatherStrided: rank ", output_rank, " is above ", kMaxRank));
-  }
-  if (output_rank == 0 || output->empty()) {
-    if (!output->empty()) output->data()[0] = input.data()[offset];
-    return;
-  }
-  // Walk the output in memory order: the innermost loop is its fastest dimension. Fixed-size
-  // arrays: layers call this in Forward, which must not allocate. Extents of 1 add nothing to
-  // the walk, and a dimension the input continues without a gap from the next one is one with
-  // it: dropping and merging them gives the longest inner runs (a (L, 1, E) slice is L runs of
-  // E floats, not L * E runs of one, as its memory order, rows innermost, would give).
-  std::array<size_t, kMaxRank> extents{};
-  std::array<std::ptrdiff_t, kMaxRank> steps{};
-  size_t rank = 0;
-  for (size_t position = 0; position < output_rank; ++position) {
-    size_t axis = 0;
-    while (MemoryPosition(axis, output_rank) != position) ++axis;
-    if (shape[axis] == 1) continue;
-    if (rank > 0 && steps[rank - 1] == static_cast<std::ptrdiff_t>(shape[axis]) * strides[axis]) {
-      extents[rank - 1] *= shape[axis];
-      steps[rank - 1] = strides[axis];
-      continue;
-    }
-    extents[rank] = shape[axis];
-    steps[rank] = strides[axis];
-    ++rank;
-  }
-  if (rank == 0) {  // a single element
-    output->data()[0] = input.data()[offset];
-    return;
-  }
-  const size_t inner = extents[rank - 1];  // not back(): the arrays are kMaxRank long
+namespace {
+
+// The walk of GatherStrided and of RunStridedCopy into a dense target: target element k, the k-th
+// of the walk over `extents` (outermost first, `rank` of them, none 0), is source element
+// offset + the sum of its indices times `steps`.
+void GatherInWalkOrder(const float* source, std::ptrdiff_t offset, const size_t* extents,
+                       const std::ptrdiff_t* steps, size_t rank, float* target, ThreadPool* pool) {
+  const size_t inner = extents[rank - 1];
   const std::ptrdiff_t inner_step = steps[rank - 1];
-  const auto outer = static_cast<std::ptrdiff_t>(output->size() / inner);
-  const float* source = input.data();
-  float* target = output->data();
-  const bool parallel = output->size() >= (1 << 15);
+  size_t elements = 1;
+  for (size_t position = 0; position < rank; ++position) elements *= extents[position];
+  const auto outer = static_cast<std::ptrdiff_t>(elements / inner);
+  const bool parallel = elements >= (1 << 15);
   // A transpose: the output's runs read the input with a step, but the input is contiguous along
   // another of the output's dimensions. Then kTile runs that differ only there are filled
   // together, each step one read of kTile neighbouring floats, instead of each element a read
@@ -163,6 +130,51 @@ void GatherStrided(const Tensor& input, std::ptrdiff_t offset,
       Schedule::kStatic, parallel);
 }
 
+}  // namespace
+
+void GatherStrided(const Tensor& input, std::ptrdiff_t offset,
+                   const std::vector<std::ptrdiff_t>& strides, Tensor* output, ThreadPool* pool) {
+  const Shape& shape = output->shape();
+  const size_t output_rank = shape.size();
+  if (strides.size() != output_rank) {
+    throw Error(Concat("GatherStrided: ", strides.size(), " strides for an output of shape ",
+                       ShapeToString(shape)));
+  }
+  if (output_rank > kMaxRank) {
+    throw Error(Concat("GatherStrided: rank ", output_rank, " is above ", kMaxRank));
+  }
+  if (output_rank == 0 || output->empty()) {
+    if (!output->empty()) output->data()[0] = input.data()[offset];
+    return;
+  }
+  // Walk the output in memory order: the innermost loop is its fastest dimension. Fixed-size
+  // arrays: layers call this in Forward, which must not allocate. Extents of 1 add nothing to
+  // the walk, and a dimension the input continues without a gap from the next one is one with
+  // it: dropping and merging them gives the longest inner runs (a (L, 1, E) slice is L runs of
+  // E floats, not L * E runs of one, as its memory order, rows innermost, would give).
+  std::array<size_t, kMaxRank> extents{};
+  std::array<std::ptrdiff_t, kMaxRank> steps{};
+  size_t rank = 0;
+  for (size_t position = 0; position < output_rank; ++position) {
+    size_t axis = 0;
+    while (MemoryPosition(axis, output_rank) != position) ++axis;
+    if (shape[axis] == 1) continue;
+    if (rank > 0 && steps[rank - 1] == static_cast<std::ptrdiff_t>(shape[axis]) * strides[axis]) {
+      extents[rank - 1] *= shape[axis];
+      steps[rank - 1] = strides[axis];
+      continue;
+    }
+    extents[rank] = shape[axis];
+    steps[rank] = strides[axis];
+    ++rank;
+  }
+  if (rank == 0) {  // a single element
+    output->data()[0] = input.data()[offset];
+    return;
+  }
+  GatherInWalkOrder(input.data(), offset, extents.data(), steps.data(), rank, output->data(), pool);
+}
+
 StridedCopy MakeStridedCopy(StridedCopy copy) {
   const size_t rank = copy.extents.size();
   if (copy.source_strides.size() != rank || copy.target_strides.size() != rank) {
@@ -217,6 +229,18 @@ void RunStridedCopy(const StridedCopy& copy, const float* source, float* target,
   if (inner == 0) return;
   const std::ptrdiff_t inner_source = copy.source_strides[rank - 1];
   const std::ptrdiff_t inner_target = copy.target_strides[rank - 1];
+  // A target written without gaps in the walk's order (MakeStridedCopy orders the walk by the
+  // target) is a gather, whose tiled transposes read the source a cache line at a time.
+  bool dense = inner_target == 1;
+  for (size_t d = rank - 1; dense && d-- > 0;) {
+    dense = copy.target_strides[d] ==
+            copy.target_strides[d + 1] * static_cast<std::ptrdiff_t>(copy.extents[d + 1]);
+  }
+  if (dense) {
+    GatherInWalkOrder(source, copy.source_offset, copy.extents.data(), copy.source_strides.data(),
+                      rank, target + copy.target_offset, pool);
+    return;
+  }
   size_t runs = 1;  // inner runs in all
   for (size_t d = 0; d + 1 < rank; ++d) runs *= copy.extents[d];
   // Each task copies whole runs, walking them like an odometer.
@@ -250,6 +274,15 @@ void RunStridedCopy(const StridedCopy& copy, const float* source, float* target,
       }
     }
   });
+}
+
+void TransposeMatrix(const float* source, size_t rows, size_t cols, float* target,
+                     ThreadPool* pool) {
+  if (rows == 0 || cols == 0) return;
+  // Target row c is source column c: the walk is (c, r), reading source[r * cols + c].
+  const size_t extents[] = {cols, rows};
+  const std::ptrdiff_t steps[] = {1, static_cast<std::ptrdiff_t>(cols)};
+  GatherInWalkOrder(source, 0, extents, steps, 2, target, pool);
 }
 
 bool ReshapeAsStridedCopy(const Shape& source, const Shape& target, StridedCopy* copy) {

@@ -67,6 +67,11 @@ StridedCopy MakeStridedCopy(StridedCopy copy);
 // is enough of it. Every target position must be written at most once (true of every copy above).
 void RunStridedCopy(const StridedCopy& copy, const float* source, float* target, ThreadPool* pool);
 
+// Writes the transpose of `source`, a row-major rows x cols matrix, into `target` (cols x rows,
+// row-major), in tiles that read and write whole cache lines, spread over `pool` (may be null).
+void TransposeMatrix(const float* source, size_t rows, size_t cols, float* target,
+                     ThreadPool* pool);
+
 // The strided copy that moves a tensor of shape `source` into shape `target` in row-major order
 // (a reshape), ordered by MakeStridedCopy, when one exists: when both shapes split into whole
 // runs of one common list of extents, e.g. (197,12,8) and (197,96). Returns false when the

@@ -188,6 +188,25 @@ TEST(Strided, GatherDropsUnitExtentsAndMergesContiguousDimensions) {
   });
 }
 
+TEST(Strided, TransposeMatrixMatchesTheDefinition) {
+  // Full tiles, partial tiles, single rows and columns, on one and three threads.
+  for (const auto& [rows, cols] : std::vector<std::pair<size_t, size_t>>{
+           {8, 8}, {197, 96}, {5, 13}, {1, 40}, {40, 1}, {300, 130}}) {
+    std::vector<float> source(rows * cols);
+    std::iota(source.begin(), source.end(), 0.0f);
+    std::vector<float> expected(rows * cols);
+    for (size_t r = 0; r < rows; ++r) {
+      for (size_t c = 0; c < cols; ++c) expected[c * rows + r] = source[r * cols + c];
+    }
+    for (int threads : {1, 3}) {
+      ThreadPool pool(threads);
+      std::vector<float> target(rows * cols, -1.0f);
+      TransposeMatrix(source.data(), rows, cols, target.data(), &pool);
+      EXPECT_EQ(target, expected) << rows << " x " << cols << " on " << threads << " threads";
+    }
+  }
+}
+
 TEST(Strided, ReshapeAsStridedCopyKeepsTheRowMajorOrder) {
   const std::vector<std::pair<Shape, Shape>> reshapes = {
       {{197, 1, 96}, {197, 12, 8}}, {{7, 12, 8}, {7, 96}},   {{7, 96}, {7, 1, 96}},

@@ -13,6 +13,7 @@
 #include "math/activation.hpp"
 #include "math/matrix_vector.hpp"
 #include "math/packed_gemm.hpp"
+#include "tensor/strided.hpp"
 
 namespace lumen {
 
@@ -95,16 +96,6 @@ StackPlan PlanStacks(std::ptrdiff_t slices, int rows, int features) {
   plan.slices_per_group = static_cast<int>((slices + plan.groups - 1) / plan.groups);
   plan.groups = static_cast<int>((slices + plan.slices_per_group - 1) / plan.slices_per_group);
   return plan;
-}
-
-// Copies a run of `count` floats. Runs of one float (slices of one row) are the common case of a
-// sequence-first operand, and a call to memmove for each would cost more than the GEMM.
-inline void CopyRun(const float* source, int count, float* target) {
-  if (count == 1) {
-    *target = *source;
-  } else {
-    std::copy(source, source + count, target);
-  }
 }
 
 }  // namespace
@@ -275,15 +266,22 @@ void Linear::ForwardStacked(const Tensor& input, Tensor& output,
     float* stacked_input = compute.Scratch(ScratchSlot::kFirst, size * in_features_);
     float* stacked_output = compute.Scratch(ScratchSlot::kSecond, size * out_features_);
     const bool parallel = size * (in_features_ + out_features_) >= kParallelProducts;
-    ParallelFor(
-        compute.pool, in_features_,
-        [&](std::ptrdiff_t column) {
-          for (int slice = 0; slice < count; ++slice) {
-            const float* source = input.channel_data(first_slice + slice) + column * rows;
-            CopyRun(source, rows, stacked_input + column * size + slice * rows);
-          }
-        },
-        Schedule::kStatic, parallel);
+    if (rows == 1) {
+      // Slices of one row are the rows of a row-major (count x in) matrix: the stack is its
+      // transpose.
+      TransposeMatrix(input.channel_data(first_slice), size, in_features_, stacked_input,
+                      compute.pool);
+    } else {
+      ParallelFor(
+          compute.pool, in_features_,
+          [&](std::ptrdiff_t column) {
+            for (int slice = 0; slice < count; ++slice) {
+              const float* source = input.channel_data(first_slice + slice) + column * rows;
+              std::copy(source, source + rows, stacked_input + column * size + slice * rows);
+            }
+          },
+          Schedule::kStatic, parallel);
+    }
     PackedGemm(stacked_rows, stacked_input, stacked_rows, packed_weights_, stacked_output,
                stacked_rows, compute);
     // Bias and activation over each stacked column in one run of `size` floats, which the
@@ -296,13 +294,19 @@ void Linear::ForwardStacked(const Tensor& input, Tensor& output,
             const float bias = bias_.empty() ? 0.0f : bias_[feature];
             float* column = stacked_output + feature * size;
             for (size_t i = 0; i < size; ++i) column[i] = function(column[i] + bias);
+            if (rows == 1) return;  // transposed back below, whole
             for (int slice = 0; slice < count; ++slice) {
-              CopyRun(column + slice * rows, rows,
-                      output.channel_data(first_slice + slice) + feature * rows);
+              const float* source = column + slice * rows;
+              std::copy(source, source + rows,
+                        output.channel_data(first_slice + slice) + feature * rows);
             }
           },
           Schedule::kStatic, parallel);
     });
+    if (rows == 1) {
+      TransposeMatrix(stacked_output, out_features_, size, output.channel_data(first_slice),
+                      compute.pool);
+    }
   }
 }
 
