@@ -27,6 +27,7 @@
 namespace lumen {
 
 struct ExpressionNode;  // layer/arithmetic/expression_parser.hpp
+struct StorageView;     // tensor/strided.hpp
 
 // What one layer keeps per session for one set of input shapes (a chosen algorithm, buffers that
 // live across a whole Forward). Layers derive their own.
@@ -152,6 +153,17 @@ class Layer {
   // output, as nn.Linear's bias) to its output; true if it will, and the model then drops the
   // addition's layer. By default a layer declines.
   virtual bool FuseBias(const std::vector<float>& /*bias*/) { return false; }
+  // True if this layer's one output is its input 0 seen another way, its elements moved but not
+  // computed (a permute, a slice, a reshape): the view-chain pass joins runs of such layers into
+  // one strided copy, which ViewThrough describes.
+  virtual bool IsView() const { return false; }
+  // For an IsView layer: turns `view`, where input 0's elements lie in some storage, into where
+  // the output's lie, for these input shapes and the input values known when planning (as
+  // OutputShapesFromValues gets them). False, `view` unchanged, when that is not one strided view.
+  virtual bool ViewThrough(const Shapes& /*input_shapes*/, const InputTensors& /*input_values*/,
+                           StorageView* /*view*/) const {
+    return false;
+  }
 
   // The op type this layer was built for ("nn.Conv2d"), and the operator's name in the graph.
   const std::string& type() const { return type_; }

@@ -147,6 +147,11 @@ StatePointer ViewLayer::Prepare(const Shapes& input_shapes, const Shapes& output
   return state;
 }
 
+bool ViewLayer::ViewThrough(const Shapes& input_shapes, const InputTensors& input_values,
+                            StorageView* view) const {
+  return ReshapeView(OutputShapesFromValues(input_shapes, input_values)[0], view);
+}
+
 void ViewLayer::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                         const ForwardContext& context) const {
   if (context.state != nullptr) {

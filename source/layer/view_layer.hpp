@@ -27,6 +27,10 @@ class ViewLayer : public Layer {
   StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Copies the input into the output's shape (what PyTorch's view gives).
   void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
+  // The same elements in another shape.
+  bool IsView() const override { return true; }
+  // `view` reshaped to the output's shape, when the elements stay evenly spaced (ReshapeView).
+  bool ViewThrough(const Shapes&, const InputTensors&, StorageView* view) const override;
 
  protected:
   // The output's shape for an input of shape `input`; throws lumen::Error (through Fail) when the

@@ -16,6 +16,8 @@ void RunGraphPasses(LayerGraph* graph) {
   // Before fusion, so that a GELU fuses into the 1x1 convolution this makes of an nn.Linear.
   RewriteChannelsLastBlocks(graph);
   FuseActivations(graph);
+  // Last: the passes above match single permutes and reshapes, which a chain would hide.
+  JoinViewChains(graph);
 }
 
 }  // namespace lumen

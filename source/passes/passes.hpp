@@ -7,8 +7,9 @@
 // One pass per file, each opening with what it matches and what it leaves alone. A pass asks the
 // layers what they compute through Layer's hooks (layer/layer.hpp: ElementwiseActivation,
 // MultipliesItsTwoInputs, DimensionOrder, ChannelsFirstForm, FuseActivation, MeanOverDimensions,
-// ElementwiseExpressionTree, ConstantValue, MultipliesMatrices, SoftmaxAlong, FuseBias) and never
-// by op type, so a new layer takes part by answering them, and no list here goes out of date.
+// ElementwiseExpressionTree, ConstantValue, MultipliesMatrices, SoftmaxAlong, FuseBias, IsView,
+// ViewThrough) and never by op type, so a new layer takes part by answering them, and no list here
+// goes out of date.
 //
 //   1 FuseWrittenOutLayerNorms (written_out_layer_norms.cpp)  mean, x - mean, square, mean, + eps,
 //                                                    sqrt, divide, * weight, + bias -> LayerNorm
@@ -21,6 +22,7 @@
 //   6 RewriteChannelsLastBlocks (channels_first_blocks.cpp)  permute -> per-pixel layers ->
 //                                                    permute back: the same layers channels-first
 //   7 FuseActivations (activation_fusion.cpp)        an activation into the layer before it
+//   8 JoinViewChains (view_chains.cpp)               permute/slice/reshape -> ... -> one gather
 #ifndef LUMEN_PASSES_PASSES_HPP_
 #define LUMEN_PASSES_PASSES_HPP_
 
@@ -39,6 +41,7 @@ int FuseBiasAdditions(LayerGraph* graph);
 int FuseGatedActivations(LayerGraph* graph);
 int RewriteChannelsLastBlocks(LayerGraph* graph);
 int FuseActivations(LayerGraph* graph);
+int JoinViewChains(LayerGraph* graph);
 
 }  // namespace lumen
 

@@ -285,6 +285,58 @@ void TransposeMatrix(const float* source, size_t rows, size_t cols, float* targe
   GatherInWalkOrder(source, 0, extents, steps, 2, target, pool);
 }
 
+StorageView WholeTensorView(const Shape& shape) {
+  StorageView view;
+  view.shape = shape;
+  const std::vector<size_t> strides = StorageStrides(shape);
+  view.strides.assign(strides.begin(), strides.end());
+  return view;
+}
+
+bool ReshapeView(const Shape& target, StorageView* view) {
+  const Shape& source = view->shape;
+  const size_t count = ShapeElementCount(source);
+  if (count != ShapeElementCount(target)) return false;
+  std::vector<std::ptrdiff_t> strides(target.size(), 0);
+  // The pieces both shapes split into, from the innermost outwards (see ReshapeAsStridedCopy):
+  // a piece of source dimension i steps view->strides[i] times the part of i inside it; the
+  // innermost piece of target dimension j gives j its stride, and every further piece of j must
+  // continue it without a gap.
+  size_t i = source.size();
+  size_t j = target.size();
+  size_t source_left = 1;
+  size_t target_left = 1;
+  size_t source_inner = 1;
+  size_t target_inner = 1;
+  while (count > 0) {
+    while (source_left == 1 && i > 0) {
+      source_left = source[--i];
+      source_inner = 1;
+    }
+    while (target_left == 1 && j > 0) {
+      target_left = target[--j];
+      target_inner = 1;
+    }
+    if (source_left == 1 || target_left == 1) break;
+    const size_t extent = std::min(source_left, target_left);
+    if (source_left % extent != 0 || target_left % extent != 0) return false;
+    const std::ptrdiff_t piece_stride =
+        view->strides[i] * static_cast<std::ptrdiff_t>(source_inner);
+    if (target_inner == 1) {
+      strides[j] = piece_stride;
+    } else if (piece_stride != strides[j] * static_cast<std::ptrdiff_t>(target_inner)) {
+      return false;
+    }
+    source_left /= extent;
+    target_left /= extent;
+    source_inner *= extent;
+    target_inner *= extent;
+  }
+  view->shape = target;
+  view->strides = std::move(strides);
+  return true;
+}
+
 bool ReshapeAsStridedCopy(const Shape& source, const Shape& target, StridedCopy* copy) {
   const size_t count = ShapeElementCount(source);
   if (count != ShapeElementCount(target)) return false;

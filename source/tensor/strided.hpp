@@ -67,6 +67,23 @@ StridedCopy MakeStridedCopy(StridedCopy copy);
 // is enough of it. Every target position must be written at most once (true of every copy above).
 void RunStridedCopy(const StridedCopy& copy, const float* source, float* target, ThreadPool* pool);
 
+// A view of a tensor's storage with a logical shape of its own: element (i_0, ..., i_k) of the
+// view is storage element offset + i_0 * strides[0] + ... + i_k * strides[k]. A chain of
+// permutes, slices and reshapes is one such view of the first one's input.
+struct StorageView {
+  Shape shape;
+  std::ptrdiff_t offset = 0;
+  std::vector<std::ptrdiff_t> strides;
+};
+
+// The view of a whole tensor of shape `shape` in its own storage.
+StorageView WholeTensorView(const Shape& shape);
+
+// Reshapes `view` to `target` (the same elements in row-major order); returns false, leaving it
+// as it was, when that is not one strided view: when the elements a dimension of `target` merges
+// are not evenly spaced in the storage (a reshape of a permuted view may need a copy).
+bool ReshapeView(const Shape& target, StorageView* view);
+
 // Writes the transpose of `source`, a row-major rows x cols matrix, into `target` (cols x rows,
 // row-major), in tiles that read and write whole cache lines, spread over `pool` (may be null).
 void TransposeMatrix(const float* source, size_t rows, size_t cols, float* target,

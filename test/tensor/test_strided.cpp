@@ -207,6 +207,39 @@ TEST(Strided, TransposeMatrixMatchesTheDefinition) {
   }
 }
 
+TEST(Strided, ReshapeViewSplitsAndMergesEvenlySpacedDimensions) {
+  // x (6,1,12) sliced to [..., 4:12], reshaped to (6,2,4), permuted to (2,6,4): one gather.
+  const Shape input_shape = {6, 1, 12};
+  const Tensor input = CountingTensor(input_shape);
+  StorageView view = WholeTensorView(input_shape);
+  view.offset += 4 * view.strides[2];
+  view.shape[2] = 8;
+  ASSERT_TRUE(ReshapeView({6, 2, 4}, &view));
+  ASSERT_EQ(view.shape, (Shape{6, 2, 4}));
+  std::swap(view.shape[0], view.shape[1]);
+  std::swap(view.strides[0], view.strides[1]);
+  Tensor output(view.shape);
+  GatherStrided(input, view.offset, view.strides, &output, nullptr);
+  ForEachLogicalIndex(output.shape(), [&](const std::vector<uint32_t>& index) {
+    if (::testing::Test::HasFailure()) return;
+    ASSERT_EQ(output.at(index), input.at({index[1], 0, 4 + 4 * index[0] + index[2]}))
+        << "output index " << ShapeToString(index);
+  });
+  // Merging the permuted (2,6,4) view's first two dimensions back is not one stride, nor, with
+  // the slice's gap between rows, its last two: both refused, the view unchanged. Splitting a
+  // dimension always is.
+  const StorageView permuted = view;
+  EXPECT_FALSE(ReshapeView({12, 4}, &view));
+  EXPECT_FALSE(ReshapeView({2, 24}, &view));
+  EXPECT_EQ(view.shape, permuted.shape);
+  EXPECT_EQ(view.strides, permuted.strides);
+  ASSERT_TRUE(ReshapeView({2, 6, 2, 2}, &view));
+  EXPECT_EQ(view.strides,
+            (std::vector<std::ptrdiff_t>{permuted.strides[0], permuted.strides[1],
+                                         2 * permuted.strides[2], permuted.strides[2]}));
+  EXPECT_FALSE(ReshapeView({5, 5}, &view));  // another element count
+}
+
 TEST(Strided, ReshapeAsStridedCopyKeepsTheRowMajorOrder) {
   const std::vector<std::pair<Shape, Shape>> reshapes = {
       {{197, 1, 96}, {197, 12, 8}}, {{7, 12, 8}, {7, 96}},   {{7, 96}, {7, 1, 96}},

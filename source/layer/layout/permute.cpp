@@ -1,5 +1,7 @@
 #include "layer/layout/permute.hpp"
 
+#include <utility>
+
 #include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
 #include "tensor/strided.hpp"
@@ -38,6 +40,18 @@ std::vector<size_t> Permute::DimensionOrder(size_t rank) const {
   } catch (const Error&) {  // dims for another rank: a pass asking about rank 4 gets no answer
     return {};
   }
+}
+
+bool Permute::ViewThrough(const Shapes& /*input_shapes*/, const InputTensors& /*input_values*/,
+                          StorageView* view) const {
+  const std::vector<size_t> order = Order(view->shape.size());
+  StorageView permuted = *view;
+  for (size_t axis = 0; axis < order.size(); ++axis) {
+    permuted.shape[axis] = view->shape[order[axis]];
+    permuted.strides[axis] = view->strides[order[axis]];
+  }
+  *view = std::move(permuted);
+  return true;
 }
 
 Shapes Permute::OutputShapes(const Shapes& input_shapes) const {

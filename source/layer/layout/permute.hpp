@@ -24,6 +24,10 @@ class Permute : public Layer {
   void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
   // Order(rank), or empty when this layer cannot permute an input of that rank.
   std::vector<size_t> DimensionOrder(size_t rank) const override;
+  // A reordering of its input.
+  bool IsView() const override { return true; }
+  // `view` with its dimensions reordered.
+  bool ViewThrough(const Shapes&, const InputTensors&, StorageView* view) const override;
 
  protected:
   // For subclasses that build the order themselves (Transpose).

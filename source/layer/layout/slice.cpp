@@ -35,11 +35,20 @@ class Slice : public SlicingLayer {
   // Computes where the first element is and the step of each dimension in the input's memory.
   StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
                        const PrepareContext& context) const override {
-    SlicePlan plan = PlanFor(input_shapes, context.input_values);
+    SlicePlan plan = PlanFor(input_shapes, context.input_values, nullptr);
     auto state = std::make_unique<SliceState>();
     state->offset = plan.offset;
     state->strides = std::move(plan.strides);
     return state;
+  }
+
+  // A slice of its input.
+  bool IsView() const override { return true; }
+  // The slice of `view`.
+  bool ViewThrough(const Shapes& input_shapes, const InputTensors& input_values,
+                   StorageView* view) const override {
+    *view = PlanFor(input_shapes, input_values, view);
+    return true;
   }
 
   // Gathers the slice.
@@ -52,9 +61,11 @@ class Slice : public SlicingLayer {
  protected:
   // For a layer whose bounds are operands.
   Slice(const LayerConfig& config, SliceBounds bounds) : SlicingLayer(config, std::move(bounds)) {}
-  // The slice of input 0 for these inputs (`values`: those known when planning).
-  virtual SlicePlan PlanFor(const Shapes& input_shapes, const InputTensors& /*values*/) const {
-    return MakePlan(input_shapes[0]);
+  // The slice of input 0 for these inputs (`values`: those known when planning), as
+  // `input_view` lays input 0 out (null: its own storage).
+  virtual SlicePlan PlanFor(const Shapes& input_shapes, const InputTensors& /*values*/,
+                            const StorageView* input_view) const {
+    return MakePlan(input_shapes[0], bounds(), input_view);
   }
 };
 
@@ -74,12 +85,13 @@ class OperandSlice : public Slice {
   // The slice's shape for these bounds.
   Shapes OutputShapesFromValues(const Shapes& input_shapes,
                                 const InputTensors& input_values) const override {
-    return {PlanFor(input_shapes, input_values).shape};
+    return {PlanFor(input_shapes, input_values, nullptr).shape};
   }
 
  protected:
   // The bounds the inputs hold.
-  SlicePlan PlanFor(const Shapes& input_shapes, const InputTensors& values) const override {
+  SlicePlan PlanFor(const Shapes& input_shapes, const InputTensors& values,
+                    const StorageView* input_view) const override {
     if (input_shapes.size() < 3 || input_shapes.size() > 5) {
       Fail(Concat("expected 3 to 5 inputs (data, starts, ends, axes, steps), got ",
                   input_shapes.size()));
@@ -96,7 +108,7 @@ class OperandSlice : public Slice {
     bounds.steps = input_shapes.size() > 4 ? IntegerValues(*values.at(4), "steps (input 4)")
                                            : std::vector<int64_t>(count, 1);
     bounds.selects.assign(bounds.dims.size(), SliceBounds::kNoSelect);
-    return MakePlan(input_shapes[0], bounds);
+    return MakePlan(input_shapes[0], bounds, input_view);
   }
 };
 

@@ -55,12 +55,11 @@ void SlicingLayer::CheckBounds(const SliceBounds& bounds) const {
   }
 }
 
-SlicePlan SlicingLayer::MakePlan(const Shape& input, const SliceBounds& bounds) const {
+SlicePlan SlicingLayer::MakePlan(const Shape& input, const SliceBounds& bounds,
+                                 const StorageView* input_view) const {
   CheckBounds(bounds);
-  SlicePlan plan;
+  SlicePlan plan = input_view != nullptr ? *input_view : WholeTensorView(input);
   plan.shape = input;
-  const std::vector<size_t> strides = StorageStrides(input);
-  plan.strides.assign(strides.begin(), strides.end());
   std::vector<bool> selected(input.size(), false);
   for (size_t i = 0; i < bounds.dims.size(); ++i) {
     const size_t axis = Axis(

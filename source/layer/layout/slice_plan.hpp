@@ -9,16 +9,13 @@
 #include <vector>
 
 #include "layer/layer.hpp"
+#include "tensor/strided.hpp"
 
 namespace lumen {
 
 // Where a slice lies in the sliced tensor's memory: the view's shape, the memory offset of its
 // first element and each of its dimensions' memory step.
-struct SlicePlan {
-  Shape shape;
-  std::ptrdiff_t offset = 0;
-  std::vector<std::ptrdiff_t> strides;
-};
+using SlicePlan = StorageView;
 
 // A slice as lists, one entry per sliced or selected dimension: dims[i] is sliced from starts[i]
 // to ends[i] in steps of steps[i], unless selects[i] is an index (then only that index is kept and
@@ -44,8 +41,12 @@ class SlicingLayer : public Layer {
   // Resolves the layer's slice against an input of shape `input`; throws lumen::Error naming the
   // layer on a dimension or a select out of range, or a step below 1.
   SlicePlan MakePlan(const Shape& input) const { return MakePlan(input, bounds_); }
-  // The same for the slice `bounds`.
-  SlicePlan MakePlan(const Shape& input, const SliceBounds& bounds) const;
+  // The same for the slice `bounds`, of the input as `input_view` lays it out (its shape is
+  // `input`), or, when null, as the input's own storage does.
+  SlicePlan MakePlan(const Shape& input, const SliceBounds& bounds,
+                     const StorageView* input_view = nullptr) const;
+  // The layer's slice parameters.
+  const SliceBounds& bounds() const { return bounds_; }
   // Fails unless the lists have one entry per dimension named and every slice's step is positive.
   void CheckBounds(const SliceBounds& bounds) const;
 
