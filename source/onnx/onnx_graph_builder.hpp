@@ -135,6 +135,9 @@ class GraphBuilder {
   // Softmax, LogSoftmax and Hardmax.
   void MapSoftmax();
   void MapThresholdedRelu();
+  void MapSelu();
+  void MapCelu();
+  void MapShrink();
 
   // operators/arithmetic.cpp: element-wise expressions, reductions and Cast.
   // Unary element-wise op types and the expression each is ({0} the input).
@@ -154,6 +157,9 @@ class GraphBuilder {
   void MapTopK();
 
   // operators/convolution.cpp
+  // The dims of input `index` (a weight given as a graph input), every extent declared; Fail()s
+  // naming `role` otherwise.
+  std::vector<int64_t> KnownInputDims(size_t index, const std::string& role) const;
   void MapConvolution();
   void MapTransposedConvolution();
   // The (begins..., ends...) pads of a sliding window over the last kernel.size() axes, from the
@@ -179,6 +185,10 @@ class GraphBuilder {
   void MapGatherNd();
   void MapScatterNd();
   void MapWhere();
+
+  // operators/selection.cpp: ops that keep or reorder elements along an axis by a count or mask
+  void MapCompress();
+  void MapReverseSequence();
 
   // operators/layout.cpp: ops that move or copy elements.
   // torch.flatten of dimensions start..end of `input` into the new operand `output`.
@@ -208,14 +218,19 @@ class GraphBuilder {
   void MapMatMul();
   void MapEinsum();
 
+  // operators/loss.cpp: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
+  void MapLoss();
+
   // operators/normalization.cpp
   void MapBatchNormalization();
   void MapLayerNormalization();
   void MapInstanceNormalization();
+  void MapMeanVarianceNormalization();
 
   // operators/pooling.cpp
   void MapPooling();
-  void MapGlobalAveragePool();
+  // GlobalAveragePool and GlobalMaxPool.
+  void MapGlobalPool();
   void MapLocalResponseNorm();
 
   // operators/recurrent.cpp: LSTM, GRU and RNN.

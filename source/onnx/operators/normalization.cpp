@@ -1,5 +1,6 @@
 // ONNX BatchNormalization, LayerNormalization and InstanceNormalization onto nn.BatchNorm2d (or a
-// per-channel expression for other ranks), nn.LayerNorm and nn.InstanceNorm1d/2d/3d.
+// per-channel expression for other ranks; F.batch_norm for statistics given as graph inputs),
+// nn.LayerNorm and nn.InstanceNorm1d/2d/3d; MeanVarianceNormalization onto its definition.
 #include <cmath>
 
 #include "lumen/error.hpp"
@@ -10,6 +11,18 @@ namespace onnx {
 
 void GraphBuilder::MapBatchNormalization() {
   if (Int("training_mode", 0) != 0) Fail("training_mode=1 is not supported (inference only)");
+  if (!IsConstantInput(1) || !IsConstantInput(2) || !IsConstantInput(3) || !IsConstantInput(4)) {
+    // Statistics or affine parameters given as graph inputs (or computed): F.batch_norm reads
+    // them as operands (input, running_mean, running_var, weight, bias) and folds them per run.
+    Node node = MakeNode(
+        "F.batch_norm",
+        {RuntimeInput(0), RuntimeInput(3), RuntimeInput(4), RuntimeInput(1), RuntimeInput(2)},
+        {OutputName(0)});
+    node.params["eps"] = Parameter::FromFloat(Float("epsilon", 1e-5f));
+    Emit(std::move(node));
+    SetRuntimeOutput(0, OutputName(0));
+    return;
+  }
   const ConstantTensor& scale = ConstantInput(1, "scale");
   const ConstantTensor& bias = ConstantInput(2, "bias");
   const ConstantTensor& mean = ConstantInput(3, "running mean");
@@ -68,19 +81,20 @@ void GraphBuilder::MapBatchNormalization() {
 // Any other axis or scale runs ONNX's definition op by op on the input flattened from `axis` on:
 // D = X - mean(X), X' = D / sqrt(mean(D * D) + epsilon), back to X's shape, times the scale plus
 // the bias (both broadcasting), so no rank is needed when loading. stash_type (the precision of
-// the mean and variance) is not read: Lumen accumulates them in double.
+// the mean and variance) is not read: Lumen accumulates them in double. The optional outputs Mean
+// and InvStdDev (X's shape with extent 1 from `axis` on) come from that definition's mean and
+// variance, unsqueezed back to X's rank.
 void GraphBuilder::MapLayerNormalization() {
-  for (int output = 1; output < node().output_size(); ++output) {
-    if (!node().output(output).empty()) {
-      Fail("the Mean and InvStdDev outputs of LayerNormalization are not supported");
-    }
-  }
+  const auto wanted = [&](int index) {
+    return node().output_size() > index && !node().output(index).empty();
+  };
+  const bool statistics = wanted(1) || wanted(2);
   const ConstantTensor& scale = ConstantInput(1, "scale");
   const int64_t axis = Int("axis", -1);
   const float epsilon = Float("epsilon", 1e-5f);
   const ConstantTensor* bias = HasInput(2) ? &ConstantInput(2, "bias") : nullptr;
   const std::string output = OutputName(0);
-  if (axis < 0 && static_cast<int64_t>(scale.dims.size()) == -axis &&
+  if (!statistics && axis < 0 && static_cast<int64_t>(scale.dims.size()) == -axis &&
       (bias == nullptr || bias->dims == scale.dims)) {
     std::vector<int> normalized_shape;
     for (int64_t extent : scale.dims) normalized_shape.push_back(ClampToInt(extent));
@@ -117,6 +131,31 @@ void GraphBuilder::MapLayerNormalization() {
   const std::string normalized = NewOperandName(output);
   EmitExpressionOf(Concat("div(@0,sqrt(add(@1,", NumberText(epsilon), ")))"), {centered, variance},
                    normalized);
+  if (statistics) {
+    // The statistics have the flattened input's shape with extent 1 last: X's rank needs as many
+    // more axes of extent 1 as X has after `axis`.
+    const int rank = RequireInputRank(0, "for the shape of the Mean and InvStdDev outputs");
+    const int64_t first = axis < 0 ? axis + rank : axis;
+    if (first < 0 || first >= rank) Fail(Concat("axis ", axis, " is out of range for rank ", rank));
+    const auto emit_statistic = [&](int index, const std::string& value) {
+      std::string result = value;
+      for (int64_t extra = rank - first - 1; extra > 0; --extra) {
+        const std::string unsqueezed = extra == 1 ? OutputName(index) : NewOperandName(output);
+        Node unsqueeze = MakeNode("torch.unsqueeze", {result}, {unsqueezed});
+        unsqueeze.params["dim"] = Parameter::FromInt(-1);
+        Emit(std::move(unsqueeze));
+        result = unsqueezed;
+      }
+      SetRuntimeOutput(static_cast<size_t>(index), result);
+    };
+    if (wanted(1)) emit_statistic(1, flat_mean);
+    if (wanted(2)) {
+      const std::string inverse = NewOperandName(output);
+      EmitExpressionOf(Concat("div(1,sqrt(add(@0,", NumberText(epsilon), ")))"), {variance},
+                       inverse);
+      emit_statistic(2, inverse);
+    }
+  }
   const std::string reshaped = NewOperandName(output);
   Emit(MakeNode("Tensor.reshape_as", {normalized, input}, {reshaped}));
   if (bias != nullptr) {
@@ -135,6 +174,16 @@ void GraphBuilder::MapInstanceNormalization() {
   const int rank = InputRank(0);
   if (rank >= 0 && (rank < 3 || rank > 5)) {
     Fail(Concat("a rank-", rank, " input is not supported (only 3 to 5)"));
+  }
+  if (!IsConstantInput(1) || !IsConstantInput(2)) {
+    // A scale or bias given as a graph input: F.instance_norm reads them as its weight and bias
+    // operands.
+    Node node = MakeNode("F.instance_norm", {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)},
+                         {OutputName(0)});
+    node.params["eps"] = Parameter::FromFloat(Float("epsilon", 1e-5f));
+    Emit(std::move(node));
+    SetRuntimeOutput(0, OutputName(0));
+    return;
   }
   const ConstantTensor& scale = ConstantInput(1, "scale");
   const ConstantTensor& bias = ConstantInput(2, "bias B");
@@ -158,6 +207,33 @@ void GraphBuilder::MapInstanceNormalization() {
   node.attributes["bias"] = ToAttribute(bias, Where());
   Emit(std::move(node));
   SetRuntimeOutput(0, OutputName(0));
+}
+
+// MeanVarianceNormalization: (X - mean) / (sqrt(variance) + 1e-9) with the mean and the biased
+// variance over `axes` (default 0, 2, 3: per channel of an (N,C,H,W) map), as ONNX's function
+// body computes it (the variance taken as the mean square of X - mean, which is the same value,
+// rounded less).
+void GraphBuilder::MapMeanVarianceNormalization() {
+  const std::vector<int> axes = ToInts(Ints("axes", {0, 2, 3}));
+  const std::string input = RuntimeInput(0);
+  const std::string output = OutputName(0);
+  const auto mean = [&](const std::string& value) {
+    const std::string result = NewOperandName(output);
+    Node node = MakeNode("torch.mean", {value}, {result});
+    node.params["dim"] = Parameter::FromIntArray(axes);
+    node.params["keepdim"] = Parameter::FromBool(true);
+    Emit(std::move(node));
+    return result;
+  };
+  const std::string input_mean = mean(input);
+  const std::string centered = NewOperandName(output);
+  EmitExpressionOf("sub(@0,@1)", {input, input_mean}, centered);
+  const std::string squares = NewOperandName(output);
+  EmitExpressionOf("mul(@0,@0)", {centered}, squares);
+  const std::string variance = mean(squares);
+  EmitExpressionOf(Concat("div(@0,add(sqrt(@1),", NumberText(1e-9f), "))"), {centered, variance},
+                   output);
+  SetRuntimeOutput(0, output);
 }
 
 }  // namespace onnx

@@ -1,5 +1,5 @@
 // ONNX MaxPool and AveragePool (1-D, 2-D) onto nn.MaxPool1d/2d and nn.AvgPool1d/2d, and
-// GlobalAveragePool onto nn.AdaptiveAvgPool2d.
+// GlobalAveragePool and GlobalMaxPool onto nn.AdaptiveAvgPool2d and nn.AdaptiveMaxPool2d.
 #include <algorithm>
 #include <cmath>
 
@@ -83,10 +83,12 @@ void GraphBuilder::MapPooling() {
   SetRuntimeOutput(0, output);
 }
 
-void GraphBuilder::MapGlobalAveragePool() {
+void GraphBuilder::MapGlobalPool() {
   const int rank = InputRank(0);
   if (rank >= 0 && rank != 4) Fail("only 2-D global pooling (an (N,C,H,W) input) is supported");
-  Node node = MakeNode("nn.AdaptiveAvgPool2d", {RuntimeInput(0)}, {OutputName(0)});
+  const bool max = node().op_type() == "GlobalMaxPool";
+  Node node = MakeNode(max ? "nn.AdaptiveMaxPool2d" : "nn.AdaptiveAvgPool2d", {RuntimeInput(0)},
+                       {OutputName(0)});
   node.params["output_size"] = Parameter::FromIntArray({1, 1});
   Emit(std::move(node));
   SetRuntimeOutput(0, OutputName(0));
