@@ -80,29 +80,31 @@ void GraphBuilder::MapBatchNormalization() {
 // normalised axis (what torch exports) is nn.LayerNorm with the scale's shape as normalized_shape.
 // Any other axis or scale runs ONNX's definition op by op on the input flattened from `axis` on:
 // D = X - mean(X), X' = D / sqrt(mean(D * D) + epsilon), back to X's shape, times the scale plus
-// the bias (both broadcasting), so no rank is needed when loading. stash_type (the precision of
-// the mean and variance) is not read: Lumen accumulates them in double. The optional outputs Mean
-// and InvStdDev (X's shape with extent 1 from `axis` on) come from that definition's mean and
-// variance, unsqueezed back to X's rank.
+// the bias (both broadcasting, known or operands), so no rank is needed when loading. stash_type
+// (the precision of the mean and variance) is not read: Lumen accumulates them in double. The
+// optional outputs Mean and InvStdDev (X's shape with extent 1 from `axis` on) come from that
+// definition's mean and variance, unsqueezed back to X's rank.
 void GraphBuilder::MapLayerNormalization() {
   const auto wanted = [&](int index) {
     return node().output_size() > index && !node().output(index).empty();
   };
   const bool statistics = wanted(1) || wanted(2);
-  const ConstantTensor& scale = ConstantInput(1, "scale");
   const int64_t axis = Int("axis", -1);
   const float epsilon = Float("epsilon", 1e-5f);
-  const ConstantTensor* bias = HasInput(2) ? &ConstantInput(2, "bias") : nullptr;
+  const bool has_bias = HasInput(2);
   const std::string output = OutputName(0);
-  if (!statistics && axis < 0 && static_cast<int64_t>(scale.dims.size()) == -axis &&
-      (bias == nullptr || bias->dims == scale.dims)) {
+  const bool known = IsConstantInput(1) && (!has_bias || IsConstantInput(2));
+  const ConstantTensor* scale = known ? &ConstantInput(1, "scale") : nullptr;
+  const ConstantTensor* bias = known && has_bias ? &ConstantInput(2, "bias") : nullptr;
+  if (known && !statistics && axis < 0 && static_cast<int64_t>(scale->dims.size()) == -axis &&
+      (bias == nullptr || bias->dims == scale->dims)) {
     std::vector<int> normalized_shape;
-    for (int64_t extent : scale.dims) normalized_shape.push_back(ClampToInt(extent));
+    for (int64_t extent : scale->dims) normalized_shape.push_back(ClampToInt(extent));
     Node node = MakeNode("nn.LayerNorm", {RuntimeInput(0)}, {output});
     node.params["normalized_shape"] = Parameter::FromIntArray(normalized_shape);
     node.params["eps"] = Parameter::FromFloat(epsilon);
     node.params["elementwise_affine"] = Parameter::FromBool(true);
-    node.attributes["weight"] = ToAttribute(scale, Where());
+    node.attributes["weight"] = ToAttribute(*scale, Where());
     if (bias != nullptr) node.attributes["bias"] = ToAttribute(*bias, Where());
     Emit(std::move(node));
     SetRuntimeOutput(0, output);
@@ -158,7 +160,7 @@ void GraphBuilder::MapLayerNormalization() {
   }
   const std::string reshaped = NewOperandName(output);
   Emit(MakeNode("Tensor.reshape_as", {normalized, input}, {reshaped}));
-  if (bias != nullptr) {
+  if (has_bias) {
     EmitExpressionOf("add(mul(@0,@1),@2)", {reshaped, RuntimeInput(1), RuntimeInput(2)}, output);
   } else {
     EmitExpressionOf("mul(@0,@1)", {reshaped, RuntimeInput(1)}, output);
