@@ -217,12 +217,32 @@ class GraphBuilder {
   void MapGemm();
   void MapMatMul();
   void MapEinsum();
+  void MapDeterminant();
 
   // operators/loss.cpp: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
   void MapLoss();
 
+  // operators/quantization.cpp
+  void MapDequantizeLinear();
+
   // operators/normalization.cpp
+  // What the normalisations written op by op compute from `input` over `dims` (kept as extent
+  // 1): its mean, `input` minus it, and the mean of that difference squared (the biased variance).
+  struct CenteredStatistics {
+    std::string mean;
+    std::string centered;
+    std::string variance;
+  };
+  CenteredStatistics EmitCenteredStatistics(const std::string& input, const std::vector<int>& dims);
+  // `operand` with `count` trailing axes of extent 1 (torch.unsqueeze at -1), so that a
+  // per-channel vector broadcasts against the axes after its own; the last one is named
+  // `result_name` if that is not empty. Also used by operators/quantization.cpp.
+  std::string EmitTrailingUnitAxes(const std::string& operand, int64_t count,
+                                   const std::string& result_name);
   void MapBatchNormalization();
+  // BatchNormalization with training_mode=1: the batch's own statistics, and the updated running
+  // ones as outputs 1 and 2.
+  void MapTrainingBatchNormalization();
   void MapLayerNormalization();
   void MapInstanceNormalization();
   void MapMeanVarianceNormalization();

@@ -70,6 +70,9 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
         {"Gemm", &GraphBuilder::MapGemm},
         {"MatMul", &GraphBuilder::MapMatMul},
         {"Einsum", &GraphBuilder::MapEinsum},
+        {"Det", &GraphBuilder::MapDeterminant},
+        // quantization
+        {"DequantizeLinear", &GraphBuilder::MapDequantizeLinear},
         // loss
         {"NegativeLogLikelihoodLoss", &GraphBuilder::MapLoss},
         {"SoftmaxCrossEntropyLoss", &GraphBuilder::MapLoss},

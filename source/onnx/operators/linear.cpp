@@ -1,5 +1,5 @@
 // ONNX Gemm and MatMul with a known matrix onto nn.Linear, other Gemms and MatMuls onto
-// torch.matmul, and Einsum onto torch.einsum.
+// torch.matmul, Einsum onto torch.einsum, and Det onto torch.det.
 #include "lumen/error.hpp"
 #include "onnx/onnx_graph_builder.hpp"
 
@@ -112,6 +112,12 @@ void GraphBuilder::MapEinsum() {
   Node node = MakeNode("torch.einsum", inputs, {OutputName(0)});
   node.params["equation"] = Parameter::FromString(String("equation", ""));
   Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// Det: the determinant of each matrix of the last two axes, torch.det.
+void GraphBuilder::MapDeterminant() {
+  Emit(MakeNode("torch.det", {RuntimeInput(0)}, {OutputName(0)}));
   SetRuntimeOutput(0, OutputName(0));
 }
 

@@ -9,8 +9,48 @@
 namespace lumen {
 namespace onnx {
 
+GraphBuilder::CenteredStatistics GraphBuilder::EmitCenteredStatistics(
+    const std::string& input, const std::vector<int>& dims) {
+  const std::string base = OutputName(0);
+  // Each name is taken right before its node is emitted (a name is free until then).
+  const auto mean = [&](const std::string& value) {
+    const std::string result = NewOperandName(base);
+    Node node = MakeNode("torch.mean", {value}, {result});
+    node.params["dim"] = Parameter::FromIntArray(dims);
+    node.params["keepdim"] = Parameter::FromBool(true);
+    Emit(std::move(node));
+    return result;
+  };
+  CenteredStatistics statistics;
+  statistics.mean = mean(input);
+  statistics.centered = NewOperandName(base);
+  EmitExpressionOf("sub(@0,@1)", {input, statistics.mean}, statistics.centered);
+  const std::string squares = NewOperandName(base);
+  EmitExpressionOf("mul(@0,@0)", {statistics.centered}, squares);
+  statistics.variance = mean(squares);
+  return statistics;
+}
+
+std::string GraphBuilder::EmitTrailingUnitAxes(const std::string& operand, int64_t count,
+                                               const std::string& result_name) {
+  std::string result = operand;
+  for (int64_t left = count; left > 0; --left) {
+    const std::string unsqueezed = left == 1 && !result_name.empty()
+                                       ? result_name
+                                       : NewOperandName(Concat(OutputName(0), ":unsqueezed"));
+    Node unsqueeze = MakeNode("torch.unsqueeze", {result}, {unsqueezed});
+    unsqueeze.params["dim"] = Parameter::FromInt(-1);
+    Emit(std::move(unsqueeze));
+    result = unsqueezed;
+  }
+  return result;
+}
+
 void GraphBuilder::MapBatchNormalization() {
-  if (Int("training_mode", 0) != 0) Fail("training_mode=1 is not supported (inference only)");
+  if (Int("training_mode", 0) != 0) {
+    MapTrainingBatchNormalization();
+    return;
+  }
   if (!IsConstantInput(1) || !IsConstantInput(2) || !IsConstantInput(3) || !IsConstantInput(4)) {
     // Statistics or affine parameters given as graph inputs (or computed): F.batch_norm reads
     // them as operands (input, running_mean, running_var, weight, bias) and folds them per run.
@@ -75,6 +115,35 @@ void GraphBuilder::MapBatchNormalization() {
   SetRuntimeOutput(0, OutputName(0));
 }
 
+// training_mode=1 (opset 14 on): Y normalises with the batch's own mean and (biased) variance
+// over every axis but the channels; the optional outputs 1 and 2 are the running statistics
+// moved toward them, input * momentum + batch * (1 - momentum), as ONNX defines them.
+void GraphBuilder::MapTrainingBatchNormalization() {
+  const int rank = RequireInputRank(0, "for the axes of the batch statistics");
+  if (rank < 2) Fail("the input must have a channel axis");
+  std::vector<int> axes = {0};
+  for (int axis = 2; axis < rank; ++axis) axes.push_back(axis);
+  const std::string output = OutputName(0);
+  const CenteredStatistics batch = EmitCenteredStatistics(RuntimeInput(0), axes);
+  // The scale and bias, (C), get a trailing axis of extent 1 per axis after the channels.
+  const std::string scale = EmitTrailingUnitAxes(RuntimeInput(1), rank - 2, "");
+  const std::string bias = EmitTrailingUnitAxes(RuntimeInput(2), rank - 2, "");
+  const std::string epsilon = NumberText(Float("epsilon", 1e-5f));
+  EmitExpressionOf(Concat("add(mul(div(@0,sqrt(add(@1,", epsilon, "))),@2),@3)"),
+                   {batch.centered, batch.variance, scale, bias}, output);
+  SetRuntimeOutput(0, output);
+  const double momentum = Float("momentum", 0.9f);
+  for (int index = 1; index <= 2; ++index) {
+    if (node().output_size() <= index || node().output(index).empty()) continue;
+    const std::string statistic = NewOperandName(OutputName(index));
+    Emit(MakeNode("torch.flatten", {index == 1 ? batch.mean : batch.variance}, {statistic}));
+    EmitExpressionOf(
+        Concat("add(mul(@0,", NumberText(momentum), "),mul(@1,", NumberText(1.0 - momentum), "))"),
+        {RuntimeInput(static_cast<size_t>(index) + 2), statistic}, OutputName(index));
+    SetRuntimeOutput(static_cast<size_t>(index), OutputName(index));
+  }
+}
+
 // LayerNormalization (opset 17; what torch.onnx.export writes for nn.LayerNorm from opset 17 on):
 // the axes from `axis` on are normalised. A negative axis with a scale of one extent per
 // normalised axis (what torch exports) is nn.LayerNorm with the scale's shape as normalized_shape.
@@ -111,25 +180,13 @@ void GraphBuilder::MapLayerNormalization() {
     return;
   }
   const std::string input = RuntimeInput(0);
-  const auto mean = [&](const std::string& value) {
-    const std::string result = NewOperandName(output);
-    Node node = MakeNode("torch.mean", {value}, {result});
-    node.params["dim"] = Parameter::FromIntArray({-1});
-    node.params["keepdim"] = Parameter::FromBool(true);
-    Emit(std::move(node));
-    return result;
-  };
   const std::string flat = NewOperandName(output);
   Node flatten = MakeNode("torch.flatten", {input}, {flat});
   flatten.params["start_dim"] = Parameter::FromInt(ClampToInt(axis));
   Emit(std::move(flatten));
-  // Each name is taken right before its node is emitted (a name is free until then).
-  const std::string flat_mean = mean(flat);
-  const std::string centered = NewOperandName(output);
-  EmitExpressionOf("sub(@0,@1)", {flat, flat_mean}, centered);
-  const std::string squares = NewOperandName(output);
-  EmitExpressionOf("mul(@0,@0)", {centered}, squares);
-  const std::string variance = mean(squares);
+  const CenteredStatistics flat_statistics = EmitCenteredStatistics(flat, {-1});
+  const std::string& centered = flat_statistics.centered;
+  const std::string& variance = flat_statistics.variance;
   const std::string normalized = NewOperandName(output);
   EmitExpressionOf(Concat("div(@0,sqrt(add(@1,", NumberText(epsilon), ")))"), {centered, variance},
                    normalized);
@@ -140,17 +197,10 @@ void GraphBuilder::MapLayerNormalization() {
     const int64_t first = axis < 0 ? axis + rank : axis;
     if (first < 0 || first >= rank) Fail(Concat("axis ", axis, " is out of range for rank ", rank));
     const auto emit_statistic = [&](int index, const std::string& value) {
-      std::string result = value;
-      for (int64_t extra = rank - first - 1; extra > 0; --extra) {
-        const std::string unsqueezed = extra == 1 ? OutputName(index) : NewOperandName(output);
-        Node unsqueeze = MakeNode("torch.unsqueeze", {result}, {unsqueezed});
-        unsqueeze.params["dim"] = Parameter::FromInt(-1);
-        Emit(std::move(unsqueeze));
-        result = unsqueezed;
-      }
-      SetRuntimeOutput(static_cast<size_t>(index), result);
+      SetRuntimeOutput(static_cast<size_t>(index),
+                       EmitTrailingUnitAxes(value, rank - first - 1, OutputName(index)));
     };
-    if (wanted(1)) emit_statistic(1, flat_mean);
+    if (wanted(1)) emit_statistic(1, flat_statistics.mean);
     if (wanted(2)) {
       const std::string inverse = NewOperandName(output);
       EmitExpressionOf(Concat("div(1,sqrt(add(@0,", NumberText(epsilon), ")))"), {variance},
@@ -216,26 +266,11 @@ void GraphBuilder::MapInstanceNormalization() {
 // body computes it (the variance taken as the mean square of X - mean, which is the same value,
 // rounded less).
 void GraphBuilder::MapMeanVarianceNormalization() {
-  const std::vector<int> axes = ToInts(Ints("axes", {0, 2, 3}));
-  const std::string input = RuntimeInput(0);
-  const std::string output = OutputName(0);
-  const auto mean = [&](const std::string& value) {
-    const std::string result = NewOperandName(output);
-    Node node = MakeNode("torch.mean", {value}, {result});
-    node.params["dim"] = Parameter::FromIntArray(axes);
-    node.params["keepdim"] = Parameter::FromBool(true);
-    Emit(std::move(node));
-    return result;
-  };
-  const std::string input_mean = mean(input);
-  const std::string centered = NewOperandName(output);
-  EmitExpressionOf("sub(@0,@1)", {input, input_mean}, centered);
-  const std::string squares = NewOperandName(output);
-  EmitExpressionOf("mul(@0,@0)", {centered}, squares);
-  const std::string variance = mean(squares);
-  EmitExpressionOf(Concat("div(@0,add(sqrt(@1),", NumberText(1e-9f), "))"), {centered, variance},
-                   output);
-  SetRuntimeOutput(0, output);
+  const CenteredStatistics statistics =
+      EmitCenteredStatistics(RuntimeInput(0), ToInts(Ints("axes", {0, 2, 3})));
+  EmitExpressionOf(Concat("div(@0,add(sqrt(@1),", NumberText(1e-9f), "))"),
+                   {statistics.centered, statistics.variance}, OutputName(0));
+  SetRuntimeOutput(0, OutputName(0));
 }
 
 }  // namespace onnx
