@@ -1,7 +1,9 @@
 // lumen.ReverseSequence (ONNX's ReverseSequence, tf.reverse_sequence): for each entry b along
 // batch_dim, the first lengths[b] steps along time_dim in reverse order, the steps after them
 // unchanged. Lengths are input 1, one per batch entry (integers held as floats).
+#include <cmath>
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "layer/layer.hpp"
@@ -10,6 +12,14 @@
 #include "tensor/strided.hpp"
 
 namespace lumen {
+namespace {
+
+// Per session: the memory strides of the input's dimensions.
+struct ReverseSequenceState : LayerState {
+  std::vector<size_t> strides;
+};
+
+}  // namespace
 
 // Inputs: the tensor (rank at least 2) and the lengths (batch extent); output: the tensor's shape.
 class ReverseSequence : public Layer {
@@ -33,26 +43,37 @@ class ReverseSequence : public Layer {
     return {input};
   }
 
+  // Plans the memory strides of the input's dimensions.
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes&,
+                       const PrepareContext&) const override {
+    auto state = std::make_unique<ReverseSequenceState>();
+    state->strides = StorageStrides(input_shapes[0]);
+    return state;
+  }
+
   // Copies every element from its step, reversed within its entry's length.
   void Forward(const InputTensors& inputs, const OutputTensors& outputs,
-               const ForwardContext&) const override {
+               const ForwardContext& context) const override {
     const Shape& shape = inputs[0]->shape();
     const size_t rank = shape.size();
     const size_t batch = Axis(batch_dim_, rank);
     const size_t time = Axis(time_dim_, rank);
-    const std::vector<int64_t> lengths = IntegerValues(*inputs[1], "the lengths (input 1)");
-    for (int64_t length : lengths) {
-      if (length < 0 || length > static_cast<int64_t>(shape[time])) {
-        Fail(Concat("length ", length, " is outside [0, ", shape[time], "], the time extent"));
+    const float* lengths = inputs[1]->data();  // a vector: its memory is in order
+    for (size_t entry = 0; entry < inputs[1]->size(); ++entry) {
+      const float length = lengths[entry];
+      if (!(length >= 0.0f && length <= static_cast<float>(shape[time])) ||
+          length != std::floor(length)) {
+        Fail(Concat("length ", length, " is not a whole number in [0, ", shape[time],
+                    "], the time extent"));
       }
     }
-    const std::vector<size_t> strides = StorageStrides(shape);
+    const std::vector<size_t>& strides = context.state_as<ReverseSequenceState>().strides;
     const float* source = inputs[0]->data();
     float* target = outputs[0]->data();
     // Walk every element by its logical index, counting in row-major order.
-    std::vector<uint32_t> index(rank, 0);
+    uint32_t index[kMaxRank] = {};
     for (size_t element = 0; element < inputs[0]->size(); ++element) {
-      const int64_t length = lengths[index[batch]];
+      const int64_t length = static_cast<int64_t>(lengths[index[batch]]);
       const int64_t step = index[time];
       const int64_t from = step < length ? length - 1 - step : step;
       size_t offset = 0;

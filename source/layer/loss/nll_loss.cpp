@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <memory>
+#include <string>
 
 #include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"

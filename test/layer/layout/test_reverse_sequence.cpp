@@ -41,7 +41,7 @@ TEST(ReverseSequence, RefusesBadLengths) {
               HasSubstr("the lengths must be a vector of one per batch entry, (4)"));
   const Tensor x = Tensor::FromRowMajor({0, 1, 2, 3}, {2, 2});
   EXPECT_THAT(RunLayerError(op, {x, Tensor::FromRowMajor({3, 1}, {2})}),
-              HasSubstr("length 3 is outside [0, 2]"));
+              HasSubstr("length 3 is not a whole number in [0, 2]"));
 }
 
 }  // namespace
