@@ -135,6 +135,9 @@ class GraphBuilder {
   // Softmax, LogSoftmax and Hardmax.
   void MapSoftmax();
   void MapThresholdedRelu();
+  void MapSelu();
+  void MapCelu();
+  void MapShrink();
 
   // operators/arithmetic.cpp: element-wise expressions, reductions and Cast.
   // Unary element-wise op types and the expression each is ({0} the input).
@@ -154,6 +157,9 @@ class GraphBuilder {
   void MapTopK();
 
   // operators/convolution.cpp
+  // The dims of input `index` (a weight given as a graph input), every extent declared; Fail()s
+  // naming `role` otherwise.
+  std::vector<int64_t> KnownInputDims(size_t index, const std::string& role) const;
   void MapConvolution();
   void MapTransposedConvolution();
   // The (begins..., ends...) pads of a sliding window over the last kernel.size() axes, from the
@@ -179,6 +185,10 @@ class GraphBuilder {
   void MapGatherNd();
   void MapScatterNd();
   void MapWhere();
+
+  // operators/selection.cpp: ops that keep or reorder elements along an axis by a count or mask
+  void MapCompress();
+  void MapReverseSequence();
 
   // operators/layout.cpp: ops that move or copy elements.
   // torch.flatten of dimensions start..end of `input` into the new operand `output`.
@@ -207,15 +217,40 @@ class GraphBuilder {
   void MapGemm();
   void MapMatMul();
   void MapEinsum();
+  void MapDeterminant();
+
+  // operators/loss.cpp: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
+  void MapLoss();
+
+  // operators/quantization.cpp
+  void MapDequantizeLinear();
 
   // operators/normalization.cpp
+  // What the normalisations written op by op compute from `input` over `dims` (kept as extent
+  // 1): its mean, `input` minus it, and the mean of that difference squared (the biased variance).
+  struct CenteredStatistics {
+    std::string mean;
+    std::string centered;
+    std::string variance;
+  };
+  CenteredStatistics EmitCenteredStatistics(const std::string& input, const std::vector<int>& dims);
+  // `operand` with `count` trailing axes of extent 1 (torch.unsqueeze at -1), so that a
+  // per-channel vector broadcasts against the axes after its own; the last one is named
+  // `result_name` if that is not empty. Also used by operators/quantization.cpp.
+  std::string EmitTrailingUnitAxes(const std::string& operand, int64_t count,
+                                   const std::string& result_name);
   void MapBatchNormalization();
+  // BatchNormalization with training_mode=1: the batch's own statistics, and the updated running
+  // ones as outputs 1 and 2.
+  void MapTrainingBatchNormalization();
   void MapLayerNormalization();
   void MapInstanceNormalization();
+  void MapMeanVarianceNormalization();
 
   // operators/pooling.cpp
   void MapPooling();
-  void MapGlobalAveragePool();
+  // GlobalAveragePool and GlobalMaxPool.
+  void MapGlobalPool();
   void MapLocalResponseNorm();
 
   // operators/recurrent.cpp: LSTM, GRU and RNN.

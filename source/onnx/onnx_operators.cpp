@@ -28,6 +28,9 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
         {"LogSoftmax", &GraphBuilder::MapSoftmax},
         {"Hardmax", &GraphBuilder::MapSoftmax},
         {"ThresholdedRelu", &GraphBuilder::MapThresholdedRelu},
+        {"Selu", &GraphBuilder::MapSelu},
+        {"Celu", &GraphBuilder::MapCelu},
+        {"Shrink", &GraphBuilder::MapShrink},
         // arithmetic
         {"Cast", &GraphBuilder::MapCast},
         {"ArgMax", &GraphBuilder::MapArgExtremum},
@@ -43,9 +46,11 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
         {"Gather", &GraphBuilder::MapGather},
         {"GatherElements", &GraphBuilder::MapGatherElements},
         {"ScatterElements", &GraphBuilder::MapScatterElements},
+        {"Scatter", &GraphBuilder::MapScatterElements},  // its name before opset 11
         {"GatherND", &GraphBuilder::MapGatherNd},
         {"ScatterND", &GraphBuilder::MapScatterNd},
         {"Where", &GraphBuilder::MapWhere},
+        {"Compress", &GraphBuilder::MapCompress},
         // layout
         {"Flatten", &GraphBuilder::MapFlatten},
         {"Reshape", &GraphBuilder::MapReshape},
@@ -60,18 +65,27 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
         {"Tile", &GraphBuilder::MapTile},
         {"DepthToSpace", &GraphBuilder::MapDepthToSpace},
         {"SpaceToDepth", &GraphBuilder::MapSpaceToDepth},
+        {"ReverseSequence", &GraphBuilder::MapReverseSequence},
         // linear
         {"Gemm", &GraphBuilder::MapGemm},
         {"MatMul", &GraphBuilder::MapMatMul},
         {"Einsum", &GraphBuilder::MapEinsum},
+        {"Det", &GraphBuilder::MapDeterminant},
+        // quantization
+        {"DequantizeLinear", &GraphBuilder::MapDequantizeLinear},
+        // loss
+        {"NegativeLogLikelihoodLoss", &GraphBuilder::MapLoss},
+        {"SoftmaxCrossEntropyLoss", &GraphBuilder::MapLoss},
         // normalization
         {"BatchNormalization", &GraphBuilder::MapBatchNormalization},
         {"LayerNormalization", &GraphBuilder::MapLayerNormalization},
         {"InstanceNormalization", &GraphBuilder::MapInstanceNormalization},
+        {"MeanVarianceNormalization", &GraphBuilder::MapMeanVarianceNormalization},
         // pooling
         {"MaxPool", &GraphBuilder::MapPooling},
         {"AveragePool", &GraphBuilder::MapPooling},
-        {"GlobalAveragePool", &GraphBuilder::MapGlobalAveragePool},
+        {"GlobalAveragePool", &GraphBuilder::MapGlobalPool},
+        {"GlobalMaxPool", &GraphBuilder::MapGlobalPool},
         {"LRN", &GraphBuilder::MapLocalResponseNorm},
         // recurrent
         {"LSTM", &GraphBuilder::MapRecurrent},

@@ -303,6 +303,9 @@ const std::map<std::string, VersionRange>& ExtendedVersions() {
       {"Identity", {1, 16}},
       {"MatMul", {1, 13}},
       {"Mish", {18, 18}},  // an op of opset 18: its one version
+      // Scatter (9, deprecated at 11) is ScatterElements 11 under its old name; 9 has no
+      // negative indices, which torch.scatter refuses as well.
+      {"Scatter", {9, 11}},
   };
   return ranges;
 }

@@ -20,7 +20,7 @@ namespace lumen {
 // The ONNX default-domain opsets the reader accepts. Each op is read as ONNX defines it at the
 // model's opset (Slice's attributes before 10, Upsample, Split's num_outputs at 18, ...), or
 // refused naming the op, the node and the opset (onnx_opsets.cpp).
-inline constexpr int kOldestOnnxOpset = 7;
+inline constexpr int kOldestOnnxOpset = 1;
 inline constexpr int kNewestOnnxOpset = 18;
 
 // Reads the .onnx file at `path`. External data must lie in the file's folder. Throws

@@ -1,7 +1,9 @@
 // The ONNX op mappers of issue 26 on one-node models (test/data/onnx/mappers/): which Lumen nodes
 // they make where the mapping has a rule of its own (old-opset Hardmax, SAME pads at a stride,
 // ConvTranspose's output_shape), and the variants they refuse, with messages naming the node. Their
-// numbers are checked against PyTorch and numpy by the tmp/onnx/op_* golden cases.
+// numbers are checked against PyTorch and numpy by the tmp/onnx/op_* golden cases. The mappings
+// of issue 26's second part (losses, Gather of rank-2 indices, weights given as graph inputs, old
+// opsets) are read from ONNX's own node tests in tmp/onnx_node.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -68,6 +70,41 @@ TEST(OnnxOperatorMappers, RefusedVariantsNameTheNode) {
   EXPECT_THAT(ReadError("cumsum_two_axes"), HasSubstr("the axis must be one value, got 2"));
   EXPECT_THAT(ReadError("conv_unknown_auto_pad"), HasSubstr("unknown auto_pad 'SAME_MIDDLE'"));
   EXPECT_THAT(ReadError("conv_negative_pads"), HasSubstr("must not be negative"));
+}
+
+// The graph Lumen reads from ONNX's backend node test tmp/onnx_node/<name> (whose numbers the
+// ctest onnx_node_cases checks against ONNX's reference outputs).
+Graph ReadNodeTest(const std::string& name) {
+  return ReadOnnxGraph(test_support::SourceDirectory() + "/tmp/onnx_node/" + name + "/model.onnx");
+}
+
+TEST(OnnxOperatorMappers, LossesMapOntoTheirPyTorchFunctions) {
+  const Graph cross_entropy = ReadNodeTest("test_sce_mean_weight_log_prob");
+  ASSERT_FALSE(cross_entropy.nodes.empty());
+  const Node& loss = cross_entropy.nodes.back();
+  EXPECT_EQ(loss.type, "F.cross_entropy");
+  EXPECT_EQ(loss.input_names.size(), 3u);   // scores, targets, weight
+  EXPECT_EQ(loss.output_names.size(), 2u);  // loss, log_prob
+  EXPECT_EQ(NodeTypes(ReadNodeTest("test_nllloss_NCd1_ii")).back(), "F.nll_loss");
+}
+
+TEST(OnnxOperatorMappers, IndicesOfRankTwoAreSelectedFlatAndSplitOut) {
+  EXPECT_THAT(
+      NodeTypes(ReadNodeTest("test_gather_2d_indices")),
+      ElementsAre("pnnx.Attribute", "torch.flatten", "torch.index_select", "torch.unflatten"));
+}
+
+TEST(OnnxOperatorMappers, WeightsGivenAsGraphInputsAreOperands) {
+  EXPECT_THAT(NodeTypes(ReadNodeTest("test_basic_conv_with_padding")), ElementsAre("F.conv2d"));
+  EXPECT_THAT(NodeTypes(ReadNodeTest("test_convtranspose_3d")), ElementsAre("F.conv_transpose3d"));
+  EXPECT_THAT(NodeTypes(ReadNodeTest("test_gemm_transposeA")),
+              ElementsAre("torch.t", "torch.matmul", "pnnx.Expression"));
+  EXPECT_THAT(NodeTypes(ReadNodeTest("test_batchnorm_example")), ElementsAre("F.batch_norm"));
+}
+
+TEST(OnnxOperatorMappers, OldOpsetsAreReadOpByOp) {
+  // Opset 6's Elu (version 6) is read; Relu at opset 5 (version 1) is refused by test_onnx_reader.
+  EXPECT_THAT(NodeTypes(ReadNodeTest("test_elu")), ElementsAre("nn.ELU"));
 }
 
 }  // namespace

@@ -28,13 +28,17 @@ struct CenterPadState : LayerState {
 // a sliding window (kernel_size, stride, dilation): the extent a window of that stride needs to
 // take ceil(extent / stride) steps, never less than the input's. The difference splits into
 // total / 2 at one end and the rest at the other: the rest at the end with upper=True (ONNX's
-// SAME_UPPER), at the beginning otherwise. Added elements hold `value` (default 0).
+// SAME_UPPER), at the beginning otherwise. With grow_at_end=True a pad (not a crop) goes wholly at
+// the end: ONNX ConvTranspose's output_shape past the full output is output_padding. Added
+// elements hold `value` (default 0).
 class CenterPad : public Layer {
  public:
-  // Reads size, or kernel_size, stride and dilation (default 1); upper (default True); value.
+  // Reads size, or kernel_size, stride and dilation (default 1); upper (default True);
+  // grow_at_end (default False); value.
   explicit CenterPad(const LayerConfig& config)
       : Layer(config),
         upper_(config.BoolParam("upper", true)),
+        grow_at_end_(config.BoolParam("grow_at_end", false)),
         value_(config.FloatParam("value", 0.0f)) {
     if (config.HasParam("size")) {
       sizes_ = config.IntArrayParam("size");
@@ -90,7 +94,7 @@ class CenterPad : public Layer {
       // The smaller half of a pad or a crop (division truncates toward zero) goes at the
       // beginning with `upper`, the larger one otherwise.
       const int64_t half = total / 2;
-      begins[axis] = upper_ ? half : total - half;
+      begins[axis] = grow_at_end_ && total > 0 ? 0 : upper_ ? half : total - half;
     }
     auto state = std::make_unique<CenterPadState>();
     state->sources.assign(ShapeElementCount(output), CenterPadState::kFill);
@@ -140,6 +144,7 @@ class CenterPad : public Layer {
   std::vector<int> sizes_;
   std::vector<int> kernel_, stride_, dilation_;
   bool upper_ = true;
+  bool grow_at_end_ = false;
   float value_ = 0.0f;
 };
 

@@ -1,7 +1,8 @@
 // ONNX activations onto the activation layers PyTorch's own use (nn.ReLU, nn.ReLU6, nn.ELU, ...),
 // or onto an expression where PyTorch has no layer of the same parameters (Clip's other bounds,
 // HardSigmoid's other slopes, PRelu); Softmax, LogSoftmax and Hardmax onto nn.Softmax,
-// nn.LogSoftmax and lumen.Hardmax; ThresholdedRelu onto F.threshold.
+// nn.LogSoftmax and lumen.Hardmax; ThresholdedRelu onto F.threshold; Selu and Celu onto nn.SELU
+// and nn.CELU (Selu's other constants onto an expression); Shrink onto an expression.
 #include <cmath>
 
 #include "lumen/error.hpp"
@@ -24,10 +25,23 @@ void GraphBuilder::MapPlainActivation() {
 }
 
 void GraphBuilder::MapClip() {
-  // Clip's bounds are inputs since opset 11, attributes before.
+  // Clip's bounds are inputs since opset 11, attributes before. A bound given as a graph input
+  // (or computed) is an operand of the expression.
   const bool old = NodeOpVersion() < 11;
   const bool has_min = old ? FindAttribute(node(), "min") != nullptr : HasInput(1);
   const bool has_max = old ? FindAttribute(node(), "max") != nullptr : HasInput(2);
+  if (!old && ((has_min && !IsConstantInput(1)) || (has_max && !IsConstantInput(2)))) {
+    // {k} is the k-th of `inputs`.
+    std::string pattern = "{0}";
+    std::vector<size_t> inputs = {0};
+    for (size_t bound : {1, 2}) {
+      if (!(bound == 1 ? has_min : has_max)) continue;
+      pattern = Concat(bound == 1 ? "max(" : "min(", pattern, ",{", inputs.size(), "})");
+      inputs.push_back(bound);
+    }
+    EmitExpression(pattern, inputs);
+    return;
+  }
   double low = -INFINITY;
   double high = INFINITY;
   if (has_min) low = old ? Float("min", 0.0f) : ConstantInput(1, "min").At(0);
@@ -70,6 +84,39 @@ void GraphBuilder::MapHardSigmoid() {
     EmitExpression(
         Concat("max(min(add(mul({0},", NumberText(alpha), "),", NumberText(beta), "),1),0)"), {0});
   }
+}
+
+// Selu: gamma * (x > 0 ? x : alpha * (e^x - 1)); nn.SELU with ONNX's default constants, which
+// are PyTorch's to every bit.
+void GraphBuilder::MapSelu() {
+  const float alpha = Float("alpha", 1.67326319217681884765625f);
+  const float gamma = Float("gamma", 1.05070102214813232421875f);
+  if (alpha == 1.67326319217681884765625f && gamma == 1.05070102214813232421875f) {
+    Emit(MakeNode("nn.SELU", {RuntimeInput(0)}, {OutputName(0)}));
+    SetRuntimeOutput(0, OutputName(0));
+    return;
+  }
+  EmitExpression(Concat("mul(", NumberText(gamma), ",add(max({0},0),mul(", NumberText(alpha),
+                        ",sub(exp(min({0},0)),1))))"),
+                 {0});
+}
+
+// Celu: max(0, x) + min(0, alpha * (e^(x / alpha) - 1)), nn.CELU's definition.
+void GraphBuilder::MapCelu() {
+  Node node = MakeNode("nn.CELU", {RuntimeInput(0)}, {OutputName(0)});
+  node.params["alpha"] = Parameter::FromFloat(Float("alpha", 1.0f));
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+}
+
+// Shrink: x + bias below -lambd, x - bias above lambd, 0 between (nn.Hardshrink is bias 0,
+// nn.Softshrink bias = lambd; ONNX allows any bias).
+void GraphBuilder::MapShrink() {
+  const std::string lambd = NumberText(Float("lambd", 0.5f));
+  const std::string bias = NumberText(Float("bias", 0.0f));
+  EmitExpression(Concat("add(mul(lt({0},neg(", lambd, ")),add({0},", bias, ")),mul(gt({0},", lambd,
+                        "),sub({0},", bias, ")))"),
+                 {0});
 }
 
 // PRelu: max(x, 0) + slope * min(x, 0), the slope broadcasting as ONNX says.

@@ -15,8 +15,11 @@ const std::map<std::string, std::string>& GraphBuilder::UnaryExpressions() {
   static const std::map<std::string, std::string> expressions = {
       {"Abs", "abs({0})"},
       {"Acos", "acos({0})"},
+      {"Acosh", "acosh({0})"},
       {"Asin", "asin({0})"},
+      {"Asinh", "asinh({0})"},
       {"Atan", "atan({0})"},
+      {"Atanh", "atanh({0})"},
       {"Ceil", "ceil({0})"},
       {"Cos", "cos({0})"},
       {"Cosh", "cosh({0})"},

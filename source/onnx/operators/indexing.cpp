@@ -14,8 +14,9 @@ void GraphBuilder::MapGather() {
   // Known indices from a run-time value. One index is Tensor.select (it drops the axis), a list
   // is torch.index_select; both check the range against the extent the data has at run time, so
   // an index past the end is an error naming the node, never an empty result.
+  // Indices of rank above 1 are selected flattened, and their dimensions split out again.
   const ConstantTensor& indices = ConstantInput(1, "indices");
-  if (indices.dims.size() > 1) Fail("indices of rank above 1 are not supported");
+  const bool nested = indices.dims.size() > 1;
   const int64_t axis = Int("axis", 0);
   std::vector<int64_t> picked = indices.Integers();
   if (indices.dims.empty()) {
@@ -33,6 +34,11 @@ void GraphBuilder::MapGather() {
   // extent added: index + (index < 0) * extent, the extent taken from the input's shape. A session
   // computes that when it plans.
   std::string index_operand = RuntimeInput(1);
+  if (nested) {
+    const std::string flat = NewOperandName(Concat(OutputName(0), ":flat"));
+    Emit(MakeNode("torch.flatten", {index_operand}, {flat}));
+    index_operand = flat;
+  }
   if (std::any_of(picked.begin(), picked.end(), [](int64_t index) { return index < 0; })) {
     const std::string shape = NewOperandName(Concat(OutputName(0), ":shape"));
     Emit(MakeNode("lumen.Shape", {RuntimeInput(0)}, {shape}));
@@ -46,7 +52,15 @@ void GraphBuilder::MapGather() {
     index_operand = from_start;
   }
   gather.input_names = {RuntimeInput(0), index_operand};
+  if (nested) gather.output_names = {NewOperandName(Concat(OutputName(0), ":selected"))};
+  const std::string selected = gather.output_names[0];
   Emit(std::move(gather));
+  if (nested) {
+    Node split = MakeNode("torch.unflatten", {selected}, {OutputName(0)});
+    split.params["dim"] = Parameter::FromInt(ClampToInt(axis));
+    split.params["sizes"] = Parameter::FromIntArray(ToInts(indices.dims));
+    Emit(std::move(split));
+  }
   SetRuntimeOutput(0, OutputName(0));
 }
 

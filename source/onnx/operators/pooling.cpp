@@ -1,5 +1,5 @@
-// ONNX MaxPool and AveragePool (1-D, 2-D) onto nn.MaxPool1d/2d and nn.AvgPool1d/2d, and
-// GlobalAveragePool onto nn.AdaptiveAvgPool2d.
+// ONNX MaxPool and AveragePool (1-D to 3-D) onto nn.MaxPool1d/2d/3d and nn.AvgPool1d/2d/3d, and
+// GlobalAveragePool and GlobalMaxPool onto nn.AdaptiveAvgPool2d and nn.AdaptiveMaxPool2d.
 #include <algorithm>
 #include <cmath>
 
@@ -9,7 +9,7 @@
 namespace lumen {
 namespace onnx {
 
-// MaxPool and AveragePool onto nn.MaxPool1d/2d and nn.AvgPool1d/2d. PyTorch's pools take
+// MaxPool and AveragePool onto nn.MaxPool1d/2d/3d and nn.AvgPool1d/2d/3d. PyTorch's pools take
 // symmetric pads of at most half the kernel; other pads (asymmetric ones, SAME's odd totals, pads
 // beyond half a kernel, which ONNX allows; SAME with strides above 1, through lumen.CenterPad at
 // plan time) are added before the pool, as -inf for a max and zeros for an average that counts
@@ -19,7 +19,7 @@ void GraphBuilder::MapPooling() {
   const bool max = node().op_type() == "MaxPool";
   const std::vector<int64_t> kernel = Ints("kernel_shape", {});
   const size_t spatial = kernel.size();
-  if (spatial != 1 && spatial != 2) Fail("only 1-D and 2-D pooling is supported");
+  if (spatial < 1 || spatial > 3) Fail("only 1-D, 2-D and 3-D pooling is supported");
   if (max && node().output_size() > 1 && !node().output(1).empty()) {
     Fail("the Indices output of MaxPool is not supported");
   }
@@ -38,8 +38,7 @@ void GraphBuilder::MapPooling() {
   for (size_t i = 0; i < spatial && layer_pads; ++i) {
     layer_pads = layer_pads && pads[i] == pads[i + spatial] && 2 * pads[i] <= kernel[i];
   }
-  const char* type = spatial == 1 ? (max ? "nn.MaxPool1d" : "nn.AvgPool1d")
-                                  : (max ? "nn.MaxPool2d" : "nn.AvgPool2d");
+  const std::string type = Concat(max ? "nn.MaxPool" : "nn.AvgPool", spatial, "d");
   const auto pool = [&](const std::string& input, const std::string& output) {
     Node node = MakeNode(type, {input}, {output});
     node.params["kernel_size"] = Parameter::FromIntArray(ToInts(kernel));
@@ -83,10 +82,12 @@ void GraphBuilder::MapPooling() {
   SetRuntimeOutput(0, output);
 }
 
-void GraphBuilder::MapGlobalAveragePool() {
+void GraphBuilder::MapGlobalPool() {
   const int rank = InputRank(0);
   if (rank >= 0 && rank != 4) Fail("only 2-D global pooling (an (N,C,H,W) input) is supported");
-  Node node = MakeNode("nn.AdaptiveAvgPool2d", {RuntimeInput(0)}, {OutputName(0)});
+  const bool max = node().op_type() == "GlobalMaxPool";
+  Node node = MakeNode(max ? "nn.AdaptiveMaxPool2d" : "nn.AdaptiveAvgPool2d", {RuntimeInput(0)},
+                       {OutputName(0)});
   node.params["output_size"] = Parameter::FromIntArray({1, 1});
   Emit(std::move(node));
   SetRuntimeOutput(0, OutputName(0));

@@ -49,6 +49,14 @@ TEST(CenterPad, CropsAndPadsToSizes) {
             std::vector<float>({2, 3}));
   EXPECT_EQ(RowMajorOutput("lumen.CenterPad", {"size=(3,1)"}, {Arange({2, 2})}),
             std::vector<float>({0, 2, 0}));
+  // grow_at_end: a pad goes wholly at the end (ONNX ConvTranspose's output_shape past the full
+  // output); a crop still splits.
+  EXPECT_EQ(RowMajorOutput("lumen.CenterPad", {"size=(5)", "upper=False", "grow_at_end=True"},
+                           {Arange({2})}),
+            std::vector<float>({0, 1, 0, 0, 0}));
+  EXPECT_EQ(RowMajorOutput("lumen.CenterPad", {"size=(2)", "upper=False", "grow_at_end=True"},
+                           {Arange({5})}),
+            std::vector<float>({2, 3}));
 }
 
 TEST(CenterPad, RefusesBadParameters) {
