@@ -22,8 +22,7 @@ void GraphBuilder::MapGather() {
     Node select = MakeNode("Tensor.select", {RuntimeInput(0)}, {OutputName(0)});
     select.params["dim"] = Parameter::FromInt(ClampToInt(axis));
     select.params["index"] = Parameter::FromInt(ClampToInt(picked.at(0)));
-    Emit(std::move(select));
-    SetRuntimeOutput(0, OutputName(0));
+    EmitOutput(std::move(select));
     return;
   }
   // Made first so that it carries the ONNX node's own name into messages.
@@ -46,18 +45,16 @@ void GraphBuilder::MapGather() {
     index_operand = from_start;
   }
   gather.input_names = {RuntimeInput(0), index_operand};
-  Emit(std::move(gather));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(gather));
 }
 
 // GatherElements onto torch.gather along axis: the same rule, output[i][j] = data[index[i][j]][j]
 // (axis 0). The indices are run-time values or constants; a negative one (ONNX counts it from the
 // end, PyTorch refuses it) is an error at run time naming the node.
 void GraphBuilder::MapGatherElements() {
-  Node node = MakeNode("torch.gather", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)});
+  Node node = MakeNode("torch.gather", RuntimeInputs(2), {OutputName(0)});
   node.params["dim"] = Parameter::FromInt(ClampToInt(Int("axis", 0)));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 // ScatterElements onto torch.scatter (reduction none) or torch.scatter_reduce with the data's own
@@ -71,38 +68,32 @@ void GraphBuilder::MapScatterElements() {
     Fail(Concat("reduction '", reduction, "' is not one of none, add, mul, max, min"));
   }
   Node node = MakeNode(reduction == "none" ? "torch.scatter" : "torch.scatter_reduce",
-                       {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)}, {OutputName(0)});
+                       RuntimeInputs(3), {OutputName(0)});
   node.params["dim"] = Parameter::FromInt(ClampToInt(Int("axis", 0)));
   if (found != reductions.end()) {
     node.params["reduce"] = Parameter::FromString(found->second);
     node.params["include_self"] = Parameter::FromBool(true);
   }
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 // GatherND and ScatterND onto lumen.GatherND (batch_dims) and lumen.ScatterND (reduction), which
 // follow ONNX's definitions.
 void GraphBuilder::MapGatherNd() {
-  Node node = MakeNode("lumen.GatherND", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)});
+  Node node = MakeNode("lumen.GatherND", RuntimeInputs(2), {OutputName(0)});
   node.params["batch_dims"] = Parameter::FromInt(ClampToInt(Int("batch_dims", 0)));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 void GraphBuilder::MapScatterNd() {
-  Node node = MakeNode("lumen.ScatterND", {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)},
-                       {OutputName(0)});
+  Node node = MakeNode("lumen.ScatterND", RuntimeInputs(3), {OutputName(0)});
   node.params["reduction"] = Parameter::FromString(String("reduction", "none"));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 // Where(condition, X, Y): torch.where, the three broadcast together.
 void GraphBuilder::MapWhere() {
-  Emit(MakeNode("torch.where", {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)},
-                {OutputName(0)}));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(MakeNode("torch.where", RuntimeInputs(3), {OutputName(0)}));
 }
 
 }  // namespace onnx

@@ -60,8 +60,7 @@ void GraphBuilder::MapGemm() {
     }
     node.attributes["bias"] = ToAttribute(bias, Where());
   }
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 void GraphBuilder::MapMatMul() {
@@ -75,7 +74,7 @@ void GraphBuilder::MapMatMul() {
     node.attributes["weight"] = ToAttribute(weight, Where());
     Emit(std::move(node));
   } else {
-    Emit(MakeNode("torch.matmul", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)}));
+    Emit(MakeNode("torch.matmul", RuntimeInputs(2), {OutputName(0)}));
   }
   SetRuntimeOutput(0, OutputName(0));
 }
@@ -85,8 +84,7 @@ void GraphBuilder::MapEinsum() {
   for (size_t i = 0; i < InputCount(); ++i) inputs.push_back(RuntimeInput(i));
   Node node = MakeNode("torch.einsum", inputs, {OutputName(0)});
   node.params["equation"] = Parameter::FromString(String("equation", ""));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 }  // namespace onnx

@@ -88,8 +88,7 @@ void GraphBuilder::MapGlobalAveragePool() {
   if (rank >= 0 && rank != 4) Fail("only 2-D global pooling (an (N,C,H,W) input) is supported");
   Node node = MakeNode("nn.AdaptiveAvgPool2d", {RuntimeInput(0)}, {OutputName(0)});
   node.params["output_size"] = Parameter::FromIntArray({1, 1});
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 // LRN onto nn.LocalResponseNorm: both divide by (bias + alpha / size * sum of squares)^beta over
@@ -107,8 +106,7 @@ void GraphBuilder::MapLocalResponseNorm() {
   node.params["alpha"] = Parameter::FromFloat(Float("alpha", 1e-4f));
   node.params["beta"] = Parameter::FromFloat(Float("beta", 0.75f));
   node.params["k"] = Parameter::FromFloat(Float("bias", 1.0f));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 }  // namespace onnx
