@@ -4,8 +4,11 @@
 #ifndef LUMEN_LAYER_ACTIVATION_ACTIVATION_LAYER_HPP_
 #define LUMEN_LAYER_ACTIVATION_ACTIVATION_LAYER_HPP_
 
+#include <string>
+
 #include "layer/layer.hpp"
 #include "layer/layer_registry.hpp"
+#include "lumen/error.hpp"
 #include "math/activation.hpp"
 
 namespace lumen {
@@ -26,6 +29,19 @@ class ActivationLayer : public Layer {
  private:
   Activation activation_;
 };
+
+// An activation's float parameter `key` (PyTorch's default `fallback` when absent), which must
+// pass PyTorch's own check `allowed`; otherwise an error naming the operator says "<key>
+// <requirement>, got <value>".
+inline float CheckedActivationParam(const LayerConfig& config, const std::string& key,
+                                    float fallback, bool (*allowed)(float),
+                                    const std::string& requirement) {
+  const float value = config.FloatParam(key, fallback);
+  if (!allowed(value)) {
+    throw Error(Concat(config.Describe(), ": ", key, " ", requirement, ", got ", value));
+  }
+  return value;
+}
 
 }  // namespace lumen
 

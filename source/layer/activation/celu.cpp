@@ -7,18 +7,16 @@
 namespace lumen {
 namespace {
 
-// alpha (PyTorch's default 1.0), which PyTorch refuses to be 0: it divides the input.
-float CeluAlpha(const LayerConfig& config) {
-  const float alpha = config.FloatParam("alpha", 1.0f);
-  if (alpha == 0.0f) throw Error(Concat(config.Describe(), ": alpha must not be 0 for CELU"));
-  return alpha;
-}
+// PyTorch refuses an alpha of 0: CELU divides the input by it.
+bool AlphaAllowed(float alpha) { return alpha != 0.0f; }
 
-// Builds the layer from alpha.
+// Builds the layer from alpha (PyTorch's default 1.0).
 class Celu : public ActivationLayer {
  public:
   explicit Celu(const LayerConfig& config)
-      : ActivationLayer(config, {Activation::Kind::kCelu, CeluAlpha(config)}) {}
+      : ActivationLayer(config, {Activation::Kind::kCelu,
+                                 CheckedActivationParam(config, "alpha", 1.0f, AlphaAllowed,
+                                                        "must not be 0")}) {}
 };
 
 }  // namespace

@@ -7,20 +7,16 @@
 namespace lumen {
 namespace {
 
-// lambd (PyTorch's default 0.5), which PyTorch requires to be non-negative.
-float SoftshrinkLambda(const LayerConfig& config) {
-  const float lambda = config.FloatParam("lambd", 0.5f);
-  if (!(lambda >= 0.0f)) {
-    throw Error(Concat(config.Describe(), ": lambd must be at least 0, got ", lambda));
-  }
-  return lambda;
-}
+// PyTorch requires lambd to be non-negative (NaN is not).
+bool LambdaAllowed(float lambda) { return lambda >= 0.0f; }
 
-// Builds the layer from lambd.
+// Builds the layer from lambd (PyTorch's default 0.5).
 class Softshrink : public ActivationLayer {
  public:
   explicit Softshrink(const LayerConfig& config)
-      : ActivationLayer(config, {Activation::Kind::kSoftshrink, SoftshrinkLambda(config)}) {}
+      : ActivationLayer(config, {Activation::Kind::kSoftshrink,
+                                 CheckedActivationParam(config, "lambd", 0.5f, LambdaAllowed,
+                                                        "must be at least 0")}) {}
 };
 
 }  // namespace
