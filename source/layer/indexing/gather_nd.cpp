@@ -74,18 +74,15 @@ class GatherNd : public Layer {
   void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const GatherNdState& state = context.state_as<GatherNdState>();
-    const Shape& data_shape = inputs[0]->shape();
     const float* data = inputs[0]->data();
-    const float* indices = inputs[1]->data();
     float* output = outputs[0]->data();
-    ForEachCoordinate(outputs[0]->shape(), [&](const Coordinates& position) {
-      size_t source = 0;
-      float bad = 0.0f;
-      if (!state.addressing.DataOffset(indices, data_shape, position, &source, &bad)) {
-        Fail(Concat("index ", bad, " is out of bounds for data ", ShapeToString(data_shape)));
-      }
+    float bad = 0.0f;
+    const auto gather = [&](const Coordinates& position, size_t source) {
       output[StorageOffsetOf(position, state.output_strides)] = data[source];
-    });
+    };
+    if (!state.addressing.ForEachPosition(outputs[0]->shape(), inputs[1]->data(), &bad, gather)) {
+      Fail(Concat("index ", bad, " is out of bounds for data ", ShapeToString(inputs[0]->shape())));
+    }
   }
 
  private:

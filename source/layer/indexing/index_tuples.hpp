@@ -25,26 +25,44 @@ inline Shape AddressedShape(const Shape& data, const Shape& indices, size_t batc
 // How each position of the addressed tensor finds its data element, for one set of shapes: the
 // first `batch` coordinates are shared with data, the tuple at the position's other coordinates
 // (all but the trailing sliced ones) gives the next `length`, and the trailing ones follow.
-// Computed in Prepare; DataOffset allocates nothing.
+// Computed in Prepare; ForEachPosition allocates nothing.
 struct IndexTupleAddressing {
+  Shape data;
   std::vector<size_t> data_strides;
   std::vector<size_t> index_strides;
   size_t prefix_rank = 0;   // the indices' rank but the last
   size_t tuple_length = 0;  // the indices' last extent
   size_t batch = 0;         // leading dims data and indices share (GatherND's batch_dims)
 
-  IndexTupleAddressing(const Shape& data, const Shape& indices, size_t batch_dims)
-      : data_strides(StorageStrides(data)),
+  IndexTupleAddressing(const Shape& data_shape, const Shape& indices, size_t batch_dims)
+      : data(data_shape),
+        data_strides(StorageStrides(data_shape)),
         index_strides(StorageStrides(indices)),
         prefix_rank(indices.size() - 1),
         tuple_length(indices.back()),
         batch(batch_dims) {}
 
-  // Sets `offset` to the storage offset in data (of shape `data`) of the element that `position`
-  // of the addressed tensor names, reading its tuple from `indices`; each index value counts from
-  // the end when negative. Returns false on a value out of range, which `bad` then receives.
-  bool DataOffset(const float* indices, const Shape& data, const Coordinates& position,
-                  size_t* offset, float* bad) const {
+  // Calls visit(position, data_offset) for every position of the addressed tensor (of shape
+  // `addressed`) in row-major order, with the storage offset in data of the element its tuple in
+  // `indices` names (index values count from the end when negative). Stops at the first value out
+  // of range and returns false with it in `bad`, the positions before it visited.
+  template <typename Visit>
+  bool ForEachPosition(const Shape& addressed, const float* indices, float* bad,
+                       Visit visit) const {
+    bool in_range = true;
+    ForEachCoordinate(addressed, [&](const Coordinates& position) {
+      size_t offset = 0;
+      if (in_range && (in_range = DataOffset(indices, position, &offset, bad))) {
+        visit(position, offset);
+      }
+    });
+    return in_range;
+  }
+
+ private:
+  // The data offset `position` names, or false with the value out of range in `bad`.
+  bool DataOffset(const float* indices, const Coordinates& position, size_t* offset,
+                  float* bad) const {
     Coordinates source{};
     for (size_t d = 0; d < batch; ++d) source[d] = position[d];
     const size_t slice_first = batch + tuple_length;  // data's first sliced dim

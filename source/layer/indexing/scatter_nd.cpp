@@ -78,20 +78,17 @@ class ScatterNd : public Layer {
   void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const ScatterNdState& state = context.state_as<ScatterNdState>();
-    const Shape& data_shape = inputs[0]->shape();
-    const float* indices = inputs[1]->data();
     const float* updates = inputs[2]->data();
     float* output = outputs[0]->data();
     std::copy(inputs[0]->data(), inputs[0]->data() + inputs[0]->size(), output);
-    ForEachCoordinate(inputs[2]->shape(), [&](const Coordinates& position) {
-      size_t target = 0;
-      float bad = 0.0f;
-      if (!state.addressing.DataOffset(indices, data_shape, position, &target, &bad)) {
-        Fail(Concat("index ", bad, " is out of bounds for data ", ShapeToString(data_shape)));
-      }
+    float bad = 0.0f;
+    const auto scatter = [&](const Coordinates& position, size_t target) {
       CombineScattered(reduction_, updates[StorageOffsetOf(position, state.update_strides)],
                        &output[target]);
-    });
+    };
+    if (!state.addressing.ForEachPosition(inputs[2]->shape(), inputs[1]->data(), &bad, scatter)) {
+      Fail(Concat("index ", bad, " is out of bounds for data ", ShapeToString(inputs[0]->shape())));
+    }
   }
 
  private:
