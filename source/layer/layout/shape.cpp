@@ -2,11 +2,11 @@
 // depend on the input's shape alone, so a session knows them when it plans: the shape arithmetic
 // that follows (ONNX's Gather, Concat, Mul, ... on shapes) is computed then, and Reshape, Expand,
 // ConstantOfShape and Range read the results as their target shapes.
-#include <algorithm>
+#include <cstdint>
 #include <vector>
 
-#include "layer/layer.hpp"
 #include "layer/layer_registry.hpp"
+#include "layer/layout/slice_plan.hpp"
 #include "lumen/error.hpp"
 
 namespace lumen {
@@ -24,16 +24,16 @@ class ShapeOf : public Layer {
   // One number per extent in [start, end).
   Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
-    const Range range = Extents(input_shapes[0]);
-    return {Shape{static_cast<uint32_t>(range.end - range.begin)}};
+    const SliceRange axes = Axes(input_shapes[0]);
+    return {Shape{static_cast<uint32_t>(axes.end - axes.begin)}};
   }
 
   // Writes the extents: the session calls this when it plans.
   bool OutputsFromShapes(const Shapes& input_shapes, const OutputTensors& outputs) const override {
-    const Range range = Extents(input_shapes[0]);
+    const SliceRange axes = Axes(input_shapes[0]);
     float* values = outputs[0]->data();  // 1-D: storage order is the row-major order
-    for (size_t axis = range.begin; axis < range.end; ++axis) {
-      values[axis - range.begin] = static_cast<float>(input_shapes[0][axis]);
+    for (int64_t axis = axes.begin; axis < axes.end; ++axis) {
+      values[axis - axes.begin] = static_cast<float>(input_shapes[0][static_cast<size_t>(axis)]);
     }
     return true;
   }
@@ -46,17 +46,9 @@ class ShapeOf : public Layer {
 
  private:
   static constexpr int kToTheEnd = 2147483647;
-  struct Range {
-    size_t begin, end;
-  };
-  // The axes [begin, end) of `input` that start_ and end_ name.
-  Range Extents(const Shape& input) const {
-    const int rank = static_cast<int>(input.size());
-    const auto resolve = [rank](int index) {
-      return static_cast<size_t>(std::clamp(index < 0 ? index + rank : index, 0, rank));
-    };
-    const size_t begin = resolve(start_);
-    return {begin, std::max(begin, resolve(end_))};
+  // The axes of `input` that start_ and end_ name: ONNX slices the shape as Python would.
+  SliceRange Axes(const Shape& input) const {
+    return PythonSliceRange(start_, end_, static_cast<int64_t>(input.size()));
   }
 
   int start_;
