@@ -184,6 +184,9 @@ class GraphBuilder {
   void MapScatterElements();
   void MapGatherNd();
   void MapScatterNd();
+  // The reduction attribute of ScatterElements and ScatterND (none, add, mul, max, min) as
+  // torch.scatter_reduce names it (sum, prod, amax, amin), empty for none; Fail()s on another.
+  std::string ScatterReduceName() const;
   void MapWhere();
 
   // operators/layout.cpp: ops that move or copy elements.

@@ -17,16 +17,9 @@
 namespace lumen {
 namespace {
 
-// scatter's reduce names ('add', 'multiply') and scatter_reduce's ('sum', 'prod', 'mean', 'amax',
-// 'amin').
+// scatter's reduce names ('add', 'multiply'); scatter_reduce's are kScatterReduceNames.
 const std::pair<const char*, ScatterReduction> kScatterNames[] = {
     {"add", ScatterReduction::kSum}, {"multiply", ScatterReduction::kProd}};
-const std::pair<const char*, ScatterReduction> kScatterReduceNames[] = {
-    {"sum", ScatterReduction::kSum},
-    {"prod", ScatterReduction::kProd},
-    {"mean", ScatterReduction::kMean},
-    {"amax", ScatterReduction::kMax},
-    {"amin", ScatterReduction::kMin}};
 
 // Per session: the storage strides of the output (the input's shape), the index and src, and,
 // when a position's first src value must be told apart (a mean, or include_self=False), how many

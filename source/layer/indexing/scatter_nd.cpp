@@ -1,7 +1,8 @@
 // lumen.ScatterND: ONNX's ScatterND, a copy of data in which each slice of updates lands at the
 // element or slice an index tuple (the indices' last dimension) names:
 //   output[indices[i_0, ..., i_{q-2}, :], ...] = updates[i_0, ..., i_{q-2}, ...]
-// replacing the value there or combining with it (reduction add, mul, max, min; opsets 16, 18).
+// replacing the value there or combining with it (ONNX's reduction add, mul, max, min of opsets 16
+// and 18, which the ONNX reader passes as reduce sum, prod, amax, amin).
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -14,14 +15,6 @@
 
 namespace lumen {
 namespace {
-
-// ONNX's reduction names.
-const std::pair<const char*, ScatterReduction> kScatterNdReductions[] = {
-    {"none", ScatterReduction::kNone},
-    {"add", ScatterReduction::kSum},
-    {"mul", ScatterReduction::kProd},
-    {"max", ScatterReduction::kMax},
-    {"min", ScatterReduction::kMin}};
 
 // Per session: where each update finds its output element (data's shape), and the updates'
 // strides.
@@ -40,11 +33,14 @@ struct ScatterNdState : LayerState {
 // Index values count from the end when negative; one out of range is an error at run time.
 class ScatterNd : public Layer {
  public:
-  // Reads reduction (default 'none').
+  // Reads reduce, in torch.scatter_reduce's names but 'mean' (ONNX has no mean); without it each
+  // update replaces the value at its position.
   explicit ScatterNd(const LayerConfig& config) : Layer(config) {
-    const std::string name = config.StringParam("reduction", "none");
-    if (!ParseScatterReduction(name, kScatterNdReductions, &reduction_)) {
-      Fail(Concat("reduction must be 'none', 'add', 'mul', 'max' or 'min', got '", name, "'"));
+    if (!config.HasParam("reduce")) return;
+    const std::string name = config.StringParam("reduce");
+    if (!ParseScatterReduction(name, kScatterReduceNames, &reduction_) ||
+        reduction_ == ScatterReduction::kMean) {
+      Fail(Concat("reduce must be 'sum', 'prod', 'amax' or 'amin', got '", name, "'"));
     }
   }
 

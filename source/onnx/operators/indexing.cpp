@@ -57,28 +57,33 @@ void GraphBuilder::MapGatherElements() {
   EmitOutput(std::move(node));
 }
 
+std::string GraphBuilder::ScatterReduceName() const {
+  static const std::map<std::string, std::string> reductions = {
+      {"none", ""}, {"add", "sum"}, {"mul", "prod"}, {"max", "amax"}, {"min", "amin"}};
+  const std::string reduction = String("reduction", "none");
+  const auto found = reductions.find(reduction);
+  if (found == reductions.end()) {
+    Fail(Concat("reduction '", reduction, "' is not one of none, add, mul, max, min"));
+  }
+  return found->second;
+}
+
 // ScatterElements onto torch.scatter (reduction none) or torch.scatter_reduce with the data's own
 // values included (ONNX's add, mul, max, min combine with them).
 void GraphBuilder::MapScatterElements() {
-  static const std::map<std::string, std::string> reductions = {
-      {"add", "sum"}, {"mul", "prod"}, {"max", "amax"}, {"min", "amin"}};
-  const std::string reduction = String("reduction", "none");
-  const auto found = reductions.find(reduction);
-  if (reduction != "none" && found == reductions.end()) {
-    Fail(Concat("reduction '", reduction, "' is not one of none, add, mul, max, min"));
-  }
-  Node node = MakeNode(reduction == "none" ? "torch.scatter" : "torch.scatter_reduce",
-                       RuntimeInputs(3), {OutputName(0)});
+  const std::string reduce = ScatterReduceName();
+  Node node = MakeNode(reduce.empty() ? "torch.scatter" : "torch.scatter_reduce", RuntimeInputs(3),
+                       {OutputName(0)});
   node.params["dim"] = Parameter::FromInt(ClampToInt(Int("axis", 0)));
-  if (found != reductions.end()) {
-    node.params["reduce"] = Parameter::FromString(found->second);
+  if (!reduce.empty()) {
+    node.params["reduce"] = Parameter::FromString(reduce);
     node.params["include_self"] = Parameter::FromBool(true);
   }
   EmitOutput(std::move(node));
 }
 
-// GatherND and ScatterND onto lumen.GatherND (batch_dims) and lumen.ScatterND (reduction), which
-// follow ONNX's definitions.
+// GatherND and ScatterND onto lumen.GatherND (batch_dims) and lumen.ScatterND (reduce, in
+// torch.scatter_reduce's names), which follow ONNX's definitions.
 void GraphBuilder::MapGatherNd() {
   Node node = MakeNode("lumen.GatherND", RuntimeInputs(2), {OutputName(0)});
   node.params["batch_dims"] = Parameter::FromInt(ClampToInt(Int("batch_dims", 0)));
@@ -86,8 +91,9 @@ void GraphBuilder::MapGatherNd() {
 }
 
 void GraphBuilder::MapScatterNd() {
+  const std::string reduce = ScatterReduceName();
   Node node = MakeNode("lumen.ScatterND", RuntimeInputs(3), {OutputName(0)});
-  node.params["reduction"] = Parameter::FromString(String("reduction", "none"));
+  if (!reduce.empty()) node.params["reduce"] = Parameter::FromString(reduce);
   EmitOutput(std::move(node));
 }
 
