@@ -17,9 +17,7 @@ class ShapeOf : public Layer {
  public:
   // Reads start (default 0) and end (default: the rank).
   explicit ShapeOf(const LayerConfig& config)
-      : Layer(config),
-        start_(config.IntParam("start", 0)),
-        end_(config.IntParam("end", kToTheEnd)) {}
+      : Layer(config), axes_(config.DimRangeParam("start", 0, "end", kToTheEnd)) {}
 
   // One number per extent in [start, end).
   Shapes OutputShapes(const Shapes& input_shapes) const override {
@@ -46,13 +44,12 @@ class ShapeOf : public Layer {
 
  private:
   static constexpr int kToTheEnd = 2147483647;
-  // The axes of `input` that start_ and end_ name: ONNX slices the shape as Python would.
+  // The axes of `input` that start and end name: ONNX slices the shape as Python would.
   SliceRange Axes(const Shape& input) const {
-    return PythonSliceRange(start_, end_, static_cast<int64_t>(input.size()));
+    return PythonSliceRange(axes_.start, axes_.end, static_cast<int64_t>(input.size()));
   }
 
-  int start_;
-  int end_;
+  DimRange axes_;  // start and end
 };
 
 LUMEN_REGISTER_LAYER(ShapeOf, "lumen.Shape");
