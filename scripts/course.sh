@@ -187,6 +187,7 @@ command_start() {
   mkdir -p "$work/tmp"
   ln -sfn "$root/tmp/models" "$work/tmp/models"
   ln -sfn "$root/tmp/anysize" "$work/tmp/anysize"
+  ln -sfn "$root/tmp/onnx" "$work/tmp/onnx"  # the ONNX exports (lesson 16)
   ln -sfn "$root/test/data" "$work/test/data"
   rm -rf "$work/.course"
   mkdir -p "$work/.course"

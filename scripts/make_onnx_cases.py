@@ -4,7 +4,7 @@
 For each case of the shared corpus (../shared/models beside the repository, or --source):
   - the PyTorch module is rebuilt: from the case's model_pnnx.py when it has one (pnnx's own
     rebuild of the exact module from model.pnnx.bin), else through python/lumen/torch_graph.py's
-    PnnxModule (the op-by-op module of resnet18 and yolov5s_detect);
+    PnnxModule (the graph op by op: resnet18, yolov5s_detect, the single-op cases);
   - it is run on the case's inputs and must reproduce the case's out*.f32 (PyTorch's outputs)
     within the case's tolerance, otherwise the case is skipped: then the module is not the one
     the references came from;
@@ -37,15 +37,18 @@ import case_format  # noqa: E402  (python/lumen's torch-side modules, without th
 import torch_graph  # noqa: E402
 
 # The cases committed to the repository: resnet18 and the small ones whose export Lumen runs
-# (about 53 MB in all). Made on demand, not committed (the repository's 60 MB budget):
-# yolov5s_detect (28.7 MB) and mobilenet_v3_large_075_160 (13.2 MB), which pass too. Every other
-# shared case with a module is left out for one of these reasons:
+# (60 MB in all, resnet18 47 MB of it). Made on demand, not committed (too big for the repository):
+# yolov5s_detect (29 MB), resnet18_b4 (47 MB, resnet18 at batch 4) and mobilenet_v3_large_075_160
+# (13.5 MB), which pass too. Every other shared case is left out for one of these reasons:
 #   - torch 1.13's export is not the module (Lumen matches what the ONNX file says, which is not
 #     what PyTorch computes): conv_pad_circular (the circular pad is exported as x[-2:-1] instead
 #     of x[-1:]), softplus_b2_t5 (Softplus's threshold is dropped);
 #   - torch 1.13 cannot export it: adaptive pools to sizes that do not divide the input
-#     (adaptive_maxpool_3x3), nn.MultiheadAttention on its fast path (mha_need_weights_b2,
-#     mha_self_batchfirst, transformer_prenorm, transformer_prenorm_b2).
+#     (adaptive_avgpool_3x3, adaptive_maxpool_3x3: "output size that are not factor of input
+#     size"; a user would have to rewrite the module).
+# nn.MultiheadAttention on its fast path cannot be exported either, but export() below keeps it
+# off that path as a user does (see there): mha_need_weights_b2, mha_self_batchfirst,
+# transformer_prenorm and transformer_prenorm_b2 export and pass.
 CASES = [
     "resnet18",
     "adaptive_avgpool_1x1", "attention_manual", "bmm", "channels_last_layernorm", "chunk3_dim3",
@@ -70,6 +73,13 @@ CASES = [
     "max_dim1", "max_dim1_indices", "maxpool1d_k3_s2_p1", "min_dim2_keepdim", "normalize_dim1",
     "normalize_last_eps", "pad_constant_0p5", "pixelshuffle2", "reflectionpad2d",
     "reflectionpad_conv", "repeat", "replicationpad2d", "rnn_relu_bidir", "rnn_tanh", "zeropad2d",
+    # Rebuilt op by op by torch_graph.PnnxModule (no model_pnnx.py), multi-input ones included:
+    "add", "avgpool_k2_s2", "broadcast_input", "broadcast_param", "cat2", "cat3", "deconv_k2_s2",
+    "deconv_k3_s2_p1_op1", "elu", "hardsigmoid", "hardswish", "leakyrelu", "maxpool_k2_s2_ceil",
+    "mul", "relu6", "relu_bn", "resblock_b4", "reshape_3d", "reshape_4d", "sigmoid", "softmax_2d",
+    "softmax_4d", "sub", "swish_manual", "tanh", "upsample_bilinear2_ac", "view_1d",
+    # nn.MultiheadAttention kept off its fast path (see export()):
+    "mha_need_weights_b2", "mha_self_batchfirst", "transformer_prenorm", "transformer_prenorm_b2",
 ]
 OPSETS = (13, 17)
 # ONNX ops Lumen's reader refuses: an export using one is reported, not kept. Every op torch
@@ -92,12 +102,16 @@ def graph_signature(model):
     return graph.SerializeToString()
 
 
-def export(module, inputs, input_names, output_names, opset):
+def export(module, inputs, input_names, output_names, opset, dynamic_axes=None):
+    """The module exported by torch.onnx.export and checked by onnx.checker."""
     buffer = io.BytesIO()
-    with torch.no_grad():
-        torch.onnx.export(module, tuple(inputs), buffer, opset_version=opset,
-                          input_names=input_names, output_names=output_names,
-                          do_constant_folding=True)
+    # Exported as torch.onnx.export's documentation calls it, with autograd on (not under
+    # torch.no_grad()): nn.MultiheadAttention and nn.TransformerEncoderLayer then leave their
+    # fast path (torch 1.13 takes it only when no parameter needs a gradient, and cannot export
+    # it), so that mha_need_weights_b2, mha_self_batchfirst and transformer_prenorm export.
+    torch.onnx.export(module, tuple(inputs), buffer, opset_version=opset,
+                      input_names=input_names, output_names=output_names,
+                      do_constant_folding=True, dynamic_axes=dynamic_axes)
     model = onnx.load_from_string(buffer.getvalue())
     onnx.checker.check_model(model)
     return model
@@ -129,32 +143,50 @@ def write_case(name, model, case_dir, source_case, output_root, corpus_root, inp
     return sum(f.stat().st_size for f in folder.iterdir())
 
 
-def make_case(name, source_root, output_root, corpus_root):
-    case_dir = source_root / name
-    case = case_format.read_case(case_dir)
-    # write_case wants the data files' names inside the case folder.
-    inputs = [(path.name, shape) for path, shape in case.inputs]
-    outputs = [(path.name, shape) for path, shape in case.outputs]
-    tolerance = case.tolerance
-    tensors = [torch.from_numpy(array) for array in case.input_arrays()]
-    references = case.output_arrays()
-    try:
-        module = torch_graph.load_case_module(case_dir, case.weights)
-    except Exception as error:  # noqa: BLE001 - report and go on with the next case
-        return f"skipped: no PyTorch module ({error})"
+class Skip(Exception):
+    """A shared case that gets no ONNX case, with the reason."""
+
+
+def reproduces(module, tensors, references, tolerance):
+    """Whether the module, run on tensors, gives the references within tolerance (or why not)."""
     try:
         with torch.no_grad():
             results = as_list(module(*tensors))
     except Exception as error:  # noqa: BLE001
-        return f"skipped: the module does not run ({str(error).splitlines()[0]})"
+        raise Skip(f"the module does not run ({str(error).splitlines()[0]})") from None
     if len(results) != len(references):
-        return f"skipped: the module gives {len(results)} outputs, the case {len(references)}"
+        raise Skip(f"the module gives {len(results)} outputs, the case {len(references)}")
     atol, rtol = tolerance
     for got, reference in zip(results, references):
         got = got.detach().numpy()
         if got.shape != reference.shape or not np.all(
                 np.abs(got - reference) <= atol + rtol * np.abs(reference)):
-            return "skipped: the rebuilt module does not reproduce the case's outputs"
+            raise Skip("the rebuilt module does not reproduce the case's outputs")
+
+
+def checked_module(case_dir):
+    """The case, its rebuilt PyTorch module and its input tensors; raises Skip unless the module
+    reproduces the case's outputs (then it is not the module the references came from)."""
+    case = case_format.read_case(case_dir)
+    tensors = [torch.from_numpy(array) for array in case.input_arrays()]
+    try:
+        module = torch_graph.load_case_module(case_dir, case.weights)
+    except Exception as error:  # noqa: BLE001 - report and go on with the next case
+        raise Skip(f"no PyTorch module ({error})") from None
+    reproduces(module, tensors, case.output_arrays(), case.tolerance)
+    return case, module, tensors
+
+
+def make_case(name, source_root, output_root, corpus_root):
+    case_dir = source_root / name
+    try:
+        case, module, tensors = checked_module(case_dir)
+    except Skip as reason:
+        return f"skipped: {reason}"
+    # write_case wants the data files' names inside the case folder.
+    inputs = [(path.name, shape) for path, shape in case.inputs]
+    outputs = [(path.name, shape) for path, shape in case.outputs]
+    tolerance = case.tolerance
     input_names = [f"in{i}" for i in range(len(inputs))]
     output_names = [f"out{i}" for i in range(len(outputs))]
     report = []

@@ -149,8 +149,27 @@ Shapes ViewLayer::OutputShapes(const Shapes& input_shapes) const {
   return {ViewShape(input_shapes[0])};
 }
 
+StatePointer ViewLayer::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                                const PrepareContext& /*context*/) const {
+  // A reshape between storage orders that differ walks both tensors element by element in
+  // CopyRowMajorOrder; when the shapes nest (most reshapes: heads split off or merged) it is a
+  // strided copy instead, of whole runs. One run left means the orders agree: CopyRowMajorOrder
+  // copies it in chunks over the threads.
+  auto state = std::make_unique<StridedCopyState>();
+  if (!ReshapeAsStridedCopy(input_shapes[0], output_shapes[0], &state->copy) ||
+      state->copy.extents.size() <= 1) {
+    return nullptr;
+  }
+  return state;
+}
+
 void ViewLayer::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                         const ForwardContext& context) const {
+  if (context.state != nullptr) {
+    RunStridedCopy(context.state_as<StridedCopyState>().copy, inputs[0]->data(), outputs[0]->data(),
+                   context.compute.pool);
+    return;
+  }
   CopyRowMajorOrder(*inputs[0], outputs[0], context.compute.pool);
 }
 

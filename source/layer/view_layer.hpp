@@ -23,6 +23,8 @@ class ViewLayer : public Layer {
   using Layer::Layer;
   // Checks that there is one input and returns its ViewShape.
   Shapes OutputShapes(const Shapes&) const override;
+  // Plans the copy as a strided one when the two storage orders differ and the shapes nest.
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Copies the input into the output's shape (what PyTorch's view gives).
   void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 

@@ -75,6 +75,7 @@ size_t RawElementSize(int32_t type) {
 
 // Reads `count` little-endian elements of `tensor->type` (one the reader keeps) from `bytes`.
 void DecodeRaw(const char* bytes, size_t count, ConstantTensor* tensor) {
+  // LESSON 16 BEGIN: count little-endian elements of tensor->type into its floats or integers
   const RawElementType& entry = *FindRawElementType(tensor->type);
   if (entry.to_float != nullptr) {
     tensor->floats.resize(count);
@@ -83,6 +84,7 @@ void DecodeRaw(const char* bytes, size_t count, ConstantTensor* tensor) {
     tensor->integers.resize(count);
     for (size_t i = 0; i < count; ++i) tensor->integers[i] = entry.to_integer(bytes, i);
   }
+  // LESSON 16 END
 }
 
 // The bytes of an external-data tensor: the file named by `location`, which must be a relative
@@ -144,6 +146,35 @@ void CheckStoredCount(size_t stored, size_t count, const std::string& field,
     throw Error(
         Concat(where, ": ", field, " holds ", stored, " values but the dims declare ", count));
   }
+}
+
+// The values of a TensorProto without raw_data, from the typed field its element type uses into
+// `tensor` (which holds the type and dims; `count` is their element count). ONNX keeps f16, bf16,
+// bool and the integers of up to 32 bits in int32_data, one element per int32.
+ConstantTensor ReadTypedFields(const TensorProto& proto, ConstantTensor tensor, size_t count,
+                               const std::string& where) {
+  // Fills `target` from `field` and hands the tensor on (moved: no copy of the values).
+  const auto stored = [&](const auto& field, const char* name, auto* target) -> ConstantTensor&& {
+    CheckStoredCount(static_cast<size_t>(field.size()), count, name, where);
+    target->assign(field.begin(), field.end());
+    return std::move(tensor);
+  };
+  if (tensor.type == kFloat) return stored(proto.float_data(), "float_data", &tensor.floats);
+  if (tensor.type == kDouble) return stored(proto.double_data(), "double_data", &tensor.floats);
+  if (tensor.type == kInt64) return stored(proto.int64_data(), "int64_data", &tensor.integers);
+  if (tensor.type == kUInt32 || tensor.type == kUInt64) {
+    return stored(proto.uint64_data(), "uint64_data", &tensor.integers);
+  }
+  CheckStoredCount(static_cast<size_t>(proto.int32_data_size()), count, "int32_data", where);
+  tensor.integers.assign(proto.int32_data().begin(), proto.int32_data().end());
+  if (tensor.type == kFloat16 || tensor.type == kBFloat16) {  // the int32s hold 16-bit patterns
+    for (int64_t bits : tensor.integers) {
+      const auto half = static_cast<uint16_t>(bits);
+      tensor.floats.push_back(tensor.type == kFloat16 ? HalfToFloat(half) : BFloat16ToFloat(half));
+    }
+    tensor.integers.clear();
+  }
+  return tensor;
 }
 
 }  // namespace
@@ -237,6 +268,7 @@ std::string DimsToString(const std::vector<int64_t>& dims) {
 
 ConstantTensor ReadTensorProto(const TensorProto& proto, const std::string& model_folder,
                                const std::string& where) {
+  // LESSON 16 BEGIN: type and dims; the bytes from external data, raw_data or the typed fields
   ConstantTensor tensor;
   tensor.type = proto.data_type();
   tensor.dims.assign(proto.dims().begin(), proto.dims().end());
@@ -264,30 +296,8 @@ ConstantTensor ReadTensorProto(const TensorProto& proto, const std::string& mode
     DecodeRaw(proto.raw_data().data(), count, &tensor);
     return tensor;
   }
-  // Without raw_data each type has its typed field; ONNX keeps f16, bf16, bool and the integers
-  // of up to 32 bits in int32_data, one element per int32.
-  // Fills `target` from `field` and hands the tensor on (moved: no copy of the values).
-  const auto stored = [&](const auto& field, const char* name, auto* target) -> ConstantTensor&& {
-    CheckStoredCount(static_cast<size_t>(field.size()), count, name, where);
-    target->assign(field.begin(), field.end());
-    return std::move(tensor);
-  };
-  if (tensor.type == kFloat) return stored(proto.float_data(), "float_data", &tensor.floats);
-  if (tensor.type == kDouble) return stored(proto.double_data(), "double_data", &tensor.floats);
-  if (tensor.type == kInt64) return stored(proto.int64_data(), "int64_data", &tensor.integers);
-  if (tensor.type == kUInt32 || tensor.type == kUInt64) {
-    return stored(proto.uint64_data(), "uint64_data", &tensor.integers);
-  }
-  CheckStoredCount(static_cast<size_t>(proto.int32_data_size()), count, "int32_data", where);
-  tensor.integers.assign(proto.int32_data().begin(), proto.int32_data().end());
-  if (tensor.type == kFloat16 || tensor.type == kBFloat16) {  // the int32s hold 16-bit patterns
-    for (int64_t bits : tensor.integers) {
-      const auto half = static_cast<uint16_t>(bits);
-      tensor.floats.push_back(tensor.type == kFloat16 ? HalfToFloat(half) : BFloat16ToFloat(half));
-    }
-    tensor.integers.clear();
-  }
-  return tensor;
+  return ReadTypedFields(proto, std::move(tensor), count, where);
+  // LESSON 16 END
 }
 
 Attribute ToAttribute(const ConstantTensor& tensor, const std::string& where) {

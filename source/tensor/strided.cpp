@@ -53,22 +53,41 @@ AxisSplit SplitAroundAxis(const Shape& shape, size_t axis) {
 void GatherStrided(const Tensor& input, std::ptrdiff_t offset,
                    const std::vector<std::ptrdiff_t>& strides, Tensor* output, ThreadPool* pool) {
   const Shape& shape = output->shape();
-  const size_t rank = shape.size();
-  if (strides.size() != rank) {
+  const size_t output_rank = shape.size();
+  if (strides.size() != output_rank) {
     throw Error(Concat("GatherStrided: ", strides.size(), " strides for an output of shape ",
                        ShapeToString(shape)));
   }
-  if (rank > kMaxRank) throw Error(Concat("GatherStrided: rank ", rank, " is above ", kMaxRank));
+  if (output_rank > kMaxRank) {
+    throw Error(Concat("GatherStrided: rank ", output_rank, " is above ", kMaxRank));
+  }
+  if (output_rank == 0 || output->empty()) {
+    if (!output->empty()) output->data()[0] = input.data()[offset];
+    return;
+  }
   // Walk the output in memory order: the innermost loop is its fastest dimension. Fixed-size
-  // arrays: layers call this in Forward, which must not allocate.
+  // arrays: layers call this in Forward, which must not allocate. Extents of 1 add nothing to
+  // the walk, and a dimension the input continues without a gap from the next one is one with
+  // it: dropping and merging them gives the longest inner runs (a (L, 1, E) slice is L runs of
+  // E floats, not L * E runs of one, as its memory order, rows innermost, would give).
   std::array<size_t, kMaxRank> extents{};
   std::array<std::ptrdiff_t, kMaxRank> steps{};
-  for (size_t axis = 0; axis < rank; ++axis) {
-    extents[MemoryPosition(axis, rank)] = shape[axis];
-    steps[MemoryPosition(axis, rank)] = strides[axis];
+  size_t rank = 0;
+  for (size_t position = 0; position < output_rank; ++position) {
+    size_t axis = 0;
+    while (MemoryPosition(axis, output_rank) != position) ++axis;
+    if (shape[axis] == 1) continue;
+    if (rank > 0 && steps[rank - 1] == static_cast<std::ptrdiff_t>(shape[axis]) * strides[axis]) {
+      extents[rank - 1] *= shape[axis];
+      steps[rank - 1] = strides[axis];
+      continue;
+    }
+    extents[rank] = shape[axis];
+    steps[rank] = strides[axis];
+    ++rank;
   }
-  if (rank == 0 || output->empty()) {
-    if (!output->empty()) output->data()[0] = input.data()[offset];
+  if (rank == 0) {  // a single element
+    output->data()[0] = input.data()[offset];
     return;
   }
   const size_t inner = extents[rank - 1];  // not back(): the arrays are kMaxRank long
@@ -231,6 +250,51 @@ void RunStridedCopy(const StridedCopy& copy, const float* source, float* target,
       }
     }
   });
+}
+
+bool ReshapeAsStridedCopy(const Shape& source, const Shape& target, StridedCopy* copy) {
+  const size_t count = ShapeElementCount(source);
+  if (count != ShapeElementCount(target)) return false;
+  StridedCopy refined;
+  if (count == 0) {
+    refined.extents = {0};
+    refined.source_strides = refined.target_strides = {0};
+    *copy = MakeStridedCopy(refined);
+    return true;
+  }
+  const std::vector<size_t> source_strides = StorageStrides(source);
+  const std::vector<size_t> target_strides = StorageStrides(target);
+  // From the innermost dimension outwards: of source dimension `i`, `source_left` is still to be
+  // split off and `source_inner` already was (likewise for the target). Each step takes the
+  // smaller of the two rests, which must divide the larger.
+  size_t i = source.size();
+  size_t j = target.size();
+  size_t source_left = 1;
+  size_t target_left = 1;
+  size_t source_inner = 1;
+  size_t target_inner = 1;
+  while (true) {
+    while (source_left == 1 && i > 0) {
+      source_left = source[--i];
+      source_inner = 1;
+    }
+    while (target_left == 1 && j > 0) {
+      target_left = target[--j];
+      target_inner = 1;
+    }
+    if (source_left == 1 || target_left == 1) break;  // both done: the counts are equal
+    const size_t extent = std::min(source_left, target_left);
+    if (source_left % extent != 0 || target_left % extent != 0) return false;
+    refined.extents.push_back(extent);
+    refined.source_strides.push_back(static_cast<std::ptrdiff_t>(source_strides[i] * source_inner));
+    refined.target_strides.push_back(static_cast<std::ptrdiff_t>(target_strides[j] * target_inner));
+    source_left /= extent;
+    target_left /= extent;
+    source_inner *= extent;
+    target_inner *= extent;
+  }
+  *copy = MakeStridedCopy(refined);
+  return true;
 }
 
 }  // namespace lumen

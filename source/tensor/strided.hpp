@@ -67,6 +67,12 @@ StridedCopy MakeStridedCopy(StridedCopy copy);
 // is enough of it. Every target position must be written at most once (true of every copy above).
 void RunStridedCopy(const StridedCopy& copy, const float* source, float* target, ThreadPool* pool);
 
+// The strided copy that moves a tensor of shape `source` into shape `target` in row-major order
+// (a reshape), ordered by MakeStridedCopy, when one exists: when both shapes split into whole
+// runs of one common list of extents, e.g. (197,12,8) and (197,96). Returns false when the
+// extents do not nest, as (2,3) and (3,2) do not, or the element counts differ.
+bool ReshapeAsStridedCopy(const Shape& source, const Shape& target, StridedCopy* copy);
+
 }  // namespace lumen
 
 #endif  // LUMEN_TENSOR_STRIDED_HPP_

@@ -249,7 +249,12 @@ INSTANTIATE_TEST_SUITE_P(
         // Found by the ONNX fuzzer: a Transpose without perm and without its input read past
         // the end of the node's input list.
         HostileCase{"fuzz_transpose_no_input.onnx",
-                    "node '/Transpose' (Transpose, opset 17): input 0 is missing"}),
+                    "node '/Transpose' (Transpose, opset 17): input 0 is missing"},
+        // Found by the ONNX fuzzer: a Pad whose axes input counts back 2^51 axes sized its pads
+        // list by that rank (an allocation of petabytes).
+        HostileCase{"fuzz_pad_axes_huge.onnx",
+                    "node 'pad' (Pad, opset 18): axis -2251799813685250 needs a rank above 8, "
+                    "the largest Lumen holds"}),
     [](const testing::TestParamInfo<HostileCase>& info) {
       std::string name = info.param.file;
       name = name.substr(0, name.find('.')) + "_" + std::to_string(info.index);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "base/thread_pool.hpp"
@@ -152,6 +153,66 @@ TEST(Strided, GatherWithOffsetAndStepIsASlice) {
     ASSERT_EQ(output.at(index), input.at({index[0], 1 + 2 * index[1], index[2]}))
         << "output index " << ShapeToString(index);
   });
+}
+
+TEST(Strided, GatherDropsUnitExtentsAndMergesContiguousDimensions) {
+  // x[:, :, 4:8] of a sequence-first (5, 1, 12) tensor, and a permute of a tensor with unit
+  // dimensions between the others: the walks GatherStrided shortens.
+  const Shape sequence_shape = {5, 1, 12};
+  const Tensor sequence = CountingTensor(sequence_shape);
+  const std::vector<size_t> sequence_strides = StorageStrides(sequence_shape);
+  Tensor slice({5, 1, 4});
+  GatherStrided(sequence, static_cast<std::ptrdiff_t>(4 * sequence_strides[2]),
+                {static_cast<std::ptrdiff_t>(sequence_strides[0]),
+                 static_cast<std::ptrdiff_t>(sequence_strides[1]),
+                 static_cast<std::ptrdiff_t>(sequence_strides[2])},
+                &slice, nullptr);
+  ForEachLogicalIndex(slice.shape(), [&](const std::vector<uint32_t>& index) {
+    if (::testing::Test::HasFailure()) return;
+    ASSERT_EQ(slice.at(index), sequence.at({index[0], index[1], 4 + index[2]}))
+        << "slice index " << ShapeToString(index);
+  });
+  // Output (d3, d0, d1, d2, d4) of an input (d0, d1, d2, d3, d4) = (4, 1, 3, 1, 6).
+  const Shape input_shape = {4, 1, 3, 1, 6};
+  const Tensor input = CountingTensor(input_shape);
+  const std::vector<size_t> strides = StorageStrides(input_shape);
+  Tensor output({1, 4, 1, 3, 6});
+  std::vector<std::ptrdiff_t> permuted;
+  for (size_t axis : {3, 0, 1, 2, 4})
+    permuted.push_back(static_cast<std::ptrdiff_t>(strides[axis]));
+  GatherStrided(input, 0, permuted, &output, nullptr);
+  ForEachLogicalIndex(output.shape(), [&](const std::vector<uint32_t>& index) {
+    if (::testing::Test::HasFailure()) return;
+    ASSERT_EQ(output.at(index), input.at({index[1], index[2], index[3], index[0], index[4]}))
+        << "output index " << ShapeToString(index);
+  });
+}
+
+TEST(Strided, ReshapeAsStridedCopyKeepsTheRowMajorOrder) {
+  const std::vector<std::pair<Shape, Shape>> reshapes = {
+      {{197, 1, 96}, {197, 12, 8}}, {{7, 12, 8}, {7, 96}},   {{7, 96}, {7, 1, 96}},
+      {{2, 3, 4, 5}, {6, 20}},      {{6, 20}, {2, 3, 4, 5}}, {{4, 6}, {24}},
+      {{24}, {2, 1, 3, 4}},         {{3, 1, 8, 1}, {3, 8}},  {{5, 4, 3}, {5, 4, 3}}};
+  for (const auto& [from, to] : reshapes) {
+    std::vector<float> values(ShapeElementCount(from));
+    std::iota(values.begin(), values.end(), 0.0f);
+    const Tensor source = Tensor::FromRowMajor(values, from);
+    StridedCopy copy;
+    ASSERT_TRUE(ReshapeAsStridedCopy(from, to, &copy))
+        << ShapeToString(from) << " -> " << ShapeToString(to);
+    for (int threads : {1, 3}) {
+      ThreadPool pool(threads);
+      Tensor target(to);
+      RunStridedCopy(copy, source.data(), target.data(), &pool);
+      EXPECT_EQ(target.ToRowMajor(), values) << ShapeToString(from) << " -> " << ShapeToString(to);
+    }
+  }
+  StridedCopy copy;
+  EXPECT_FALSE(ReshapeAsStridedCopy({2, 3}, {3, 2}, &copy));  // the extents do not nest
+  EXPECT_FALSE(ReshapeAsStridedCopy({4, 6}, {8, 4}, &copy));
+  EXPECT_FALSE(ReshapeAsStridedCopy({4, 6}, {5, 5}, &copy));  // other element counts
+  ASSERT_TRUE(ReshapeAsStridedCopy({0, 3}, {3, 0}, &copy));   // nothing to copy
+  RunStridedCopy(copy, nullptr, nullptr, nullptr);
 }
 
 TEST(Strided, GatherRefusesAStrideCountThatDoesNotMatch) {

@@ -128,6 +128,7 @@ class OperandReshape : public ReshapingLayer {
   // Input 1's values with 0 and -1 resolved.
   Shapes OutputShapesFromValues(const Shapes& input_shapes,
                                 const InputTensors& input_values) const override {
+    // LESSON 16 BEGIN: input 1's values as the target; 0 copies the input's extent but allowzero
     CheckInputCount(input_shapes, 2);
     const Shape& input = input_shapes[0];
     if (input_shapes[1].size() != 1) {
@@ -143,6 +144,7 @@ class OperandReshape : public ReshapingLayer {
       target[i] = input[i];
     }
     return {Reshaped(input, target)};
+    // LESSON 16 END
   }
 
  private:

@@ -2,11 +2,11 @@
 // depend on the input's shape alone, so a session knows them when it plans: the shape arithmetic
 // that follows (ONNX's Gather, Concat, Mul, ... on shapes) is computed then, and Reshape, Expand,
 // ConstantOfShape and Range read the results as their target shapes.
-#include <cstdint>
+#include <algorithm>
 #include <vector>
 
+#include "layer/layer.hpp"
 #include "layer/layer_registry.hpp"
-#include "layer/layout/slice_plan.hpp"
 #include "lumen/error.hpp"
 
 namespace lumen {
@@ -17,21 +17,23 @@ class ShapeOf : public Layer {
  public:
   // Reads start (default 0) and end (default: the rank).
   explicit ShapeOf(const LayerConfig& config)
-      : Layer(config), axes_(config.DimRangeParam("start", 0, "end", kToTheEnd)) {}
+      : Layer(config),
+        start_(config.IntParam("start", 0)),
+        end_(config.IntParam("end", kToTheEnd)) {}
 
   // One number per extent in [start, end).
   Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
-    const SliceRange axes = Axes(input_shapes[0]);
-    return {Shape{static_cast<uint32_t>(axes.end - axes.begin)}};
+    const Range range = Extents(input_shapes[0]);
+    return {Shape{static_cast<uint32_t>(range.end - range.begin)}};
   }
 
   // Writes the extents: the session calls this when it plans.
   bool OutputsFromShapes(const Shapes& input_shapes, const OutputTensors& outputs) const override {
-    const SliceRange axes = Axes(input_shapes[0]);
+    const Range range = Extents(input_shapes[0]);
     float* values = outputs[0]->data();  // 1-D: storage order is the row-major order
-    for (int64_t axis = axes.begin; axis < axes.end; ++axis) {
-      values[axis - axes.begin] = static_cast<float>(input_shapes[0][static_cast<size_t>(axis)]);
+    for (size_t axis = range.begin; axis < range.end; ++axis) {
+      values[axis - range.begin] = static_cast<float>(input_shapes[0][axis]);
     }
     return true;
   }
@@ -44,12 +46,23 @@ class ShapeOf : public Layer {
 
  private:
   static constexpr int kToTheEnd = 2147483647;
-  // The axes of `input` that start and end name: ONNX slices the shape as Python would.
-  SliceRange Axes(const Shape& input) const {
-    return PythonSliceRange(axes_.start, axes_.end, static_cast<int64_t>(input.size()));
+  struct Range {
+    size_t begin, end;
+  };
+  // The axes [begin, end) of `input` that start_ and end_ name.
+  Range Extents(const Shape& input) const {
+    // LESSON 16 BEGIN: the axes start_ and end_ name: negative ones count from the end; clamp both
+    const int rank = static_cast<int>(input.size());
+    const auto resolve = [rank](int index) {
+      return static_cast<size_t>(std::clamp(index < 0 ? index + rank : index, 0, rank));
+    };
+    const size_t begin = resolve(start_);
+    return {begin, std::max(begin, resolve(end_))};
+    // LESSON 16 END
   }
 
-  DimRange axes_;  // start and end
+  int start_;
+  int end_;
 };
 
 LUMEN_REGISTER_LAYER(ShapeOf, "lumen.Shape");

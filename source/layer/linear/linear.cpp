@@ -67,6 +67,9 @@ constexpr int kFeatureBlock = 64;
 constexpr size_t kParallelProducts = 1 << 15;
 // Slices of fewer rows than this are multiplied several at a time (see Linear::ForwardStacked).
 constexpr int kStackBelowRows = 128;
+// Slices of one row (a sequence-first (L, 1, E) operand) are stacked from this many on: one GEMM
+// reads the weights once, where a matrix-vector product per slice reads them again each time.
+constexpr std::ptrdiff_t kStackVectorsFrom = 32;
 // Scratch a stacked GEMM may use for its gathered input and its output (1 MB, in floats): as many
 // slices as fit, so that most layers need one GEMM (one pass of each parallel loop), and at least
 // kStackedRowsAtLeast rows, which keep the GEMM near its peak.
@@ -83,13 +86,25 @@ struct StackPlan {
 // together, and how many at a time.
 StackPlan PlanStacks(std::ptrdiff_t slices, int rows, int features) {
   StackPlan plan;
-  if (slices < 2 || rows < 2 || rows >= kStackBelowRows) return plan;
+  if (slices < 2 || rows >= kStackBelowRows || (rows == 1 && slices < kStackVectorsFrom)) {
+    return plan;
+  }
   const std::ptrdiff_t total_rows = slices * rows;
   const std::ptrdiff_t group_rows = std::max(kStackedRowsAtLeast, kStackScratchFloats / features);
   plan.groups = static_cast<int>((total_rows + group_rows - 1) / group_rows);
   plan.slices_per_group = static_cast<int>((slices + plan.groups - 1) / plan.groups);
   plan.groups = static_cast<int>((slices + plan.slices_per_group - 1) / plan.slices_per_group);
   return plan;
+}
+
+// Copies a run of `count` floats. Runs of one float (slices of one row) are the common case of a
+// sequence-first operand, and a call to memmove for each would cost more than the GEMM.
+inline void CopyRun(const float* source, int count, float* target) {
+  if (count == 1) {
+    *target = *source;
+  } else {
+    std::copy(source, source + count, target);
+  }
 }
 
 }  // namespace
@@ -125,10 +140,11 @@ StatePointer Linear::Prepare(const Shapes& input_shapes, const Shapes& /*output_
                              const PrepareContext& context) const {
   const Shape& input = input_shapes[0];
   const int rows = input.size() >= 2 ? static_cast<int>(input[input.size() - 2]) : 1;
-  if (rows <= 1 || context.workspace == nullptr) return nullptr;
+  if (rows == 0 || context.workspace == nullptr) return nullptr;
   const auto slices = static_cast<std::ptrdiff_t>(ShapeElementCount(input) / in_features_ / rows);
   const StackPlan plan = PlanStacks(slices, rows, in_features_ + out_features_);
   if (plan.groups == 0) {
+    if (rows == 1) return nullptr;  // matrix-vector products need no scratch
     context.workspace->Reserve(ScratchSlot::kGemmPacking,
                                PackedGemmScratchSize(rows, in_features_));
     return nullptr;
@@ -181,13 +197,18 @@ void Linear::FinishFeatures(float* result, int rows, int first, int end) const {
   });
 }
 
-void Linear::Forward(const InputTensors& inputs, const OutputTensors& outputs, const ForwardContext& context) const {
+void Linear::Forward(const InputTensors& inputs, const OutputTensors& outputs,
+                     const ForwardContext& context) const {
   // LESSON 09 BEGIN: x W^T + b for every row of every slice
   const Tensor& input = *inputs[0];
   Tensor& output = *outputs[0];
   if (output.empty()) return;
   const int rows = static_cast<int>(input.rows());
   const auto slices = static_cast<std::ptrdiff_t>(input.channels());
+  if (PlanStacks(slices, rows, in_features_ + out_features_).groups > 0) {
+    ForwardStacked(input, output, context.compute);
+    return;
+  }
   if (rows == 1) {
     // One vector per slice (a classifier's head): a dot product per output feature, a
     // matrix-vector product that a GEMM's row panels would mostly waste.
@@ -205,10 +226,6 @@ void Linear::Forward(const InputTensors& inputs, const OutputTensors& outputs, c
           FinishFeatures(result, 1, first, end);
         },
         Schedule::kStatic, products >= kParallelProducts);
-    return;
-  }
-  if (PlanStacks(slices, rows, in_features_ + out_features_).groups > 0) {
-    ForwardStacked(input, output, context.compute);
     return;
   }
   // Many slices (a batch of sequences): one slice per task, each GEMM on its own thread. Few
@@ -263,7 +280,7 @@ void Linear::ForwardStacked(const Tensor& input, Tensor& output,
         [&](std::ptrdiff_t column) {
           for (int slice = 0; slice < count; ++slice) {
             const float* source = input.channel_data(first_slice + slice) + column * rows;
-            std::copy(source, source + rows, stacked_input + column * size + slice * rows);
+            CopyRun(source, rows, stacked_input + column * size + slice * rows);
           }
         },
         Schedule::kStatic, parallel);
@@ -280,9 +297,8 @@ void Linear::ForwardStacked(const Tensor& input, Tensor& output,
             float* column = stacked_output + feature * size;
             for (size_t i = 0; i < size; ++i) column[i] = function(column[i] + bias);
             for (int slice = 0; slice < count; ++slice) {
-              const float* source = column + slice * rows;
-              std::copy(source, source + rows,
-                        output.channel_data(first_slice + slice) + feature * rows);
+              CopyRun(column + slice * rows, rows,
+                      output.channel_data(first_slice + slice) + feature * rows);
             }
           },
           Schedule::kStatic, parallel);

@@ -8,6 +8,7 @@
 
 #include "base/checked_math.hpp"
 #include "lumen/error.hpp"
+#include "lumen/tensor.hpp"
 #include "onnx/onnx_graph_builder.hpp"
 
 namespace lumen {
@@ -207,9 +208,7 @@ void GraphBuilder::MapSplit() {
 }
 
 void GraphBuilder::MapConcat() {
-  std::vector<std::string> inputs;
-  for (size_t i = 0; i < InputCount(); ++i) inputs.push_back(RuntimeInput(i));
-  Node node = MakeNode("torch.cat", inputs, {OutputName(0)});
+  Node node = MakeNode("torch.cat", RuntimeInputs(InputCount()), {OutputName(0)});
   node.params["dim"] = Parameter::FromInt(ClampToInt(Int("axis", 0)));
   EmitOutput(std::move(node));
 }
@@ -233,7 +232,13 @@ std::vector<int64_t> GraphBuilder::PadsOverEveryAxis(const std::vector<int64_t>&
   int64_t rank = non_negative ? RequireInputRank(0, "for the non-negative axes of Pad") : 0;
   if (!non_negative) {
     rank = InputRank(0);
-    for (int64_t axis : axes) rank = std::max(rank, -axis);
+    for (int64_t axis : axes) {
+      // A rank Lumen cannot hold is refused before anything is sized by it.
+      if (-axis > static_cast<int64_t>(kMaxRank)) {
+        Fail(Concat("axis ", axis, " needs a rank above ", kMaxRank, ", the largest Lumen holds"));
+      }
+      rank = std::max(rank, -axis);
+    }
   }
   std::vector<int64_t> full(static_cast<size_t>(2 * rank), 0);
   std::vector<bool> seen(static_cast<size_t>(rank), false);

@@ -26,6 +26,7 @@ ConstantTensor Transposed(const ConstantTensor& matrix) {
 }  // namespace
 
 void GraphBuilder::MapGemm() {
+  // LESSON 16 BEGIN: alpha * A B' + beta * C with a known B and C as one nn.Linear
   // Y = alpha * A' B' + beta * C: with a known B and C this is nn.Linear.
   if (Int("transA", 0) != 0) Fail("transA=1 is not supported");
   const ConstantTensor& b = ConstantInput(1, "matrix B");
@@ -60,7 +61,9 @@ void GraphBuilder::MapGemm() {
     }
     node.attributes["bias"] = ToAttribute(bias, Where());
   }
-  EmitOutput(std::move(node));
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
+  // LESSON 16 END
 }
 
 void GraphBuilder::MapMatMul() {
@@ -80,9 +83,7 @@ void GraphBuilder::MapMatMul() {
 }
 
 void GraphBuilder::MapEinsum() {
-  std::vector<std::string> inputs;
-  for (size_t i = 0; i < InputCount(); ++i) inputs.push_back(RuntimeInput(i));
-  Node node = MakeNode("torch.einsum", inputs, {OutputName(0)});
+  Node node = MakeNode("torch.einsum", RuntimeInputs(InputCount()), {OutputName(0)});
   node.params["equation"] = Parameter::FromString(String("equation", ""));
   EmitOutput(std::move(node));
 }

@@ -82,12 +82,14 @@ TEST(Linear, InfersTheShapeForAnyLeadingDimensions) {
 
 // Random shapes through each of the layer's paths, on 1 and 3 threads: single rows (dot
 // products), one tall slice (a GEMM split over the threads), many tall slices (one GEMM each),
-// slices of few rows stacked into one GEMM or, past 1 MB of scratch, into several.
+// slices of few rows stacked into one GEMM or, past 1 MB of scratch, into several, and many
+// slices of one row (a sequence-first (L, 1, E) operand) stacked likewise.
 TEST(Linear, MatchesADirectLoopOnRandomShapes) {
   std::mt19937 generator(41);
-  const std::vector<Shape> shapes = {{1, 300},    {4, 1, 300},     {70, 24},      {1, 129, 40},
-                                     {5, 37, 24}, {2, 3, 9, 17},   {3, 300},      {6, 1, 1, 45},
-                                     {4, 130, 9}, {1, 29, 23, 33}, {40, 20, 600}, {0, 5, 7}};
+  const std::vector<Shape> shapes = {{1, 300},     {4, 1, 300},     {70, 24},      {1, 129, 40},
+                                     {5, 37, 24},  {2, 3, 9, 17},   {3, 300},      {6, 1, 1, 45},
+                                     {4, 130, 9},  {1, 29, 23, 33}, {40, 20, 600}, {0, 5, 7},
+                                     {197, 1, 96}, {31, 1, 8},      {3000, 1, 130}};
   for (const Shape& shape : shapes) {
     const int in = static_cast<int>(shape.back());
     const int out = std::uniform_int_distribution<int>(1, 140)(generator);
