@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 
 #include "base/checked_math.hpp"
 #include "convolution_factories.hpp"
@@ -57,21 +58,12 @@ void ConvolutionPlan::ReserveScratch(Workspace* workspace) const {
 }
 
 const char* ConvolutionAlgorithmName(ConvolutionAlgorithmKind kind) {
-  switch (kind) {
-    case ConvolutionAlgorithmKind::kReference:
-      return "reference";
-    case ConvolutionAlgorithmKind::kIm2col:
-      return "im2col";
-    case ConvolutionAlgorithmKind::kPointwise:
-      return "pointwise";
-    case ConvolutionAlgorithmKind::kDepthwise:
-      return "depthwise";
-    case ConvolutionAlgorithmKind::kWinograd4x4:
-      return "winograd";
-    case ConvolutionAlgorithmKind::kWinograd2x2:
-      return "winograd-2x2";
-  }
-  return "unknown";
+  // In the order of the enum.
+  static constexpr const char* kNames[] = {"reference", "im2col",   "pointwise",
+                                           "depthwise", "winograd", "winograd-2x2"};
+  static_assert(std::size(kNames) == kConvolutionAlgorithmKinds, "one name per algorithm");
+  const size_t index = static_cast<size_t>(kind);
+  return index < kConvolutionAlgorithmKinds ? kNames[index] : "unknown";
 }
 
 ConvolutionAlgorithm::ConvolutionAlgorithm(const ConvolutionSpec& spec)

@@ -12,6 +12,13 @@
 
 namespace lumen {
 
+// A range of dimensions an operator names by its first and last (or end) dim, read as one
+// parameter pair: torch.flatten's start_dim and end_dim, lumen.Shape's start and end.
+struct DimRange {
+  int start = 0;
+  int end = 0;
+};
+
 // A read-only view of one node, with getters that name the operator and key in every error.
 class LayerConfig {
  public:
@@ -63,6 +70,11 @@ class LayerConfig {
   std::vector<float> FloatArrayParam(const std::string& key) const;
   // A pair such as kernel_size, written either as `(3,3)` or as a single int `3`.
   std::vector<int> IntPairParam(const std::string& key) const;
+  // The int parameters `start` and `end` as a DimRange, each its fallback when absent.
+  DimRange DimRangeParam(const std::string& start, int start_fallback, const std::string& end,
+                         int end_fallback) const {
+    return {IntParam(start, start_fallback), IntParam(end, end_fallback)};
+  }
 
   // True if the operator declares the weight.
   bool HasAttribute(const std::string& key) const;

@@ -75,6 +75,22 @@ StridedView StridedViewLayer::SliceView(const Shape& input, size_t axis, size_t 
   return view;
 }
 
+Shapes AxisViewLayer::OutputShapes(const Shapes& input_shapes) const {
+  CheckInputCount(input_shapes, 1);
+  const Shape& input = input_shapes[0];
+  return OutputShapesAlong(input, Axis(dim_, input.size()));
+}
+
+std::vector<StridedView> AxisViewLayer::Views(const Shape& input) const {
+  return ViewsAlong(input, Axis(dim_, input.size()));
+}
+
+Shape AxisViewLayer::WithoutAxis(const Shape& input, size_t axis) {
+  Shape output = input;
+  output.erase(output.begin() + static_cast<std::ptrdiff_t>(axis));
+  return output;
+}
+
 void CopyRowMajorOrder(const Tensor& source, Tensor* target, ThreadPool* pool) {
   if (source.size() != target->size()) {
     throw Error(Concat("cannot copy a tensor of shape ", ShapeToString(source.shape()), " into ",

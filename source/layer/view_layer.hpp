@@ -65,6 +65,32 @@ class StridedViewLayer : public Layer {
   static StridedView SliceView(const Shape& input, size_t axis, size_t index);
 };
 
+// A strided view layer along one dimension, `dim` (select, narrow, unbind): it checks that there
+// is one input and resolves dim against its rank (negative counting from the end, failing when
+// out of range) for both OutputShapes and Views, so that a subclass works with the axis alone.
+class AxisViewLayer : public StridedViewLayer {
+ public:
+  // Keeps `dim`, the op's dimension parameter.
+  AxisViewLayer(const LayerConfig& config, int dim) : StridedViewLayer(config), dim_(dim) {}
+  // One input; the shapes OutputShapesAlong gives for dim's axis.
+  Shapes OutputShapes(const Shapes& input_shapes) const final;
+
+ protected:
+  // The output shapes for an input of shape `input`, dim being its axis `axis`.
+  virtual Shapes OutputShapesAlong(const Shape& input, size_t axis) const = 0;
+  // One view per output for `input`, which OutputShapesAlong has accepted.
+  virtual std::vector<StridedView> ViewsAlong(const Shape& input, size_t axis) const = 0;
+  // Resolves dim and asks ViewsAlong.
+  std::vector<StridedView> Views(const Shape& input) const final;
+  // The dimension as the op gives it (for messages).
+  int dim() const { return dim_; }
+  // `input` without `axis`: the shape of a slice at one index (select, unbind).
+  static Shape WithoutAxis(const Shape& input, size_t axis);
+
+ private:
+  int dim_;
+};
+
 // A layer whose output is one strided copy from one of its inputs (pixel shuffle, repeat,
 // repeat_interleave, diag): subclasses describe the copy for the shapes (Copy);
 // Prepare plans it once per input shape and Forward only runs it.

@@ -342,6 +342,12 @@ std::string GraphBuilder::RuntimeInput(size_t index) {
   return operand;
 }
 
+std::vector<std::string> GraphBuilder::RuntimeInputs(size_t count) {
+  std::vector<std::string> operands;
+  for (size_t index = 0; index < count; ++index) operands.push_back(RuntimeInput(index));
+  return operands;
+}
+
 std::vector<int64_t> GraphBuilder::InputDims(size_t index) const {
   if (!HasInput(index)) return {};
   const std::string& name = node_->input(static_cast<int>(index));
@@ -419,6 +425,11 @@ void GraphBuilder::Emit(Node node) {
     graph_.operands.push_back(std::move(operand));
   }
   graph_.nodes.push_back(std::move(node));
+}
+
+void GraphBuilder::EmitOutput(Node node) {
+  Emit(std::move(node));
+  SetRuntimeOutput(0, OutputName(0));
 }
 
 std::string GraphBuilder::NewOperandName(const std::string& base) {

@@ -71,6 +71,9 @@ class GraphBuilder {
   // The Lumen operand holding input `index` at run time; a known input becomes a pnnx.Attribute
   // node (made once per value).
   std::string RuntimeInput(size_t index);
+  // The run-time operands of inputs 0 to count - 1, in order: the inputs of a node that reads the
+  // ONNX node's first `count` inputs as they are.
+  std::vector<std::string> RuntimeInputs(size_t count);
   // The dims the file declares (or the reader knows) for input `index`; empty if unknown.
   // Unknown extents are -1.
   std::vector<int64_t> InputDims(size_t index) const;
@@ -93,6 +96,9 @@ class GraphBuilder {
                 const std::vector<std::string>& outputs);
   // Adds the node to the graph and its outputs to the operands.
   void Emit(Node node);
+  // Emits the node that computes output 0 (OutputName(0)) and makes it that output at run time:
+  // how a mapper ends whose last node writes the ONNX node's one result.
+  void EmitOutput(Node node);
   // The name of a new operand for an intermediate result of the current node.
   std::string NewOperandName(const std::string& base);
   // Output `index` of the current node is, at run time, the operand `operand`.
@@ -184,6 +190,9 @@ class GraphBuilder {
   void MapScatterElements();
   void MapGatherNd();
   void MapScatterNd();
+  // The reduction attribute of ScatterElements and ScatterND (none, add, mul, max, min) as
+  // torch.scatter_reduce names it (sum, prod, amax, amin), empty for none; Fail()s on another.
+  std::string ScatterReduceName() const;
   void MapWhere();
 
   // operators/selection.cpp: ops that keep or reorder elements along an axis by a count or mask

@@ -72,8 +72,7 @@ int FuseBiasAdditions(LayerGraph* graph) {
     removed[static_cast<size_t>(reader)] = true;
     // The constant is the layer's now; its step goes if nothing else reads it.
     if (sole_readers[static_cast<size_t>(bias_step.outputs[0])] == reader) {
-      graph->operands[static_cast<size_t>(bias_step.outputs[0])].fused_into = step.description;
-      removed[static_cast<size_t>(constant)] = true;
+      graph->AbsorbConstant(static_cast<size_t>(constant), index, &removed);
     }
     ++rewritten;
   }

@@ -61,4 +61,11 @@ void LayerGraph::AbsorbStep(size_t gone, size_t into, std::vector<bool>* removed
   (*removed)[gone] = true;
 }
 
+void LayerGraph::AbsorbConstant(size_t constant, size_t into, std::vector<bool>* removed) {
+  for (int output : steps[constant].outputs) {
+    operands[static_cast<size_t>(output)].fused_into = steps[into].description;
+  }
+  (*removed)[constant] = true;
+}
+
 }  // namespace lumen

@@ -58,6 +58,10 @@ struct LayerGraph {
   // fused nodes, gone's outputs name `into` as what absorbed them, and gone is marked in
   // `removed`, for RemoveSteps.
   void AbsorbStep(size_t gone, size_t into, std::vector<bool>* removed);
+  // Step `constant`, a stored value nothing else reads, is held by step `into`'s layer now (a
+  // fused weight or bias): its outputs name `into` as what absorbed them, and it is marked in
+  // `removed` (unlike AbsorbStep, `into` does not list it among its fused nodes).
+  void AbsorbConstant(size_t constant, size_t into, std::vector<bool>* removed);
 };
 
 }  // namespace lumen

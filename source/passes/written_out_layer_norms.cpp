@@ -257,8 +257,8 @@ int FuseWrittenOutLayerNorms(LayerGraph* graph) {
     for (int constant : {chain.weight_step, chain.bias_step}) {
       Step& step = graph->steps[static_cast<size_t>(constant)];
       if (step.outputs.size() == 1 && readers.Sole(step.outputs[0]) >= 0) {
-        graph->operands[static_cast<size_t>(step.outputs[0])].fused_into = last.description;
-        removed[static_cast<size_t>(constant)] = true;
+        graph->AbsorbConstant(static_cast<size_t>(constant),
+                              static_cast<size_t>(chain.steps.back()), &removed);
       }
     }
     ++rewritten;

@@ -28,7 +28,7 @@ class Hardmax : public Layer {
   explicit Hardmax(const LayerConfig& config) : Layer(config), dim_(config.IntParam("dim", -1)) {}
 
   // The input's shape, after checking dim against its rank.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     if (input_shapes[0].empty()) Fail("the input must have at least one dimension");
     Axis(dim_, input_shapes[0].size());
@@ -36,9 +36,8 @@ class Hardmax : public Layer {
   }
 
   // Plans the slices along dim.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& /*context*/) const override {
     auto state = std::make_unique<HardmaxState>();
     state->lines =
         MakeAxisLines(input_shapes[0], Axis(dim_, input_shapes[0].size()), output_shapes[0], true);
@@ -46,7 +45,7 @@ class Hardmax : public Layer {
   }
 
   // Writes each slice's one-hot.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const AxisLines& lines = context.state_as<HardmaxState>().lines;
     const float* input = inputs[0]->data();

@@ -269,16 +269,8 @@ VolumeShape Convolution3d::SampleShape(const VolumeConvolutionSpec& spec,
 Shapes Convolution3d::OutputShapes(const Shapes& input_shapes) const {
   const VolumeConvolutionSpec spec = SpecFor(input_shapes);
   const VolumeShape shape = SampleShape(spec, input_shapes[0]);
-  Shape output = input_shapes[0];
-  const size_t rank = output.size();
-  const uint32_t extents[3] = {static_cast<uint32_t>(shape.output_d),
-                               static_cast<uint32_t>(shape.output_h),
-                               static_cast<uint32_t>(shape.output_w)};
-  output[rank - spatial_rank_ - 1] = static_cast<uint32_t>(spec.plane.out_channels);
-  for (int axis = 0; axis < spatial_rank_; ++axis) {
-    output[rank - spatial_rank_ + axis] = extents[3 - spatial_rank_ + axis];
-  }
-  return {output};
+  return {VolumeOutputShape(input_shapes[0], spatial_rank_, spec.plane.out_channels,
+                            {shape.output_d, shape.output_h, shape.output_w})};
 }
 
 StatePointer Convolution3d::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,

@@ -56,6 +56,18 @@ VolumeView ViewAsVolume(const Shape& input, int rank) {
   return view;
 }
 
+Shape VolumeOutputShape(const Shape& input, int rank, int channels,
+                        const std::array<int, 3>& extents) {
+  Shape output = input;
+  const size_t size = output.size();
+  const auto spatial = static_cast<size_t>(rank);
+  output[size - spatial - 1] = static_cast<uint32_t>(channels);
+  for (size_t axis = 0; axis < spatial; ++axis) {
+    output[size - spatial + axis] = static_cast<uint32_t>(extents[3 - spatial + axis]);
+  }
+  return output;
+}
+
 namespace {
 
 // The copy between (samples, C, L) rows and the tensor layout of `shape`, (N, C, L) or (C, L);

@@ -41,6 +41,12 @@ struct VolumeView {
 };
 VolumeView ViewAsVolume(const Shape& input, int rank);
 
+// The output shape of an operator of `rank` spatial axes: `input` (batched or not) with `channels`
+// along its channel axis and its spatial axes' extents taken from `extents` (depth, height, width;
+// the axes the operator lacks are not read).
+Shape VolumeOutputShape(const Shape& input, int rank, int channels,
+                        const std::array<int, 3>& extents);
+
 // Copies (samples, C, L) rows of L, one per channel, into a (N, C, L) or (C, L) tensor's layout
 // (channels innermost): how a 1-D operator returns what the volume kernels wrote.
 StridedCopy RowsToChannelsInnermost(const Shape& output);

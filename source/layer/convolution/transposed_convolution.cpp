@@ -251,14 +251,7 @@ TransposedConvolution::Sizes TransposedConvolution::SampleSizes(const Geometry& 
 Shapes TransposedConvolution::OutputShapes(const Shapes& input_shapes) const {
   const Geometry geometry = GeometryFor(input_shapes);
   const Sizes sizes = SampleSizes(geometry, input_shapes[0]);
-  Shape output = input_shapes[0];
-  const size_t rank = output.size();
-  output[rank - spatial_rank_ - 1] = static_cast<uint32_t>(geometry.out_channels);
-  for (int axis = 0; axis < spatial_rank_; ++axis) {
-    output[rank - spatial_rank_ + axis] =
-        static_cast<uint32_t>(sizes.output[3 - spatial_rank_ + axis]);
-  }
-  return {output};
+  return {VolumeOutputShape(input_shapes[0], spatial_rank_, geometry.out_channels, sizes.output)};
 }
 
 StatePointer TransposedConvolution::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,

@@ -1,8 +1,8 @@
 // Tensors of one value: torch.full / zeros / ones / empty and Tensor.new_full / new_zeros /
 // new_ones / new_empty (of a given size), torch.full_like / zeros_like / ones_like / empty_like
-// and Tensor.fill (of the input's shape), and lumen.ConstantOfShape (ONNX's ConstantOfShape: of
-// the shape input 0 holds, known when a session plans). pnnx folds most of them into constants
-// when the shapes are known at export; these layers run the ones it leaves in the graph.
+// and Tensor.fill (of the input's shape). pnnx folds most of them into constants when the shapes
+// are known at export; these layers run the ones it leaves in the graph. (ONNX's ConstantOfShape,
+// whose shape is an operand's values, is lumen.ConstantOfShape, constant_of_shape.cpp.)
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -26,11 +26,6 @@ class Full : public Layer {
   explicit Full(const LayerConfig& config);
   // `size`, or the shape of input 0; checks the value operand holds one element.
   Shapes OutputShapes(const Shapes&) const override;
-  // lumen.ConstantOfShape's shape is the values of input 0.
-  std::vector<size_t> ShapeValueInputs() const override;
-  // The shape input 0 holds, for lumen.ConstantOfShape; else OutputShapes.
-  Shapes OutputShapesFromValues(const Shapes& input_shapes,
-                                const InputTensors& input_values) const override;
   // Fills the output.
   void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
@@ -38,8 +33,7 @@ class Full : public Layer {
   // The value as a tensor of dtype_ holds it.
   float Stored(float value) const;
 
-  bool sized_ = false;              // shape from `size`, not from input 0
-  bool shape_from_values_ = false;  // shape from the values of input 0
+  bool sized_ = false;  // shape from `size`, not from input 0
   Shape size_;
   int value_input_ = -1;  // the input holding the value, or -1 when value_ is it
   float value_ = 0.0f;
@@ -50,8 +44,6 @@ Full::Full(const LayerConfig& config) : Layer(config) {
   const std::string& type = config.type();
   sized_ = type == "torch.full" || type == "torch.zeros" || type == "torch.ones" ||
            type == "torch.empty" || type.rfind("Tensor.new_", 0) == 0;
-  shape_from_values_ = type == "lumen.ConstantOfShape";
-  if (shape_from_values_) value_ = config.FloatParam("value", 0.0f);
   if (sized_) {
     if (config.InputIndexOfRole("size") >= 0 || !config.HasParam("size")) {
       Fail(
@@ -90,7 +82,6 @@ Full::Full(const LayerConfig& config) : Layer(config) {
 }
 
 Shapes Full::OutputShapes(const Shapes& input_shapes) const {
-  if (shape_from_values_) Fail("its output shape is the values of input 0, not known here");
   const size_t expected =
       (sized_ && Layer::type().rfind("Tensor.", 0) != 0 ? 0 : 1) + (value_input_ >= 0 ? 1 : 0);
   CheckInputCount(input_shapes, expected);
@@ -105,26 +96,6 @@ Shapes Full::OutputShapes(const Shapes& input_shapes) const {
     return {size_};
   }
   return {input_shapes[0]};
-}
-
-std::vector<size_t> Full::ShapeValueInputs() const {
-  return shape_from_values_ ? std::vector<size_t>{0} : std::vector<size_t>{};
-}
-
-Shapes Full::OutputShapesFromValues(const Shapes& input_shapes,
-                                    const InputTensors& input_values) const {
-  if (!shape_from_values_) return OutputShapes(input_shapes);
-  CheckInputCount(input_shapes, 1);
-  if (input_shapes[0].size() != 1) {
-    Fail(Concat("the shape input must be 1-D, got shape ", ShapeToString(input_shapes[0])));
-  }
-  Shape shape;
-  for (int64_t extent : IntegerValues(*input_values[0], "the shape (input 0)")) {
-    if (extent < 0 || extent > UINT32_MAX) Fail(Concat("the shape has an extent ", extent));
-    shape.push_back(static_cast<uint32_t>(extent));
-  }
-  ShapeElementCount(shape);  // throws on a rank above kMaxRank or a count that overflows
-  return {shape};
 }
 
 float Full::Stored(float value) const {
@@ -149,6 +120,6 @@ void Full::Forward(const InputTensors& inputs, const OutputTensors& outputs,
 LUMEN_REGISTER_LAYER(Full, "torch.full", "torch.zeros", "torch.ones", "torch.empty",
                      "Tensor.new_full", "Tensor.new_zeros", "Tensor.new_ones", "Tensor.new_empty",
                      "torch.full_like", "torch.zeros_like", "torch.ones_like", "torch.empty_like",
-                     "Tensor.fill", "lumen.ConstantOfShape");
+                     "Tensor.fill");
 
 }  // namespace lumen

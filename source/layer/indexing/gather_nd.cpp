@@ -13,12 +13,13 @@
 namespace lumen {
 namespace {
 
-// Per session: the storage strides of data, indices and output, and the tuple length.
+// Per session: where each output position finds its data element, and the output's strides.
 struct GatherNdState : LayerState {
-  std::vector<size_t> data_strides;
+  explicit GatherNdState(const Shapes& input_shapes, const Shape& output, size_t batch)
+      : addressing(input_shapes[0], input_shapes[1], batch),
+        output_strides(StorageStrides(output)) {}
+  IndexTupleAddressing addressing;
   std::vector<size_t> output_strides;
-  std::vector<size_t> index_strides;
-  size_t tuple_length = 0;
 };
 
 }  // namespace
@@ -34,7 +35,7 @@ class GatherNd : public Layer {
   }
 
   // indices.shape[:-1] + data.shape[batch_dims + tuple length:].
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 2);
     const Shape& data = input_shapes[0];
     const Shape& indices = input_shapes[1];
@@ -55,52 +56,33 @@ class GatherNd : public Layer {
                     " differ in batch dim ", d));
       }
     }
-    Shape output(indices.begin(), indices.end() - 1);
-    output.insert(output.end(), data.begin() + static_cast<std::ptrdiff_t>(batch + length),
-                  data.end());
+    const Shape output = AddressedShape(data, indices, batch);
     if (output.size() > kMaxRank) {
       Fail(Concat("the output ", ShapeToString(output), " has a rank above ", kMaxRank));
     }
     return {output};
   }
 
-  // Computes the strides.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& /*context*/) const override {
-    auto state = std::make_unique<GatherNdState>();
-    state->data_strides = StorageStrides(input_shapes[0]);
-    state->output_strides = StorageStrides(output_shapes[0]);
-    state->index_strides = StorageStrides(input_shapes[1]);
-    state->tuple_length = input_shapes[1].back();
-    return state;
+  // Plans the addressing.
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& /*context*/) const override {
+    return std::make_unique<GatherNdState>(input_shapes, output_shapes[0],
+                                           static_cast<size_t>(batch_dims_));
   }
 
   // Reads every output element from the data element its tuple and position name.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const GatherNdState& state = context.state_as<GatherNdState>();
-    const Shape& data_shape = inputs[0]->shape();
-    const size_t prefix_rank = inputs[1]->rank() - 1;
-    const size_t batch = static_cast<size_t>(batch_dims_);
-    const size_t slice_first = batch + state.tuple_length;  // data's first sliced dim
     const float* data = inputs[0]->data();
-    const float* indices = inputs[1]->data();
     float* output = outputs[0]->data();
-    ForEachCoordinate(outputs[0]->shape(), [&](const Coordinates& position) {
-      Coordinates source{};
-      for (size_t d = 0; d < batch; ++d) source[d] = position[d];
-      for (size_t d = slice_first; d < data_shape.size(); ++d) {
-        source[d] = position[prefix_rank + d - slice_first];
-      }
-      float bad = 0.0f;
-      if (!ResolveIndexTuple(indices, state.index_strides, position, prefix_rank,
-                             state.tuple_length, data_shape, batch, &source, &bad)) {
-        Fail(Concat("index ", bad, " is out of bounds for data ", ShapeToString(data_shape)));
-      }
-      output[StorageOffsetOf(position, state.output_strides)] =
-          data[StorageOffsetOf(source, state.data_strides)];
-    });
+    float bad = 0.0f;
+    const auto gather = [&](const Coordinates& position, size_t source) {
+      output[StorageOffsetOf(position, state.output_strides)] = data[source];
+    };
+    if (!state.addressing.ForEachPosition(outputs[0]->shape(), inputs[1]->data(), &bad, gather)) {
+      Fail(Concat("index ", bad, " is out of bounds for data ", ShapeToString(inputs[0]->shape())));
+    }
   }
 
  private:

@@ -17,16 +17,9 @@
 namespace lumen {
 namespace {
 
-// scatter's reduce names ('add', 'multiply') and scatter_reduce's ('sum', 'prod', 'mean', 'amax',
-// 'amin').
+// scatter's reduce names ('add', 'multiply'); scatter_reduce's are kScatterReduceNames.
 const std::pair<const char*, ScatterReduction> kScatterNames[] = {
     {"add", ScatterReduction::kSum}, {"multiply", ScatterReduction::kProd}};
-const std::pair<const char*, ScatterReduction> kScatterReduceNames[] = {
-    {"sum", ScatterReduction::kSum},
-    {"prod", ScatterReduction::kProd},
-    {"mean", ScatterReduction::kMean},
-    {"amax", ScatterReduction::kMax},
-    {"amin", ScatterReduction::kMin}};
 
 // Per session: the storage strides of the output (the input's shape), the index and src, and,
 // when a position's first src value must be told apart (a mean, or include_self=False), how many
@@ -52,14 +45,11 @@ class Scatter : public Layer {
   // Reads dim, value (when there is no src operand), reduce and include_self (default True).
   explicit Scatter(const LayerConfig& config);
   // The input's shape.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override;
+  Shapes OutputShapes(const Shapes&) const override;
   // Computes the strides and sizes the per-element counts if the reduction needs them.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& context) const override;
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Copies the input, then writes or combines every src value at its indexed position.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
-               const ForwardContext& context) const override;
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
   // True when Forward counts the values landing on each position.
@@ -95,7 +85,7 @@ Scatter::Scatter(const LayerConfig& config) : Layer(config), dim_(config.IntPara
   if (has_value_) value_ = config.FloatParam("value");
 }
 
-std::vector<Shape> Scatter::OutputShapes(const std::vector<Shape>& input_shapes) const {
+Shapes Scatter::OutputShapes(const Shapes& input_shapes) const {
   CheckInputCount(input_shapes, has_value_ ? 2 : 3);
   const Shape& input = input_shapes[0];
   const Shape& index = input_shapes[1];
@@ -119,9 +109,8 @@ std::vector<Shape> Scatter::OutputShapes(const std::vector<Shape>& input_shapes)
   return {input};
 }
 
-std::unique_ptr<LayerState> Scatter::Prepare(const std::vector<Shape>& input_shapes,
-                                             const std::vector<Shape>& output_shapes,
-                                             const PrepareContext& /*context*/) const {
+StatePointer Scatter::Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                              const PrepareContext& /*context*/) const {
   auto state = std::make_unique<ScatterState>();
   state->output_strides = StorageStrides(input_shapes[0]);
   state->index_strides = StorageStrides(input_shapes[1]);
@@ -131,7 +120,7 @@ std::unique_ptr<LayerState> Scatter::Prepare(const std::vector<Shape>& input_sha
   return state;
 }
 
-void Scatter::Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+void Scatter::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                       const ForwardContext& context) const {
   ScatterState& state = context.state_as<ScatterState>();
   const size_t axis = Axis(dim_, inputs[0]->rank());

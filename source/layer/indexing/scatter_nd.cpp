@@ -1,7 +1,8 @@
 // lumen.ScatterND: ONNX's ScatterND, a copy of data in which each slice of updates lands at the
 // element or slice an index tuple (the indices' last dimension) names:
 //   output[indices[i_0, ..., i_{q-2}, :], ...] = updates[i_0, ..., i_{q-2}, ...]
-// replacing the value there or combining with it (reduction add, mul, max, min; opsets 16, 18).
+// replacing the value there or combining with it (ONNX's reduction add, mul, max, min of opsets 16
+// and 18, which the ONNX reader passes as reduce sum, prod, amax, amin).
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -15,20 +16,14 @@
 namespace lumen {
 namespace {
 
-// ONNX's reduction names.
-const std::pair<const char*, ScatterReduction> kScatterNdReductions[] = {
-    {"none", ScatterReduction::kNone},
-    {"add", ScatterReduction::kSum},
-    {"mul", ScatterReduction::kProd},
-    {"max", ScatterReduction::kMax},
-    {"min", ScatterReduction::kMin}};
-
-// Per session: the storage strides of the output (data's shape), the indices and the updates.
+// Per session: where each update finds its output element (data's shape), and the updates'
+// strides.
 struct ScatterNdState : LayerState {
-  std::vector<size_t> output_strides;
-  std::vector<size_t> index_strides;
+  explicit ScatterNdState(const Shapes& input_shapes)
+      : addressing(input_shapes[0], input_shapes[1], 0),
+        update_strides(StorageStrides(input_shapes[2])) {}
+  IndexTupleAddressing addressing;
   std::vector<size_t> update_strides;
-  size_t tuple_length = 0;
 };
 
 }  // namespace
@@ -38,16 +33,19 @@ struct ScatterNdState : LayerState {
 // Index values count from the end when negative; one out of range is an error at run time.
 class ScatterNd : public Layer {
  public:
-  // Reads reduction (default 'none').
+  // Reads reduce, in torch.scatter_reduce's names but 'mean' (ONNX has no mean); without it each
+  // update replaces the value at its position.
   explicit ScatterNd(const LayerConfig& config) : Layer(config) {
-    const std::string name = config.StringParam("reduction", "none");
-    if (!ParseScatterReduction(name, kScatterNdReductions, &reduction_)) {
-      Fail(Concat("reduction must be 'none', 'add', 'mul', 'max' or 'min', got '", name, "'"));
+    if (!config.HasParam("reduce")) return;
+    const std::string name = config.StringParam("reduce");
+    if (!ParseScatterReduction(name, kScatterReduceNames, &reduction_) ||
+        reduction_ == ScatterReduction::kMean) {
+      Fail(Concat("reduce must be 'sum', 'prod', 'amax' or 'amin', got '", name, "'"));
     }
   }
 
   // Data's shape, after checking that updates are indices.shape[:-1] + data.shape[length:].
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 3);
     const Shape& data = input_shapes[0];
     const Shape& indices = input_shapes[1];
@@ -57,8 +55,7 @@ class ScatterNd : public Layer {
                   " must have a last extent from 1 to data's rank (data ", ShapeToString(data),
                   ")"));
     }
-    Shape expected(indices.begin(), indices.end() - 1);
-    expected.insert(expected.end(), data.begin() + indices.back(), data.end());
+    const Shape expected = AddressedShape(data, indices, 0);
     if (updates != expected) {
       Fail(Concat("the updates ", ShapeToString(updates), " must have the shape ",
                   ShapeToString(expected), " (indices ", ShapeToString(indices), ", data ",
@@ -67,41 +64,27 @@ class ScatterNd : public Layer {
     return {data};
   }
 
-  // Computes the strides.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& /*output_shapes*/,
-                                      const PrepareContext& /*context*/) const override {
-    auto state = std::make_unique<ScatterNdState>();
-    state->output_strides = StorageStrides(input_shapes[0]);
-    state->index_strides = StorageStrides(input_shapes[1]);
-    state->update_strides = StorageStrides(input_shapes[2]);
-    state->tuple_length = input_shapes[1].back();
-    return state;
+  // Plans the addressing.
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                       const PrepareContext& /*context*/) const override {
+    return std::make_unique<ScatterNdState>(input_shapes);
   }
 
   // Copies data, then writes or combines every update at the position its tuple names.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const ScatterNdState& state = context.state_as<ScatterNdState>();
-    const Shape& data_shape = inputs[0]->shape();
-    const size_t prefix_rank = inputs[1]->rank() - 1;
-    const float* indices = inputs[1]->data();
     const float* updates = inputs[2]->data();
     float* output = outputs[0]->data();
     std::copy(inputs[0]->data(), inputs[0]->data() + inputs[0]->size(), output);
-    ForEachCoordinate(inputs[2]->shape(), [&](const Coordinates& position) {
-      Coordinates target{};
-      for (size_t d = state.tuple_length; d < data_shape.size(); ++d) {
-        target[d] = position[prefix_rank + d - state.tuple_length];
-      }
-      float bad = 0.0f;
-      if (!ResolveIndexTuple(indices, state.index_strides, position, prefix_rank,
-                             state.tuple_length, data_shape, 0, &target, &bad)) {
-        Fail(Concat("index ", bad, " is out of bounds for data ", ShapeToString(data_shape)));
-      }
+    float bad = 0.0f;
+    const auto scatter = [&](const Coordinates& position, size_t target) {
       CombineScattered(reduction_, updates[StorageOffsetOf(position, state.update_strides)],
-                       &output[StorageOffsetOf(target, state.output_strides)]);
-    });
+                       &output[target]);
+    };
+    if (!state.addressing.ForEachPosition(inputs[2]->shape(), inputs[1]->data(), &bad, scatter)) {
+      Fail(Concat("index ", bad, " is out of bounds for data ", ShapeToString(inputs[0]->shape())));
+    }
   }
 
  private:

@@ -13,6 +13,15 @@ namespace lumen {
 // smaller.
 enum class ScatterReduction { kNone, kSum, kProd, kMean, kMax, kMin };
 
+// torch.scatter_reduce's reduce names, which Lumen's lumen.ScatterND reads as well (the ONNX
+// reader translates ONNX's).
+inline const std::pair<const char*, ScatterReduction> kScatterReduceNames[] = {
+    {"sum", ScatterReduction::kSum},
+    {"prod", ScatterReduction::kProd},
+    {"mean", ScatterReduction::kMean},
+    {"amax", ScatterReduction::kMax},
+    {"amin", ScatterReduction::kMin}};
+
 // The reduction `name` spells in `names` (pairs of a name and its reduction); false if none.
 template <size_t count>
 bool ParseScatterReduction(const std::string& name,

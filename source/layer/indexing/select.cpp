@@ -9,26 +9,21 @@ namespace lumen {
 
 // Selects one index along one dimension of any tensor (the batch included); negative dims and
 // indices count from the end, as in PyTorch.
-class Select : public StridedViewLayer {
+class Select : public AxisViewLayer {
  public:
   // Reads dim and index.
   explicit Select(const LayerConfig& config)
-      : StridedViewLayer(config), dim_(config.IntParam("dim")), index_(config.IntParam("index")) {}
-
-  // The input's shape without dim.
-  Shapes OutputShapes(const Shapes& input_shapes) const override {
-    CheckInputCount(input_shapes, 1);
-    const Shape& input = input_shapes[0];
-    const size_t axis = Axis(dim_, input.size());
-    ResolvedIndex(input, axis);
-    Shape output = input;
-    output.erase(output.begin() + static_cast<std::ptrdiff_t>(axis));
-    return {output};
-  }
+      : AxisViewLayer(config, config.IntParam("dim")), index_(config.IntParam("index")) {}
 
  protected:
-  std::vector<StridedView> Views(const Shape& input) const override {
-    const size_t axis = Axis(dim_, input.size());
+  // The input's shape without dim, after checking the index.
+  Shapes OutputShapesAlong(const Shape& input, size_t axis) const override {
+    ResolvedIndex(input, axis);
+    return {WithoutAxis(input, axis)};
+  }
+
+  // The slice at the index.
+  std::vector<StridedView> ViewsAlong(const Shape& input, size_t axis) const override {
     return {SliceView(input, axis, ResolvedIndex(input, axis))};
   }
 
@@ -39,13 +34,12 @@ class Select : public StridedViewLayer {
     const int64_t extent = input[axis];
     const int64_t index = index_ < 0 ? index_ + extent : index_;
     if (index < 0 || index >= extent) {
-      Fail(Concat("index ", index_, " is out of range for dim ", dim_, " of extent ", extent,
+      Fail(Concat("index ", index_, " is out of range for dim ", dim(), " of extent ", extent,
                   " (input ", ShapeToString(input), ")"));
     }
     return static_cast<size_t>(index);
   }
 
-  int dim_;
   int index_;
 };
 

@@ -62,7 +62,7 @@ class CenterPad : public Layer {
   }
 
   // The input's shape with each of the last axes at its target extent.
-  std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes) const override {
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
     CheckInputCount(input_shapes, 1);
     const Shape& input = input_shapes[0];
     const size_t count = Count();
@@ -79,9 +79,8 @@ class CenterPad : public Layer {
   }
 
   // Plans which input element each output element copies.
-  std::unique_ptr<LayerState> Prepare(const std::vector<Shape>& input_shapes,
-                                      const std::vector<Shape>& output_shapes,
-                                      const PrepareContext& /*context*/) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& output_shapes,
+                       const PrepareContext& /*context*/) const override {
     const Shape& input = input_shapes[0];
     const Shape& output = output_shapes[0];
     const size_t rank = input.size();
@@ -114,7 +113,7 @@ class CenterPad : public Layer {
   }
 
   // Copies or fills every output element.
-  void Forward(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs,
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const std::vector<size_t>& sources = context.state_as<CenterPadState>().sources;
     const float* input = inputs[0]->data();

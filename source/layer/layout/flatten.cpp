@@ -15,30 +15,27 @@ class Flatten : public ViewLayer {
  public:
   // start_dim defaults to 0 and end_dim to -1: everything.
   explicit Flatten(const LayerConfig& config)
-      : ViewLayer(config),
-        start_dim_(config.IntParam("start_dim", 0)),
-        end_dim_(config.IntParam("end_dim", -1)) {}
+      : ViewLayer(config), dims_(config.DimRangeParam("start_dim", 0, "end_dim", -1)) {}
 
  protected:
   // Resolves the dimensions against the input's rank and merges their extents.
   Shape ViewShape(const Shape& input) const override;
 
  private:
-  int start_dim_ = 0;
-  int end_dim_ = -1;
+  DimRange dims_;  // start_dim and end_dim
 };
 
 Shape Flatten::ViewShape(const Shape& input) const {
   // PyTorch flattens a 0-d tensor to one element (start and end must then be 0 or -1).
   if (input.empty()) {
-    Axis(start_dim_, 1);
-    Axis(end_dim_, 1);
+    Axis(dims_.start, 1);
+    Axis(dims_.end, 1);
     return Shape{1};
   }
-  const size_t start = Axis(start_dim_, input.size());
-  const size_t end = Axis(end_dim_, input.size());
+  const size_t start = Axis(dims_.start, input.size());
+  const size_t end = Axis(dims_.end, input.size());
   if (start > end) {
-    Fail(Concat("start_dim ", start_dim_, " comes after end_dim ", end_dim_, " for input ",
+    Fail(Concat("start_dim ", dims_.start, " comes after end_dim ", dims_.end, " for input ",
                 ShapeToString(input)));
   }
   size_t merged = 1;
@@ -46,7 +43,7 @@ Shape Flatten::ViewShape(const Shape& input) const {
     merged = CheckedMultiply(merged, input[axis], "flattened extent");
   }
   if (merged > std::numeric_limits<uint32_t>::max()) {
-    Fail(Concat("flattening ", ShapeToString(input), " from dim ", start_dim_, " to ", end_dim_,
+    Fail(Concat("flattening ", ShapeToString(input), " from dim ", dims_.start, " to ", dims_.end,
                 " gives an extent of ", merged, ", above 2^32 - 1"));
   }
   Shape output(input.begin(), input.begin() + static_cast<std::ptrdiff_t>(start));

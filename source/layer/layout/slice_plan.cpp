@@ -55,6 +55,15 @@ void SlicingLayer::CheckBounds(const SliceBounds& bounds) const {
   }
 }
 
+SliceRange PythonSliceRange(int64_t start, int64_t end, int64_t size) {
+  const auto resolve = [size](int64_t index) {
+    if (index < 0) index += size;
+    return std::clamp<int64_t>(index, 0, size);
+  };
+  const int64_t begin = resolve(start);
+  return {begin, std::max(resolve(end), begin)};
+}
+
 SlicePlan SlicingLayer::MakePlan(const Shape& input, const SliceBounds& bounds,
                                  const StorageView* input_view) const {
   CheckBounds(bounds);
@@ -75,14 +84,10 @@ SlicePlan SlicingLayer::MakePlan(const Shape& input, const SliceBounds& bounds,
       selected[axis] = true;
       continue;
     }
-    const auto resolve = [size](int64_t index) {  // Python's rule for slice bounds
-      if (index < 0) index += size;
-      return std::clamp<int64_t>(index, 0, size);
-    };
-    const int64_t start = resolve(bounds.starts[i]);
-    const int64_t end = std::max(resolve(bounds.ends[i]), start);
-    plan.shape[axis] = static_cast<uint32_t>((end - start + bounds.steps[i] - 1) / bounds.steps[i]);
-    plan.offset += static_cast<std::ptrdiff_t>(start) * plan.strides[axis];
+    const SliceRange range = PythonSliceRange(bounds.starts[i], bounds.ends[i], size);
+    plan.shape[axis] =
+        static_cast<uint32_t>((range.end - range.begin + bounds.steps[i] - 1) / bounds.steps[i]);
+    plan.offset += static_cast<std::ptrdiff_t>(range.begin) * plan.strides[axis];
     plan.strides[axis] *= bounds.steps[i];
   }
   for (size_t axis = input.size(); axis-- > 0;) {

@@ -25,6 +25,15 @@ struct SliceBounds {
   std::vector<int64_t> dims, starts, ends, steps, selects;
 };
 
+// The positions [begin, end) that a slice start:end (step 1) of an extent `size` covers, by
+// Python's rule: negative bounds count from the end, both clamp to [0, size], and an end before
+// the start leaves the range empty.
+struct SliceRange {
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+SliceRange PythonSliceRange(int64_t start, int64_t end, int64_t size);
+
 // The base of the layers that address a slice, reading pnnx's parameters: dim/start/end/step, or
 // the lists dims/starts/ends/steps with selects (an index that drops its dimension; 2147483647
 // where the entry is a slice). Python's rules: negative bounds count from the end, out-of-range

@@ -6,12 +6,7 @@
 namespace lumen {
 
 // The average of each adaptive window.
-class AdaptiveAveragePooling : public AdaptivePooling {
- public:
-  // Reads output_size.
-  explicit AdaptiveAveragePooling(const LayerConfig& config)
-      : AdaptivePooling(config, /*maximum=*/false) {}
-};
+using AdaptiveAveragePooling = AdaptivePoolingOf</*kMaximum=*/false>;
 
 LUMEN_REGISTER_LAYER(AdaptiveAveragePooling, "nn.AdaptiveAvgPool2d", "F.adaptive_avg_pool2d",
                      "nn.AdaptiveAvgPool1d", "F.adaptive_avg_pool1d", "nn.AdaptiveAvgPool3d",

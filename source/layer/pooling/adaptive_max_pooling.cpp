@@ -7,12 +7,7 @@ namespace lumen {
 
 // The maximum of each adaptive window; NaN wins, as in PyTorch. With return_indices a second
 // output holds each maximum's flattened position in its channel.
-class AdaptiveMaxPooling : public AdaptivePooling {
- public:
-  // Reads output_size and return_indices.
-  explicit AdaptiveMaxPooling(const LayerConfig& config)
-      : AdaptivePooling(config, /*maximum=*/true) {}
-};
+using AdaptiveMaxPooling = AdaptivePoolingOf</*kMaximum=*/true>;
 
 LUMEN_REGISTER_LAYER(AdaptiveMaxPooling, "nn.AdaptiveMaxPool2d", "F.adaptive_max_pool2d",
                      "nn.AdaptiveMaxPool1d", "F.adaptive_max_pool1d", "nn.AdaptiveMaxPool3d",

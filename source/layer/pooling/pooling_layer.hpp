@@ -152,6 +152,15 @@ class AdaptivePooling : public PoolingLayer {
   bool maximum_;              // the maximum of each window, else its average
 };
 
+// AdaptivePooling of one statistic (the maximum, or the average), the layer of its op types:
+// each op's file names it (adaptive_max_pooling.cpp, adaptive_average_pooling.cpp).
+template <bool kMaximum>
+class AdaptivePoolingOf : public AdaptivePooling {
+ public:
+  // Reads output_size (and return_indices for the maximum).
+  explicit AdaptivePoolingOf(const LayerConfig& config) : AdaptivePooling(config, kMaximum) {}
+};
+
 }  // namespace lumen
 
 #endif  // LUMEN_LAYER_POOLING_POOLING_LAYER_HPP_

@@ -20,8 +20,7 @@ const std::map<std::string, std::string>& GraphBuilder::PlainActivations() {
 }
 
 void GraphBuilder::MapPlainActivation() {
-  Emit(MakeNode(PlainActivations().at(node().op_type()), {RuntimeInput(0)}, {OutputName(0)}));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(MakeNode(PlainActivations().at(node().op_type()), {RuntimeInput(0)}, {OutputName(0)}));
 }
 
 void GraphBuilder::MapClip() {
@@ -63,23 +62,20 @@ void GraphBuilder::MapClip() {
 void GraphBuilder::MapLeakyRelu() {
   Node node = MakeNode("nn.LeakyReLU", {RuntimeInput(0)}, {OutputName(0)});
   node.params["negative_slope"] = Parameter::FromFloat(Float("alpha", 0.01f));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 void GraphBuilder::MapElu() {
   Node node = MakeNode("nn.ELU", {RuntimeInput(0)}, {OutputName(0)});
   node.params["alpha"] = Parameter::FromFloat(Float("alpha", 1.0f));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 void GraphBuilder::MapHardSigmoid() {
   const float alpha = Float("alpha", 0.2f);
   const float beta = Float("beta", 0.5f);
   if (alpha == 1.0f / 6.0f && beta == 0.5f) {  // PyTorch's hardsigmoid, as it exports it
-    Emit(MakeNode("nn.Hardsigmoid", {RuntimeInput(0)}, {OutputName(0)}));
-    SetRuntimeOutput(0, OutputName(0));
+    EmitOutput(MakeNode("nn.Hardsigmoid", {RuntimeInput(0)}, {OutputName(0)}));
   } else {
     EmitExpression(
         Concat("max(min(add(mul({0},", NumberText(alpha), "),", NumberText(beta), "),1),0)"), {0});
@@ -135,8 +131,7 @@ void GraphBuilder::MapSoftmax() {
   if (opset_ >= 13 || axis == -1 || (rank >= 0 && axis == rank - 1)) {
     Node node = MakeNode(type, {RuntimeInput(0)}, {OutputName(0)});
     node.params["dim"] = Parameter::FromInt(axis);
-    Emit(std::move(node));
-    SetRuntimeOutput(0, OutputName(0));
+    EmitOutput(std::move(node));
     return;
   }
   // Before opset 13, these ops normalise over every axis from `axis` on together (the input
@@ -151,8 +146,7 @@ void GraphBuilder::MapSoftmax() {
   Emit(std::move(layer));
   const std::string shape = NewOperandName(OutputName(0));
   Emit(MakeNode("lumen.Shape", {input}, {shape}));
-  Emit(MakeNode("lumen.Reshape", {normalised, shape}, {OutputName(0)}));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(MakeNode("lumen.Reshape", {normalised, shape}, {OutputName(0)}));
 }
 
 // ThresholdedRelu: x where x > alpha, else 0; F.threshold with the same rule.
@@ -160,8 +154,7 @@ void GraphBuilder::MapThresholdedRelu() {
   Node node = MakeNode("F.threshold", {RuntimeInput(0)}, {OutputName(0)});
   node.params["threshold"] = Parameter::FromFloat(Float("alpha", 1.0f));
   node.params["value"] = Parameter::FromFloat(0.0f);
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 }  // namespace onnx

@@ -190,8 +190,7 @@ void GraphBuilder::MapArgExtremum() {
   Node node = MakeNode(type, {RuntimeInput(0)}, {values, OutputName(0)});
   node.params["dim"] = Parameter::FromInt(ClampToInt(Int("axis", 0)));
   node.params["keepdim"] = Parameter::FromBool(Int("keepdims", 1) != 0);
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 // Mod: fmod=1 is C's fmod (the result has the dividend's sign), fmod=0 (integers only, in ONNX)

@@ -23,8 +23,7 @@ void GraphBuilder::MapGather() {
     Node select = MakeNode("Tensor.select", {RuntimeInput(0)}, {OutputName(0)});
     select.params["dim"] = Parameter::FromInt(ClampToInt(axis));
     select.params["index"] = Parameter::FromInt(ClampToInt(picked.at(0)));
-    Emit(std::move(select));
-    SetRuntimeOutput(0, OutputName(0));
+    EmitOutput(std::move(select));
     return;
   }
   // Made first so that it carries the ONNX node's own name into messages.
@@ -68,55 +67,54 @@ void GraphBuilder::MapGather() {
 // (axis 0). The indices are run-time values or constants; a negative one (ONNX counts it from the
 // end, PyTorch refuses it) is an error at run time naming the node.
 void GraphBuilder::MapGatherElements() {
-  Node node = MakeNode("torch.gather", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)});
+  Node node = MakeNode("torch.gather", RuntimeInputs(2), {OutputName(0)});
   node.params["dim"] = Parameter::FromInt(ClampToInt(Int("axis", 0)));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
+}
+
+std::string GraphBuilder::ScatterReduceName() const {
+  static const std::map<std::string, std::string> reductions = {
+      {"none", ""}, {"add", "sum"}, {"mul", "prod"}, {"max", "amax"}, {"min", "amin"}};
+  const std::string reduction = String("reduction", "none");
+  const auto found = reductions.find(reduction);
+  if (found == reductions.end()) {
+    Fail(Concat("reduction '", reduction, "' is not one of none, add, mul, max, min"));
+  }
+  return found->second;
 }
 
 // ScatterElements onto torch.scatter (reduction none) or torch.scatter_reduce with the data's own
 // values included (ONNX's add, mul, max, min combine with them).
 void GraphBuilder::MapScatterElements() {
-  static const std::map<std::string, std::string> reductions = {
-      {"add", "sum"}, {"mul", "prod"}, {"max", "amax"}, {"min", "amin"}};
-  const std::string reduction = String("reduction", "none");
-  const auto found = reductions.find(reduction);
-  if (reduction != "none" && found == reductions.end()) {
-    Fail(Concat("reduction '", reduction, "' is not one of none, add, mul, max, min"));
-  }
-  Node node = MakeNode(reduction == "none" ? "torch.scatter" : "torch.scatter_reduce",
-                       {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)}, {OutputName(0)});
+  const std::string reduce = ScatterReduceName();
+  Node node = MakeNode(reduce.empty() ? "torch.scatter" : "torch.scatter_reduce", RuntimeInputs(3),
+                       {OutputName(0)});
   node.params["dim"] = Parameter::FromInt(ClampToInt(Int("axis", 0)));
-  if (found != reductions.end()) {
-    node.params["reduce"] = Parameter::FromString(found->second);
+  if (!reduce.empty()) {
+    node.params["reduce"] = Parameter::FromString(reduce);
     node.params["include_self"] = Parameter::FromBool(true);
   }
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
-// GatherND and ScatterND onto lumen.GatherND (batch_dims) and lumen.ScatterND (reduction), which
-// follow ONNX's definitions.
+// GatherND and ScatterND onto lumen.GatherND (batch_dims) and lumen.ScatterND (reduce, in
+// torch.scatter_reduce's names), which follow ONNX's definitions.
 void GraphBuilder::MapGatherNd() {
-  Node node = MakeNode("lumen.GatherND", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)});
+  Node node = MakeNode("lumen.GatherND", RuntimeInputs(2), {OutputName(0)});
   node.params["batch_dims"] = Parameter::FromInt(ClampToInt(Int("batch_dims", 0)));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 void GraphBuilder::MapScatterNd() {
-  Node node = MakeNode("lumen.ScatterND", {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)},
-                       {OutputName(0)});
-  node.params["reduction"] = Parameter::FromString(String("reduction", "none"));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  const std::string reduce = ScatterReduceName();
+  Node node = MakeNode("lumen.ScatterND", RuntimeInputs(3), {OutputName(0)});
+  if (!reduce.empty()) node.params["reduce"] = Parameter::FromString(reduce);
+  EmitOutput(std::move(node));
 }
 
 // Where(condition, X, Y): torch.where, the three broadcast together.
 void GraphBuilder::MapWhere() {
-  Emit(MakeNode("torch.where", {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)},
-                {OutputName(0)}));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(MakeNode("torch.where", RuntimeInputs(3), {OutputName(0)}));
 }
 
 }  // namespace onnx

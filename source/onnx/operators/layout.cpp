@@ -62,17 +62,15 @@ void GraphBuilder::MapReshape() {
     if (allow_zero || std::find(shape.begin(), shape.end(), 0) == shape.end()) {
       Node node = MakeNode("Tensor.reshape", {RuntimeInput(0)}, {OutputName(0)});
       node.params["shape"] = Parameter::FromIntArray(ToInts(shape));
-      Emit(std::move(node));
-      SetRuntimeOutput(0, OutputName(0));
+      EmitOutput(std::move(node));
       return;
     }
   }
   // A shape computed from shapes, or whose 0s copy the input's extents: lumen.Reshape reads it
   // (and the input's shape) when a session plans.
-  Node node = MakeNode("lumen.Reshape", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)});
+  Node node = MakeNode("lumen.Reshape", RuntimeInputs(2), {OutputName(0)});
   node.params["allowzero"] = Parameter::FromInt(allow_zero ? 1 : 0);
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 void GraphBuilder::MapTranspose() {
@@ -83,16 +81,14 @@ void GraphBuilder::MapTranspose() {
   }
   Node node = MakeNode("torch.permute", {RuntimeInput(0)}, {OutputName(0)});
   node.params["dims"] = Parameter::FromIntArray(ToInts(permutation));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 void GraphBuilder::MapSqueeze() {
   std::vector<int64_t> axes = HasInput(1) ? ConstantInput(1, "axes").Integers() : Ints("axes", {});
   Node node = MakeNode("torch.squeeze", {RuntimeInput(0)}, {OutputName(0)});
   if (!axes.empty()) node.params["dim"] = Parameter::FromIntArray(ToInts(axes));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 void GraphBuilder::MapUnsqueeze() {
@@ -139,15 +135,14 @@ void GraphBuilder::MapSlice() {
   if (!constant) {
     // Bounds computed from shapes (x[:, :x.size(1) // 2]): lumen.Slice reads them when a session
     // plans. Omitted axes before given steps are 0, 1, ...: they need starts' length.
-    std::vector<std::string> inputs = {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)};
+    std::vector<std::string> inputs = RuntimeInputs(3);
     if (HasInput(3)) {
       inputs.push_back(RuntimeInput(3));
     } else if (HasInput(4)) {
       Fail("steps without axes, with bounds computed at run time, are not supported");
     }
     if (HasInput(4)) inputs.push_back(RuntimeInput(4));
-    Emit(MakeNode("lumen.Slice", inputs, {OutputName(0)}));
-    SetRuntimeOutput(0, OutputName(0));
+    EmitOutput(MakeNode("lumen.Slice", inputs, {OutputName(0)}));
     return;
   }
   const std::vector<int64_t> starts = ConstantInput(1, "starts").Integers();
@@ -177,8 +172,7 @@ void GraphBuilder::EmitSlice(const std::vector<int64_t>& starts, const std::vect
   node.params["starts"] = Parameter::FromIntArray(ToInts(starts));
   node.params["ends"] = Parameter::FromIntArray(ToInts(ends));
   node.params["steps"] = Parameter::FromIntArray(ToInts(steps));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 void GraphBuilder::MapSplit() {
@@ -214,19 +208,15 @@ void GraphBuilder::MapSplit() {
 }
 
 void GraphBuilder::MapConcat() {
-  std::vector<std::string> inputs;
-  for (size_t i = 0; i < InputCount(); ++i) inputs.push_back(RuntimeInput(i));
-  Node node = MakeNode("torch.cat", inputs, {OutputName(0)});
+  Node node = MakeNode("torch.cat", RuntimeInputs(InputCount()), {OutputName(0)});
   node.params["dim"] = Parameter::FromInt(ClampToInt(Int("axis", 0)));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 void GraphBuilder::MapExpand() {
   // ONNX's Expand broadcasts the input and the target shape both ways; lumen.Expand resolves
   // that against the input's rank, when a session plans (the shape may be computed then too).
-  Emit(MakeNode("lumen.Expand", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)}));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(MakeNode("lumen.Expand", RuntimeInputs(2), {OutputName(0)}));
 }
 
 std::vector<int64_t> GraphBuilder::PadsOverEveryAxis(const std::vector<int64_t>& pads) {
@@ -333,8 +323,7 @@ void GraphBuilder::MapPad() {
       node.params["value"] = Parameter::FromFloat(static_cast<float>(value.At(0)));
     }
   }
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 // Tile: Tensor.repeat, whose repeats are ONNX's (one per axis).
@@ -353,8 +342,7 @@ void GraphBuilder::MapTile() {
   }
   Node node = MakeNode("Tensor.repeat", {RuntimeInput(0)}, {OutputName(0)});
   node.params["sizes"] = Parameter::FromIntArray(sizes);
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 // DepthToSpace: mode CRD (what PyTorch's pixel_shuffle exports) is nn.PixelShuffle. Mode DCR (the
@@ -375,8 +363,7 @@ void GraphBuilder::MapDepthToSpace() {
   }
   Node node = MakeNode("nn.PixelShuffle", {input}, {OutputName(0)});
   node.params["upscale_factor"] = Parameter::FromInt(static_cast<int>(block));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 // SpaceToDepth: output channel (i*b + j)*C + c holds block element (i, j) of input channel c;

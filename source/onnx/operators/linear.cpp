@@ -105,18 +105,15 @@ void GraphBuilder::MapMatMul() {
     node.attributes["weight"] = ToAttribute(weight, Where());
     Emit(std::move(node));
   } else {
-    Emit(MakeNode("torch.matmul", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)}));
+    Emit(MakeNode("torch.matmul", RuntimeInputs(2), {OutputName(0)}));
   }
   SetRuntimeOutput(0, OutputName(0));
 }
 
 void GraphBuilder::MapEinsum() {
-  std::vector<std::string> inputs;
-  for (size_t i = 0; i < InputCount(); ++i) inputs.push_back(RuntimeInput(i));
-  Node node = MakeNode("torch.einsum", inputs, {OutputName(0)});
+  Node node = MakeNode("torch.einsum", RuntimeInputs(InputCount()), {OutputName(0)});
   node.params["equation"] = Parameter::FromString(String("equation", ""));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 // Det: the determinant of each matrix of the last two axes, torch.det.

@@ -84,8 +84,7 @@ void GraphBuilder::MapBatchNormalization() {
     node.attributes["bias"] = ToAttribute(bias, Where());
     node.attributes["running_mean"] = ToAttribute(mean, Where());
     node.attributes["running_var"] = ToAttribute(variance, Where());
-    Emit(std::move(node));
-    SetRuntimeOutput(0, OutputName(0));
+    EmitOutput(std::move(node));
     return;
   }
   // Other ranks (BatchNorm1d: (N,C) or (N,C,L)): x * s + t with per-channel s and t shaped to
@@ -257,8 +256,7 @@ void GraphBuilder::MapInstanceNormalization() {
   node.params["track_running_stats"] = Parameter::FromBool(false);
   node.attributes["weight"] = ToAttribute(scale, Where());
   node.attributes["bias"] = ToAttribute(bias, Where());
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 // MeanVarianceNormalization: (X - mean) / (sqrt(variance) + 1e-9) with the mean and the biased

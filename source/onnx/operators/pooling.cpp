@@ -89,8 +89,7 @@ void GraphBuilder::MapGlobalPool() {
   Node node = MakeNode(max ? "nn.AdaptiveMaxPool2d" : "nn.AdaptiveAvgPool2d", {RuntimeInput(0)},
                        {OutputName(0)});
   node.params["output_size"] = Parameter::FromIntArray({1, 1});
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 // LRN onto nn.LocalResponseNorm: both divide by (bias + alpha / size * sum of squares)^beta over
@@ -108,8 +107,7 @@ void GraphBuilder::MapLocalResponseNorm() {
   node.params["alpha"] = Parameter::FromFloat(Float("alpha", 1e-4f));
   node.params["beta"] = Parameter::FromFloat(Float("beta", 0.75f));
   node.params["k"] = Parameter::FromFloat(Float("bias", 1.0f));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 }  // namespace onnx

@@ -65,8 +65,7 @@ void GraphBuilder::MapUpsample() {
   Node node = MakeNode("nn.Upsample", {RuntimeInput(0)}, {OutputName(0)});
   node.params["mode"] = Parameter::FromString("nearest");
   SetScaleFactors(scales, &node);
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 void GraphBuilder::MapResize() {
@@ -113,8 +112,7 @@ void GraphBuilder::MapResize() {
     // when a session plans.
     node.type = "lumen.Resize";
     node.input_names.push_back(RuntimeInput(3));
-    Emit(std::move(node));
-    SetRuntimeOutput(0, OutputName(0));
+    EmitOutput(std::move(node));
     return;
   }
   if (HasInput(2) && !IsConstantInput(2)) Fail("scales computed at run time are not supported");
@@ -129,8 +127,7 @@ void GraphBuilder::MapResize() {
   } else {
     Fail("neither scales nor sizes is given");
   }
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 // GridSample (opset 16) onto F.grid_sample: the same modes (bilinear, nearest, bicubic), padding
@@ -138,12 +135,11 @@ void GraphBuilder::MapResize() {
 // value or a constant.
 void GraphBuilder::MapGridSample() {
   const std::string mode = String("mode", "bilinear");
-  Node node = MakeNode("F.grid_sample", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)});
+  Node node = MakeNode("F.grid_sample", RuntimeInputs(2), {OutputName(0)});
   node.params["mode"] = Parameter::FromString(mode);
   node.params["padding_mode"] = Parameter::FromString(String("padding_mode", "zeros"));
   node.params["align_corners"] = Parameter::FromBool(Int("align_corners", 0) != 0);
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 }  // namespace onnx

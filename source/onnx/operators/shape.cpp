@@ -17,8 +17,7 @@ void GraphBuilder::MapShape() {
   if (FindAttribute(this->node(), "end")) {
     node.params["end"] = Parameter::FromInt(ClampToInt(Int("end", 0)));
   }
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 // Size: the product of the extents, as a 0-d tensor.
@@ -28,8 +27,7 @@ void GraphBuilder::MapSize() {
   Node product = MakeNode("torch.prod", {extents}, {OutputName(0)});
   product.params["dim"] = Parameter::FromInt(0);
   product.params["keepdim"] = Parameter::FromBool(false);
-  Emit(std::move(product));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(product));
 }
 
 void GraphBuilder::MapConstantOfShape() {
@@ -41,14 +39,11 @@ void GraphBuilder::MapConstantOfShape() {
   }
   Node node = MakeNode("lumen.ConstantOfShape", {RuntimeInput(0)}, {OutputName(0)});
   node.params["value"] = Parameter::FromFloat(value);
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 void GraphBuilder::MapRange() {
-  Emit(MakeNode("lumen.Range", {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)},
-                {OutputName(0)}));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(MakeNode("lumen.Range", RuntimeInputs(3), {OutputName(0)}));
 }
 
 }  // namespace onnx

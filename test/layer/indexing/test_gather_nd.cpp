@@ -61,13 +61,13 @@ TEST(ScatterNd, ScattersAsTheOnnxExamples) {
   const Tensor updates = Tensor::FromRowMajor({9, 10, 11, 12}, {4});
   EXPECT_EQ(RowMajorOutput("lumen.ScatterND", {}, {data, indices, updates}),
             std::vector<float>({1, 11, 3, 10, 9, 6, 7, 12}));
-  // Rows of a matrix, a position named twice: add sums, max keeps the larger, none the last.
+  // Rows of a matrix, a position named twice: sum adds, amax keeps the larger, none the last.
   const Tensor matrix = Arange({3, 2});
   const Tensor rows = Tensor::FromRowMajor({2, 0, -1}, {3, 1});
   const Tensor values = Tensor::FromRowMajor({10, 20, 30, 40, 1, 1}, {3, 2});
-  EXPECT_EQ(RowMajorOutput("lumen.ScatterND", {"reduction=add"}, {matrix, rows, values}),
+  EXPECT_EQ(RowMajorOutput("lumen.ScatterND", {"reduce=sum"}, {matrix, rows, values}),
             std::vector<float>({30, 41, 2, 3, 15, 26}));
-  EXPECT_EQ(RowMajorOutput("lumen.ScatterND", {"reduction=max"}, {matrix, rows, values}),
+  EXPECT_EQ(RowMajorOutput("lumen.ScatterND", {"reduce=amax"}, {matrix, rows, values}),
             std::vector<float>({30, 40, 2, 3, 10, 20}));
   EXPECT_EQ(RowMajorOutput("lumen.ScatterND", {}, {matrix, rows, values}),
             std::vector<float>({30, 40, 2, 3, 1, 1}));
@@ -79,8 +79,8 @@ TEST(ScatterNd, RefusesBadShapesAndIndices) {
               HasSubstr("the updates (3,3) must have the shape (3,2)"));
   EXPECT_THAT(LayerError(scatter, {{3, 2}, {3, 3}, {3}}), HasSubstr("must have a last extent"));
   EXPECT_THAT(
-      LayerError(MakeOperator("lumen.ScatterND", {"reduction=mean"}, {}, 3), {{1}, {1, 1}, {1}}),
-      HasSubstr("reduction must be 'none', 'add', 'mul', 'max' or 'min', got 'mean'"));
+      LayerError(MakeOperator("lumen.ScatterND", {"reduce=mean"}, {}, 3), {{1}, {1, 1}, {1}}),
+      HasSubstr("reduce must be 'sum', 'prod', 'amax' or 'amin', got 'mean'"));
   try {
     RunLayer(scatter, {Arange({3, 2}), Tensor::FromRowMajor({-4}, {1, 1}),
                        Tensor::FromRowMajor({1, 1}, {1, 2})});
