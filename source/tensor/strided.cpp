@@ -285,6 +285,57 @@ void TransposeMatrix(const float* source, size_t rows, size_t cols, float* targe
   GatherInWalkOrder(source, 0, extents, steps, 2, target, pool);
 }
 
+namespace {
+
+// One piece of the common refinement of two shapes of one element count: `extent` elements of
+// dimension `source_dim` of the one, `source_inner` of whose elements lie inside each (likewise
+// for the other shape, `target`).
+struct ReshapePiece {
+  size_t extent = 1;
+  size_t source_dim = 0;
+  size_t source_inner = 1;
+  size_t target_dim = 0;
+  size_t target_inner = 1;
+};
+
+// The pieces both shapes split into, innermost first, when every dimension of each is a run of
+// whole pieces (the extents nest, as (197,12,8) and (197,96) do and (2,3) and (3,2) do not):
+// from the innermost dimension outwards, each step takes the smaller of the two rests, which must
+// divide the larger. False when they do not nest or the counts differ; no piece for 0 elements.
+bool CommonPieces(const Shape& source, const Shape& target, std::vector<ReshapePiece>* pieces) {
+  const size_t count = ShapeElementCount(source);
+  if (count != ShapeElementCount(target)) return false;
+  pieces->clear();
+  ReshapePiece piece;
+  size_t i = source.size();
+  size_t j = target.size();
+  size_t source_left = 1;
+  size_t target_left = 1;
+  while (count > 0) {
+    while (source_left == 1 && i > 0) {
+      source_left = source[--i];
+      piece.source_inner = 1;
+    }
+    while (target_left == 1 && j > 0) {
+      target_left = target[--j];
+      piece.target_inner = 1;
+    }
+    if (source_left == 1 || target_left == 1) break;  // both done: the counts are equal
+    piece.extent = std::min(source_left, target_left);
+    if (source_left % piece.extent != 0 || target_left % piece.extent != 0) return false;
+    piece.source_dim = i;
+    piece.target_dim = j;
+    pieces->push_back(piece);
+    source_left /= piece.extent;
+    target_left /= piece.extent;
+    piece.source_inner *= piece.extent;
+    piece.target_inner *= piece.extent;
+  }
+  return true;
+}
+
+}  // namespace
+
 StorageView WholeTensorView(const Shape& shape) {
   StorageView view;
   view.shape = shape;
@@ -294,43 +345,21 @@ StorageView WholeTensorView(const Shape& shape) {
 }
 
 bool ReshapeView(const Shape& target, StorageView* view) {
-  const Shape& source = view->shape;
-  const size_t count = ShapeElementCount(source);
-  if (count != ShapeElementCount(target)) return false;
+  std::vector<ReshapePiece> pieces;
+  if (!CommonPieces(view->shape, target, &pieces)) return false;
+  // A piece steps its view dimension's stride times the part of that dimension inside it; the
+  // innermost piece of a target dimension gives it its stride, and every further piece must
+  // continue that stride without a gap.
   std::vector<std::ptrdiff_t> strides(target.size(), 0);
-  // The pieces both shapes split into, from the innermost outwards (see ReshapeAsStridedCopy):
-  // a piece of source dimension i steps view->strides[i] times the part of i inside it; the
-  // innermost piece of target dimension j gives j its stride, and every further piece of j must
-  // continue it without a gap.
-  size_t i = source.size();
-  size_t j = target.size();
-  size_t source_left = 1;
-  size_t target_left = 1;
-  size_t source_inner = 1;
-  size_t target_inner = 1;
-  while (count > 0) {
-    while (source_left == 1 && i > 0) {
-      source_left = source[--i];
-      source_inner = 1;
-    }
-    while (target_left == 1 && j > 0) {
-      target_left = target[--j];
-      target_inner = 1;
-    }
-    if (source_left == 1 || target_left == 1) break;
-    const size_t extent = std::min(source_left, target_left);
-    if (source_left % extent != 0 || target_left % extent != 0) return false;
-    const std::ptrdiff_t piece_stride =
-        view->strides[i] * static_cast<std::ptrdiff_t>(source_inner);
-    if (target_inner == 1) {
-      strides[j] = piece_stride;
-    } else if (piece_stride != strides[j] * static_cast<std::ptrdiff_t>(target_inner)) {
+  for (const ReshapePiece& piece : pieces) {
+    const std::ptrdiff_t stride =
+        view->strides[piece.source_dim] * static_cast<std::ptrdiff_t>(piece.source_inner);
+    if (piece.target_inner == 1) {
+      strides[piece.target_dim] = stride;
+    } else if (stride !=
+               strides[piece.target_dim] * static_cast<std::ptrdiff_t>(piece.target_inner)) {
       return false;
     }
-    source_left /= extent;
-    target_left /= extent;
-    source_inner *= extent;
-    target_inner *= extent;
   }
   view->shape = target;
   view->strides = std::move(strides);
@@ -338,45 +367,24 @@ bool ReshapeView(const Shape& target, StorageView* view) {
 }
 
 bool ReshapeAsStridedCopy(const Shape& source, const Shape& target, StridedCopy* copy) {
-  const size_t count = ShapeElementCount(source);
-  if (count != ShapeElementCount(target)) return false;
+  std::vector<ReshapePiece> pieces;
+  if (!CommonPieces(source, target, &pieces)) return false;
   StridedCopy refined;
-  if (count == 0) {
-    refined.extents = {0};
+  if (pieces.empty()) {  // no element, or a single one
+    const bool single = ShapeElementCount(source) == 1;
+    refined.extents = {single ? size_t{1} : size_t{0}};
     refined.source_strides = refined.target_strides = {0};
     *copy = MakeStridedCopy(refined);
     return true;
   }
   const std::vector<size_t> source_strides = StorageStrides(source);
   const std::vector<size_t> target_strides = StorageStrides(target);
-  // From the innermost dimension outwards: of source dimension `i`, `source_left` is still to be
-  // split off and `source_inner` already was (likewise for the target). Each step takes the
-  // smaller of the two rests, which must divide the larger.
-  size_t i = source.size();
-  size_t j = target.size();
-  size_t source_left = 1;
-  size_t target_left = 1;
-  size_t source_inner = 1;
-  size_t target_inner = 1;
-  while (true) {
-    while (source_left == 1 && i > 0) {
-      source_left = source[--i];
-      source_inner = 1;
-    }
-    while (target_left == 1 && j > 0) {
-      target_left = target[--j];
-      target_inner = 1;
-    }
-    if (source_left == 1 || target_left == 1) break;  // both done: the counts are equal
-    const size_t extent = std::min(source_left, target_left);
-    if (source_left % extent != 0 || target_left % extent != 0) return false;
-    refined.extents.push_back(extent);
-    refined.source_strides.push_back(static_cast<std::ptrdiff_t>(source_strides[i] * source_inner));
-    refined.target_strides.push_back(static_cast<std::ptrdiff_t>(target_strides[j] * target_inner));
-    source_left /= extent;
-    target_left /= extent;
-    source_inner *= extent;
-    target_inner *= extent;
+  for (const ReshapePiece& piece : pieces) {
+    refined.extents.push_back(piece.extent);
+    refined.source_strides.push_back(
+        static_cast<std::ptrdiff_t>(source_strides[piece.source_dim] * piece.source_inner));
+    refined.target_strides.push_back(
+        static_cast<std::ptrdiff_t>(target_strides[piece.target_dim] * piece.target_inner));
   }
   *copy = MakeStridedCopy(refined);
   return true;

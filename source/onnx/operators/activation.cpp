@@ -101,8 +101,7 @@ void GraphBuilder::MapSelu() {
 void GraphBuilder::MapCelu() {
   Node node = MakeNode("nn.CELU", {RuntimeInput(0)}, {OutputName(0)});
   node.params["alpha"] = Parameter::FromFloat(Float("alpha", 1.0f));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 // Shrink: x + bias below -lambd, x - bias above lambd, 0 between (nn.Hardshrink is bias 0,

@@ -56,8 +56,7 @@ void GraphBuilder::MapConvolution() {
         ToInts(std::vector<int64_t>(pads.begin(), pads.begin() + static_cast<long>(spatial))));
     node.params["dilation"] = Parameter::FromIntArray(ToInts(dilations));
     node.params["groups"] = Parameter::FromInt(ClampToInt(groups));
-    Emit(std::move(node));
-    SetRuntimeOutput(0, OutputName(0));
+    EmitOutput(std::move(node));
     return;
   }
   const ConstantTensor& weight = ConstantInput(1, "weight");

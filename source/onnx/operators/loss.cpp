@@ -23,8 +23,7 @@ void GraphBuilder::MapLoss() {
   loss.params["ignore_index"] = Parameter::FromInt(FindAttribute(node(), "ignore_index") != nullptr
                                                        ? ClampToInt(Int("ignore_index", 0))
                                                        : INT_MIN);
-  Emit(std::move(loss));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(loss));
   if (log_prob) SetRuntimeOutput(1, OutputName(1));
 }
 

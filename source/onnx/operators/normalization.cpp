@@ -59,8 +59,7 @@ void GraphBuilder::MapBatchNormalization() {
         {RuntimeInput(0), RuntimeInput(3), RuntimeInput(4), RuntimeInput(1), RuntimeInput(2)},
         {OutputName(0)});
     node.params["eps"] = Parameter::FromFloat(Float("epsilon", 1e-5f));
-    Emit(std::move(node));
-    SetRuntimeOutput(0, OutputName(0));
+    EmitOutput(std::move(node));
     return;
   }
   const ConstantTensor& scale = ConstantInput(1, "scale");
@@ -232,8 +231,7 @@ void GraphBuilder::MapInstanceNormalization() {
     Node node = MakeNode("F.instance_norm", {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)},
                          {OutputName(0)});
     node.params["eps"] = Parameter::FromFloat(Float("epsilon", 1e-5f));
-    Emit(std::move(node));
-    SetRuntimeOutput(0, OutputName(0));
+    EmitOutput(std::move(node));
     return;
   }
   const ConstantTensor& scale = ConstantInput(1, "scale");

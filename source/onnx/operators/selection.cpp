@@ -34,8 +34,7 @@ void GraphBuilder::MapCompress() {
   // the axis, true past its end, is an error naming the node.
   Node select = MakeNode("torch.index_select", {input, positions}, {OutputName(0)});
   select.params["dim"] = Parameter::FromInt(has_axis ? ClampToInt(Int("axis", 0)) : 0);
-  Emit(std::move(select));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(select));
 }
 
 // ReverseSequence: the first sequence_lens[b] steps along time_axis of each batch entry b
@@ -51,8 +50,7 @@ void GraphBuilder::MapReverseSequence() {
       MakeNode("lumen.ReverseSequence", {RuntimeInput(0), RuntimeInput(1)}, {OutputName(0)});
   node.params["batch_dim"] = Parameter::FromInt(ClampToInt(batch_axis));
   node.params["time_dim"] = Parameter::FromInt(ClampToInt(time_axis));
-  Emit(std::move(node));
-  SetRuntimeOutput(0, OutputName(0));
+  EmitOutput(std::move(node));
 }
 
 }  // namespace onnx
