@@ -111,6 +111,18 @@ class StridedCopyLayer : public Layer {
   virtual void Prefill(const InputTensors& /*inputs*/, Tensor* /*output*/) const {}
 };
 
+// One link of a view chain: its layer (an IsView one), and for each of its inputs but the first
+// (which is the previous link's output, or the chain's input 0) the chain input that feeds it.
+struct ViewChainLink {
+  std::unique_ptr<Layer> layer;
+  std::vector<size_t> other_inputs;
+};
+
+// lumen.ViewChain (layer/layout/view_chain.cpp): `links`, in order, run as one strided gather of
+// input 0 when their views compose for a session's shapes, else one after another. `config`
+// names the chain. What the view-chain pass (passes/view_chains.cpp) puts in a run's place.
+std::unique_ptr<Layer> MakeViewChain(const LayerConfig& config, std::vector<ViewChainLink> links);
+
 // Copies `source` into `target` in row-major order, as PyTorch's view/reshape would, spread over
 // `pool` (may be null) when there is enough work. The element counts must match. Allocates
 // nothing.

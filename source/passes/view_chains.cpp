@@ -6,7 +6,8 @@
 //
 //   x -> view -> view -> ... -> y
 //
-// and puts one lumen.ViewChain (layer/layout/view_chain.hpp) in the first one's place, computing
+// and puts one lumen.ViewChain (layer/layout/view_chain.cpp, made by MakeViewChain) in the first
+// one's place, computing
 // y from x in one gather, so that the intermediate operands are never written. ONNX exports of
 // attention split the heads of Q, K and V as Slice -> Reshape -> Transpose, and merge them back
 // as Transpose -> Reshape: each run becomes one copy, as nn.MultiheadAttention's own layout is.
@@ -19,7 +20,7 @@
 #include <vector>
 
 #include "layer/layer_config.hpp"
-#include "layer/layout/view_chain.hpp"
+#include "layer/view_layer.hpp"
 #include "passes/passes.hpp"
 
 namespace lumen {
@@ -74,7 +75,7 @@ int JoinViewChains(LayerGraph* graph) {
     Node chain_node;  // names the chain in profiles and messages after its first link
     chain_node.type = "lumen.ViewChain";
     chain_node.name = head.name;
-    head.ReplaceLayer(std::make_unique<ViewChain>(LayerConfig(chain_node), std::move(links)));
+    head.ReplaceLayer(MakeViewChain(LayerConfig(chain_node), std::move(links)));
     head.fused.push_back(first_description);
     for (size_t k = 1; k < chain.size(); ++k) graph->AbsorbStep(chain[k], first, &removed);
     head.inputs = std::move(inputs);
