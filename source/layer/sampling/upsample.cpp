@@ -307,12 +307,17 @@ std::vector<Upsample::Tap> Upsample::ComputeTaps(size_t axis, int input_size,
             std::min(static_cast<int>(std::floor((position + 0.5f) * scale)), input_size - 1);
         break;
       case Mode::kLinear: {
-        const float source =
-            align_corners_ ? scale * position : std::max(scale * (position + 0.5f) - 0.5f, 0.0f);
+        // PyTorch's CPU kernel: the scale in float, the source coordinate and the weight from it
+        // in double, the weights stored as floats. A float coordinate rounds (10/21) * 25 up to
+        // 12, where PyTorch blends 11 and 12.
+        const double at = static_cast<double>(i);
+        const double wide_scale = static_cast<double>(scale);
+        const double source =
+            align_corners_ ? wide_scale * at : std::max(wide_scale * (at + 0.5) - 0.5, 0.0);
         const int first = std::min(static_cast<int>(std::floor(source)), input_size - 1);
         tap.count = 2;
         tap.source = {first, first + (first < input_size - 1 ? 1 : 0), 0, 0};
-        tap.weight[1] = std::clamp(source - static_cast<float>(first), 0.0f, 1.0f);
+        tap.weight[1] = static_cast<float>(std::clamp(source - first, 0.0, 1.0));
         tap.weight[0] = 1.0f - tap.weight[1];
         break;
       }

@@ -107,6 +107,23 @@ TEST(Upsample, ResizesOneDimensionalSignals) {
   EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({1, 4, 5, 7}));
 }
 
+// PyTorch's weights where float arithmetic rounds: for 13 -> 26 with align_corners, output 25
+// sits at (12/25) * 25, which in float is 11.9999997; torch 1.13 gives
+// F.interpolate(one_hot(k, 13).view(1, 1, 13), size=26, mode="linear", align_corners=True)[..., 25]
+// = 2.3841858e-07 for k = 11 and 0.99999976 for k = 12 (a float coordinate would round to 12 and
+// give 0 and 1), and 0.43999997 for k = 2 at output 3.
+TEST(Upsample, LinearWeightsRoundAsPyTorchsDo) {
+  const Node op = MakeOperator("F.interpolate", {"mode=linear", "size=26", "align_corners=True"});
+  const auto weight = [&](int k, size_t output) {
+    std::vector<float> one_hot(13, 0.0f);
+    one_hot[static_cast<size_t>(k)] = 1.0f;
+    return RunLayer(op, {Tensor::FromRowMajor(one_hot, {1, 1, 13})})[0].ToRowMajor()[output];
+  };
+  EXPECT_EQ(weight(11, 25), 2.3841858e-07f);
+  EXPECT_EQ(weight(12, 25), 0.99999976f);
+  EXPECT_EQ(weight(2, 3), 0.43999997f);
+}
+
 TEST(Upsample, RejectsBothSizeAndScale) {
   EXPECT_THAT(LayerError(MakeOperator("nn.Upsample",
                                       {"mode=nearest", "scale_factor=(2.0,2.0)", "size=(6,6)"}),
