@@ -57,6 +57,9 @@ struct ViewChainState : LayerState {
   StorageView view;
   std::vector<StatePointer> link_states;
   std::vector<Tensor> link_outputs;
+  // Each link's operand lists, sized here so that Forward fills them without allocating.
+  std::vector<InputTensors> link_inputs;
+  std::vector<OutputTensors> link_output_lists;
   size_t bytes() const override {
     size_t total = 0;
     for (const Tensor& output : link_outputs) total += output.size() * sizeof(float);
@@ -153,6 +156,8 @@ StatePointer ViewChain::Prepare(const Shapes& input_shapes, const Shapes& output
     const Shapes link_outputs =
         links_[k].layer->OutputShapesFromValues(link_shapes, link_context.input_values);
     state->link_states.push_back(links_[k].layer->Prepare(link_shapes, link_outputs, link_context));
+    state->link_inputs.emplace_back(link_shapes.size(), nullptr);
+    state->link_output_lists.emplace_back(1, nullptr);
     shape = link_outputs.at(0);
     if (k + 1 < links_.size()) state->link_outputs.emplace_back(shape);
   }
@@ -169,12 +174,18 @@ void ViewChain::Forward(const InputTensors& inputs, const OutputTensors& outputs
   }
   const Tensor* previous = inputs[0];
   for (size_t k = 0; k < links_.size(); ++k) {
-    Tensor* output = k + 1 < links_.size() ? &state.link_outputs[k] : outputs[0];
+    InputTensors& link_inputs = state.link_inputs[k];
+    link_inputs[0] = previous;
+    for (size_t i = 0; i < links_[k].other_inputs.size(); ++i) {
+      link_inputs[i + 1] = inputs[links_[k].other_inputs[i]];
+    }
+    OutputTensors& link_outputs = state.link_output_lists[k];
+    link_outputs[0] = k + 1 < links_.size() ? &state.link_outputs[k] : outputs[0];
     ForwardContext link_context;
     link_context.compute = context.compute;
     link_context.state = state.link_states[k].get();
-    links_[k].layer->Forward(LinkInputs(k, inputs, previous), {output}, link_context);
-    previous = output;
+    links_[k].layer->Forward(link_inputs, link_outputs, link_context);
+    previous = link_outputs[0];
   }
 }
 
