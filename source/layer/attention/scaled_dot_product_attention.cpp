@@ -17,6 +17,7 @@
 #include "layer/layer.hpp"
 #include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
+#include "tensor/strided.hpp"
 
 namespace lumen {
 namespace {
@@ -117,7 +118,7 @@ class ScaledDotProductAttention : public Layer {
     }
     const float* k = inputs[1]->data();
     if (transposed_keys_) {
-      GatherKeys(state, k);
+      GatherKeys(state, k, context.compute.pool);
       k = state.keys_buffer.data();
     }
     if (!UsesTheKernel(state)) {
@@ -151,17 +152,14 @@ class ScaledDotProductAttention : public Layer {
     return heads;
   }
 
-  // K (b, s, e) at b*S*d + e*S + s, from K^T (b, e, s) at b*d*S + s*d + e: each slice transposed.
-  static void GatherKeys(AttentionState& state, const float* transposed) {
+  // K (b, s, e) at b*S*d + e*S + s, from K^T (b, e, s) at b*d*S + s*d + e: each slice's
+  // storage, a row-major S x d matrix, turned into d x S (tensor/strided's tiled transpose).
+  static void GatherKeys(AttentionState& state, const float* transposed, ThreadPool* pool) {
     const size_t keys = static_cast<size_t>(state.keys);
     const size_t depth = static_cast<size_t>(state.depth);
-    float* gathered = state.keys_buffer.data();
     for (size_t b = 0; b < static_cast<size_t>(state.batch); ++b) {
-      const float* from = transposed + b * keys * depth;
-      float* to = gathered + b * keys * depth;
-      for (size_t s = 0; s < keys; ++s) {
-        for (size_t e = 0; e < depth; ++e) to[e * keys + s] = from[s * depth + e];
-      }
+      TransposeMatrix(transposed + b * keys * depth, keys, depth,
+                      state.keys_buffer.data() + b * keys * depth, pool);
     }
   }
 
