@@ -109,7 +109,9 @@ setup(
     version=cmake_project_version(),
     description="A small CPU inference engine for PyTorch models exported with PNNX or ONNX",
     python_requires=">=3.8",
-    install_requires=["numpy"],
+    # numpy is needed at run time but not declared: `pip wheel` builds a wheel of every
+    # requirement, installed or not, and downloading numpy fails offline. Debian's python3-numpy
+    # provides it (a venv made with --system-site-packages sees it).
     packages=[],  # the package is CMake's (BuildWithCMake), not found in this tree
     distclass=CompiledDistribution,
     cmdclass={"build_ext": BuildWithCMake},
