@@ -2,10 +2,10 @@
 module (target lumen_python) and the wheel takes the package CMake assembles in
 BUILD/python/lumen, the one `PYTHONPATH=build/python` imports.
 
-    python3 -m pip wheel --no-build-isolation .     # -> lumen-0.2.0-cp311-cp311-linux_x86_64.whl
-    python3 -m pip install .                        # (in a venv) build and install
-    LUMEN_BUILD_DIR=build python3 -m pip wheel .    # take the module from a configured tree
-    LUMEN_CMAKE_ARGS=-DLUMEN_NATIVE=OFF ...         # a wheel for other CPUs than this one
+    python3 -m pip wheel --no-build-isolation -w build .  # build/lumen-0.2.0-cp311-...whl
+    venv/bin/pip install .                                # build and install (README: which venv)
+    LUMEN_BUILD_DIR=build python3 -m pip wheel ...        # the module of a configured tree
+    LUMEN_CMAKE_ARGS=-DLUMEN_NATIVE=OFF ...               # a wheel for other CPUs than this one
 
 There is deliberately no pyproject.toml: with one, pip (23.0.1, Debian's) builds in an isolated
 environment and downloads setuptools and wheel into it, which fails offline. Without it pip runs
