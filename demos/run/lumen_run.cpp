@@ -353,7 +353,7 @@ int Run(const Options& options) {
       origins.push_back({i < input_names.size() ? input_names[i] : "", options.input_specs[i]});
     }
     files_given = true;
-  } else if (!golden.inputs.empty() && overrides.empty()) {
+  } else if (!options.case_directory.empty() && overrides.empty()) {  // the case's own inputs
     if (lumen::DropInputsOfInputlessModel(input_names.size(), &golden) && !options.json) {
       std::printf(
           "the model takes no inputs (pnnx folded its outputs into constants): running "

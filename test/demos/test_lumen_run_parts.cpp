@@ -31,7 +31,8 @@ std::string ErrorOf(Action action) {
   return "";
 }
 
-// Two inputs: 'image' with open extents, 'scale' fully declared.
+// Two inputs: '0' (an image) with open extents, '1' (a scale) fully declared; pnnx names the
+// operands by number.
 std::shared_ptr<const Model> TwoInputModel() {
   Graph graph = ParsePnnxParam(
       "7767517\n5 4\n"
@@ -84,17 +85,17 @@ TEST(ShapeOptionsTest, ParsesNamesAndRefusesMalformedOnes) {
 TEST(ShapeOptionsTest, OpenExtentsNeedAShapeAndTheErrorSaysWhichToWrite) {
   const auto model = TwoInputModel();
   EXPECT_THAT(ErrorOf([&] { run::ResolveInputShapes(*model, {}); }),
-              HasSubstr("input 'image' has shape (?,3,?,?) in the model file: give every extent "
-                        "with --shape image:1,3,1,1"));
-  const std::vector<Shape> shapes = run::ResolveInputShapes(*model, {{"image", {2, 3, 8, 8}}});
+              HasSubstr("input '0' has shape (?,3,?,?) in the model file: give every extent "
+                        "with --shape 0:1,3,1,1"));
+  const std::vector<Shape> shapes = run::ResolveInputShapes(*model, {{"0", {2, 3, 8, 8}}});
   EXPECT_EQ(shapes, (std::vector<Shape>{{2, 3, 8, 8}, {1, 3, 1, 1}}));
   // A --shape overrides a declared shape too.
-  EXPECT_EQ(run::ResolveInputShapes(*model, {{"image", {1, 3, 2, 2}}, {"scale", {1, 3, 2, 2}}})[1],
+  EXPECT_EQ(run::ResolveInputShapes(*model, {{"0", {1, 3, 2, 2}}, {"1", {1, 3, 2, 2}}})[1],
             (Shape{1, 3, 2, 2}));
   EXPECT_THAT(ErrorOf([&] {
                 run::ResolveInputShapes(*model, {{"images", {1, 3, 2, 2}}});
               }),
-              HasSubstr("the model's inputs are 'image', 'scale'"));
+              HasSubstr("the model's inputs are '0', '1'"));
 }
 
 TEST(MadeUpInputsTest, SameValuesEveryTimeInZeroToOne) {
