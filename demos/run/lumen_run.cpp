@@ -260,8 +260,8 @@ std::string SummaryJson(const lumen::ModelSummary& summary) {
   return object.Text();
 }
 
-// --summary: at the --shape shapes when they give every input its extents, else at the
-// declared ones (the summary then says what is missing).
+// --summary: at the declared shapes, or, given any --shape, at the shapes they complete (an
+// input still open then is the same error as for a run).
 void PrintSummary(const lumen::Model& model, const std::map<std::string, lumen::Shape>& overrides,
                   bool json) {
   std::vector<lumen::Shape> shapes;
@@ -269,8 +269,11 @@ void PrintSummary(const lumen::Model& model, const std::map<std::string, lumen::
   const lumen::ModelSummary summary = lumen::Summarize(model, shapes);
   if (json) {
     std::printf("%s\n", SummaryJson(summary).c_str());
-  } else {
-    std::printf("%s", summary.ToString().c_str());
+    return;
+  }
+  std::printf("%s", summary.ToString().c_str());
+  if (!summary.planned && overrides.empty()) {
+    std::printf("(give the open extents with --shape NAME:SHAPE for outputs and memory)\n");
   }
 }
 
