@@ -14,22 +14,14 @@
 #include "pnnx/pnnx_reader.hpp"
 #include "runtime/model_internals.hpp"
 #include "runtime/runtime_graph.hpp"
+#include "support/error_of.hpp"
 
 namespace lumen {
 namespace {
 
 using ::testing::HasSubstr;
 
-// The message of the lumen::Error that `action` throws, or "" if it throws none.
-template <typename Action>
-std::string ErrorOf(Action action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
-}
+using test_support::ErrorOf;
 
 // Two inputs: '0' (an image) with open extents, '1' (a scale) fully declared; pnnx names the
 // operands by number.
