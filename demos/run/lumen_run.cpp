@@ -277,11 +277,106 @@ void PrintSummary(const lumen::Model& model, const std::map<std::string, lumen::
   }
 }
 
-// Where the inputs of a run came from, for the report.
-struct InputOrigin {
-  std::string name;
-  std::string source;  // a file, or "random"
+// A run's inputs and where each came from (a file, or "random"), for the report.
+struct RunInputs {
+  std::vector<lumen::Tensor> tensors;
+  std::vector<std::string> names;
+  std::vector<std::string> sources;
+  bool from_files = false;  // --input files (not the case's, not made up)
 };
+
+// What a run gave, for the --json report.
+struct RunResults {
+  std::vector<lumen::Tensor> outputs;
+  std::vector<std::string> output_names;
+  std::vector<std::string> written;            // each output's file, when written
+  std::vector<lumen::Comparison> comparisons;  // with the case's references, when compared
+  bool passed = true;
+  bool timed = false;
+  lumen::run::LatencyStatistics latency;
+};
+
+// The inputs the options ask for: --input files; else the case's (references kept); else made up
+// at the declared or --shape shapes (references dropped). Each is checked against the session's
+// memory budget before it is read or made.
+RunInputs GatherInputs(const Options& options, const lumen::Model& model,
+                       const std::map<std::string, lumen::Shape>& overrides, size_t budget_bytes,
+                       lumen::GoldenCase* golden) {
+  RunInputs inputs;
+  const std::vector<std::string> names = model.input_names();
+  auto name_of = [&names](size_t i) { return i < names.size() ? names[i] : std::string(); };
+  if (!options.input_specs.empty()) {
+    golden->outputs.clear();  // other inputs: the case's references no longer apply
+    inputs.tensors =
+        lumen::run::ReadInputFiles(options.input_specs, model, overrides, budget_bytes);
+    inputs.sources = options.input_specs;
+    inputs.from_files = true;
+  } else if (!options.case_directory.empty() && overrides.empty()) {  // the case's own inputs
+    if (lumen::DropInputsOfInputlessModel(names.size(), golden) && !options.json) {
+      std::printf(
+          "the model takes no inputs (pnnx folded its outputs into constants): running "
+          "without the case's inputs\n");
+    }
+    for (const auto& input : golden->inputs) {
+      lumen::run::CheckInputFitsBudget(input.path, input.shape, budget_bytes);
+      inputs.tensors.push_back(lumen::ReadTensorFile(input.path, input.shape));
+      inputs.sources.push_back(input.path);
+    }
+  } else {
+    golden->outputs.clear();  // made-up inputs (a case run at --shape): no references
+    const std::vector<lumen::Shape> shapes = lumen::run::ResolveInputShapes(model, overrides);
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      lumen::run::CheckInputFitsBudget(Concat("input '", names[i], "'"), shapes[i], budget_bytes);
+      inputs.tensors.push_back(
+          lumen::run::RandomTensor(shapes[i], kInputSeed + static_cast<uint32_t>(i)));
+      inputs.sources.push_back("random");
+    }
+  }
+  for (size_t i = 0; i < inputs.tensors.size(); ++i) inputs.names.push_back(name_of(i));
+  return inputs;
+}
+
+// The --json report of a run: the model, its inputs and outputs (with their files and
+// comparisons), and the latency when timed.
+std::string RunReportJson(const std::string& model_path, int threads, const RunInputs& inputs,
+                          const RunResults& results) {
+  std::vector<std::string> input_items;
+  for (size_t i = 0; i < inputs.tensors.size(); ++i) {
+    input_items.push_back(JsonObject()
+                              .Add("name", JsonString(inputs.names[i]))
+                              .Add("shape", JsonShape(inputs.tensors[i].shape()))
+                              .Add("source", JsonString(inputs.sources[i]))
+                              .Text());
+  }
+  std::vector<std::string> output_items;
+  for (size_t i = 0; i < results.outputs.size(); ++i) {
+    JsonObject item;
+    item.Add("name", JsonString(results.output_names[i]))
+        .Add("shape", JsonShape(results.outputs[i].shape()));
+    if (!results.written.empty()) item.Add("file", JsonString(results.written[i]));
+    if (!results.comparisons.empty()) {
+      const lumen::Comparison& comparison = results.comparisons[i];
+      item.Add("max_abs_error", JsonNumber(comparison.max_absolute_error))
+          .Add("max_rel_error", JsonNumber(comparison.max_relative_error))
+          .Add("mismatches", std::to_string(comparison.mismatch_count))
+          .Add("passed", comparison.passed() ? "true" : "false");
+    }
+    output_items.push_back(item.Text());
+  }
+  JsonObject report;
+  report.Add("lumen_version", JsonString(LUMEN_VERSION))
+      .Add("model", JsonString(model_path))
+      .Add("threads", std::to_string(threads))
+      .Add("inputs", JsonArray(input_items))
+      .Add("outputs", JsonArray(output_items));
+  if (!results.comparisons.empty()) report.Add("passed", results.passed ? "true" : "false");
+  if (results.timed) {
+    JsonObject timing;
+    AddLatencyJson(results.latency, threads, &timing);
+    report.Add("latency", timing.Text());
+  }
+  return report.Text();
+}
 
 // Writes the outputs where the options say, in the format they say; returns each path written
 // (empty when nothing is written).
@@ -344,54 +439,21 @@ int Run(const Options& options) {
   }
 
   lumen::Session session(model, SessionOptionsOf(options));
-  const std::vector<std::string> input_names = model->input_names();
-  std::vector<lumen::Tensor> inputs;
-  std::vector<InputOrigin> origins;
-  bool files_given = false;
-  if (!options.input_specs.empty()) {
-    golden.outputs.clear();  // other inputs: the case's references no longer apply
-    inputs =
-        lumen::run::ReadInputFiles(options.input_specs, *model, overrides, session.memory_budget());
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      origins.push_back({i < input_names.size() ? input_names[i] : "", options.input_specs[i]});
-    }
-    files_given = true;
-  } else if (!options.case_directory.empty() && overrides.empty()) {  // the case's own inputs
-    if (lumen::DropInputsOfInputlessModel(input_names.size(), &golden) && !options.json) {
-      std::printf(
-          "the model takes no inputs (pnnx folded its outputs into constants): running "
-          "without the case's inputs\n");
-    }
-    for (size_t i = 0; i < golden.inputs.size(); ++i) {
-      const auto& input = golden.inputs[i];
-      lumen::run::CheckInputFitsBudget(input.path, input.shape, session.memory_budget());
-      inputs.push_back(lumen::ReadTensorFile(input.path, input.shape));
-      origins.push_back({i < input_names.size() ? input_names[i] : "", input.path});
-    }
-  } else {
-    golden.outputs.clear();  // made-up inputs (a case run at --shape): no references
-    const std::vector<lumen::Shape> shapes = lumen::run::ResolveInputShapes(*model, overrides);
-    for (size_t i = 0; i < shapes.size(); ++i) {
-      lumen::run::CheckInputFitsBudget(Concat("input '", input_names[i], "'"), shapes[i],
-                                       session.memory_budget());
-      inputs.push_back(lumen::run::RandomTensor(shapes[i], kInputSeed + static_cast<uint32_t>(i)));
-      origins.push_back({input_names[i], "random"});
-    }
+  const RunInputs inputs =
+      GatherInputs(options, *model, overrides, session.memory_budget(), &golden);
+  if (options.sessions > 0) {
+    return RunConcurrentSessions(model, golden, inputs.tensors, options) ? 0 : 1;
   }
-  if (options.sessions > 0) return RunConcurrentSessions(model, golden, inputs, options) ? 0 : 1;
 
   if (!options.dump_directory.empty()) session.KeepAllOperands();
-  const std::vector<lumen::Tensor> outputs = session.Run(inputs);
-  const std::vector<std::string> output_names = model->output_names();
-
-  int status = 0;
-  std::vector<lumen::Comparison> comparisons;
+  RunResults results;
+  results.outputs = session.Run(inputs.tensors);
+  results.output_names = model->output_names();
   if (!golden.outputs.empty()) {
-    comparisons = CompareWithReferences(golden, outputs);
-    const bool passed = std::all_of(comparisons.begin(), comparisons.end(),
-                                    [](const lumen::Comparison& c) { return c.passed(); });
-    status = passed ? 0 : 1;
-    if (!options.json) PrintComparisons(golden, outputs, comparisons);
+    results.comparisons = CompareWithReferences(golden, results.outputs);
+    results.passed = std::all_of(results.comparisons.begin(), results.comparisons.end(),
+                                 [](const lumen::Comparison& c) { return c.passed(); });
+    if (!options.json) PrintComparisons(golden, results.outputs, results.comparisons);
   }
   // Outputs are written when asked (--save-outputs, --output-dir), or for input files given
   // without references (lumen_run's raw-file use); as .npy when asked or when inputs were .npy.
@@ -399,17 +461,19 @@ int Run(const Options& options) {
       std::any_of(options.input_specs.begin(), options.input_specs.end(), lumen::run::IsNpyPath);
   const bool write = options.extract.empty() && options.dump_directory.empty() &&
                      (options.save_outputs || !options.output_directory.empty() ||
-                      (files_given && golden.outputs.empty()));
+                      (inputs.from_files && golden.outputs.empty()));
   const std::string directory =
       options.output_directory.empty() ? std::string(".") : options.output_directory;
-  std::vector<std::string> written;
-  if (write)
-    written = WriteOutputs(outputs, output_names, options.save_outputs || npy_inputs, directory);
+  if (write) {
+    results.written = WriteOutputs(results.outputs, results.output_names,
+                                   options.save_outputs || npy_inputs, directory);
+  }
   if (!options.json && golden.outputs.empty()) {
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      std::printf("output %zu '%s' %s%s%s\n", i, output_names[i].c_str(),
-                  lumen::ShapeToString(outputs[i].shape()).c_str(), written.empty() ? "" : " -> ",
-                  written.empty() ? "" : written[i].c_str());
+    for (size_t i = 0; i < results.outputs.size(); ++i) {
+      std::printf("output %zu '%s' %s%s%s\n", i, results.output_names[i].c_str(),
+                  lumen::ShapeToString(results.outputs[i].shape()).c_str(),
+                  results.written.empty() ? "" : " -> ",
+                  results.written.empty() ? "" : results.written[i].c_str());
     }
   }
   if (!options.extract.empty()) {
@@ -423,49 +487,16 @@ int Run(const Options& options) {
   if (!options.dump_directory.empty()) Dump(session, options.dump_directory);
   // The inputs are still in the session's input operands: time Run on them.
   if (options.profile) PrintProfile(session);
-  lumen::run::LatencyStatistics latency;
   if (options.repeat > 0) {
-    latency = lumen::run::TimeRuns(session, options.warmup, options.repeat);
-    if (!options.json) std::printf("%s", LatencyText(latency, session.threads()).c_str());
+    results.latency = lumen::run::TimeRuns(session, options.warmup, options.repeat);
+    results.timed = true;
+    if (!options.json) std::printf("%s", LatencyText(results.latency, session.threads()).c_str());
   }
   if (options.json) {
-    std::vector<std::string> input_items;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      input_items.push_back(JsonObject()
-                                .Add("name", JsonString(origins[i].name))
-                                .Add("shape", JsonShape(inputs[i].shape()))
-                                .Add("source", JsonString(origins[i].source))
-                                .Text());
-    }
-    std::vector<std::string> output_items;
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      JsonObject item;
-      item.Add("name", JsonString(output_names[i])).Add("shape", JsonShape(outputs[i].shape()));
-      if (!written.empty()) item.Add("file", JsonString(written[i]));
-      if (!comparisons.empty()) {
-        const lumen::Comparison& comparison = comparisons[i];
-        item.Add("max_abs_error", JsonNumber(comparison.max_absolute_error))
-            .Add("max_rel_error", JsonNumber(comparison.max_relative_error))
-            .Add("mismatches", std::to_string(comparison.mismatch_count))
-            .Add("passed", comparison.passed() ? "true" : "false");
-      }
-      output_items.push_back(item.Text());
-    }
-    JsonObject report;
-    report.Add("lumen_version", JsonString(LUMEN_VERSION))
-        .Add("model", JsonString(golden.param_path))
-        .Add("threads", std::to_string(session.threads()))
-        .Add("inputs", JsonArray(input_items))
-        .Add("outputs", JsonArray(output_items));
-    if (!comparisons.empty()) report.Add("passed", status == 0 ? "true" : "false");
-    if (options.repeat > 0) {
-      JsonObject timing;
-      AddLatencyJson(latency, session.threads(), &timing);
-      report.Add("latency", timing.Text());
-    }
-    std::printf("%s\n", report.Text().c_str());
+    std::printf("%s\n",
+                RunReportJson(golden.param_path, session.threads(), inputs, results).c_str());
   }
-  return status;
+  return results.passed ? 0 : 1;
 }
 
 }  // namespace
