@@ -8,6 +8,7 @@ match PyTorch's outputs, that --summary counts what the model file holds, that -
 the project's version, and that bad input gives a message and exit status 2, never a crash.
 """
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -195,7 +196,6 @@ CHECKS = {
 if __name__ == "__main__":
     root, check, *programs = sys.argv[1:]
     programs = [pathlib.Path(p).resolve() for p in programs]
-    import os
     os.chdir(root)
     CHECKS[check](*programs)
     print(f"{check}: passed")
