@@ -209,6 +209,64 @@ FloatArray ArrayFromTensor(const lumen::Tensor& tensor) {
   return array;
 }
 
+// --- Model.summary (issue 27): lumen::Summarize as a dict ----------------------------------------
+
+// A summary's inputs or outputs as a list of {"name", "shape"} dicts (shape None when unknown).
+py::list SummaryPorts(const std::vector<lumen::ModelSummary::Port>& ports) {
+  py::list result;
+  for (const lumen::ModelSummary::Port& port : ports) {
+    py::dict item;
+    item["name"] = port.name;
+    item["shape"] = port.shape_known ? py::cast(port.shape) : py::none();
+    result.append(item);
+  }
+  return result;
+}
+
+// Adds Model.summary(input_shapes=None), which returns lumen::Summarize's fields as a dict.
+void BindModelSummary(py::module_& module) {
+  py::object model_class = module.attr("Model");
+  model_class.attr("summary") = py::cpp_function(
+      [](SelfOf<PyModel> self, const py::object& input_shapes) {
+        const PyModel& model = ModelSelf(self, "Model.summary");
+        std::vector<lumen::Shape> shapes;
+        if (!input_shapes.is_none()) {
+          try {
+            shapes = input_shapes.cast<std::vector<lumen::Shape>>();
+          } catch (const py::cast_error&) {
+            throw py::type_error(lumen::Concat(
+                "Model.summary: input_shapes must be a list of shapes (lists of non-negative "
+                "integers), one per input, got ",
+                std::string(py::repr(input_shapes))));
+          }
+        }
+        const lumen::ModelSummary summary = lumen::Summarize(*model.model, shapes);
+        py::dict operators;  // in the summary's order: most frequent first
+        for (const auto& entry : summary.operators) operators[py::str(entry.type)] = entry.count;
+        py::dict result;
+        result["inputs"] = SummaryPorts(summary.inputs);
+        result["outputs"] = SummaryPorts(summary.outputs);
+        result["operators"] = operators;
+        result["operator_count"] = summary.operator_count;
+        result["fused_operator_count"] = summary.fused_operator_count;
+        result["parameter_count"] = summary.parameter_count;
+        result["parameter_bytes"] = summary.parameter_bytes;
+        result["planned"] = summary.planned;
+        result["planned_activation_bytes"] =
+            summary.planned ? py::cast(summary.planned_activation_bytes) : py::none();
+        result["separate_activation_bytes"] =
+            summary.planned ? py::cast(summary.separate_activation_bytes) : py::none();
+        result["planning_note"] = summary.planning_note;
+        result["text"] = summary.ToString();
+        return result;
+      },
+      py::name("summary"), py::is_method(model_class), py::arg("input_shapes") = py::none(),
+      "Inputs and outputs with their shapes, operator counts by type, parameter count and bytes, "
+      "and the activation memory a session plans, at the declared input shapes or at "
+      "input_shapes (one per input); 'text' holds the same as lumen_run --summary prints. "
+      "Shapes the model leaves open leave 'planned' False and say why in 'planning_note'.");
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_lumen, module) {
@@ -338,4 +396,6 @@ PYBIND11_MODULE(_lumen, module) {
             return ModelSelf(self, "Model.export_input_shapes").model->export_input_shapes();
           },
           "The input shapes the model was exported at (-1: left open).");
+
+  BindModelSummary(module);
 }

@@ -7,7 +7,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <opencv2/core.hpp>
+#include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <string>
 #include <vector>
@@ -22,8 +25,21 @@ namespace demo {
 // The image at `path` as 8-bit BGR (OpenCV's order); throws lumen::Error when
 // it cannot be read.
 inline cv::Mat ReadImage(const std::string &path) {
+  // OpenCV logs its own warning ("imread_(...): can't open/read file") before
+  // returning an empty image: check the file first, and keep OpenCV quiet, so
+  // that Lumen's one message is all the user sees.
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw Error(Concat(path, ": is a directory, not an image"));
+  }
+  if (!std::ifstream(path, std::ios::binary)) {
+    throw Error(Concat(path, ": cannot open the image (no such file, or not readable)"));
+  }
+  cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_ERROR);
   cv::Mat image = cv::imread(path, cv::IMREAD_COLOR);
-  if (image.empty()) throw Error(Concat(path, ": cannot read the image"));
+  if (image.empty()) {
+    throw Error(Concat(path, ": cannot read the image (not a format OpenCV decodes)"));
+  }
   return image;
 }
 

@@ -1,8 +1,8 @@
 // lumen_resnet: classify an image with an ImageNet classifier exported by pnnx (ResNet18 by
 // default) and print the five most likely classes.
 //
-//   lumen_resnet [--image PATH] [--param P [--bin B]] [--labels FILE] [--top K] [--threads T]
-//                [--size S]
+//   lumen_resnet [MODEL [WEIGHTS]] [--image PATH] [--labels FILE] [--top K] [--threads T]
+//                [--size S]        (MODEL: a .pnnx.param or .onnx; --param/--bin are aliases)
 //
 // Pre-processing follows torchvision's ImageNet recipe: resize the shorter side to 256/224 of the
 // model's input size, crop the centre to the input size, scale to [0,1] RGB and normalise each
@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/demo_arguments.hpp"
 #include "common/demo_support.hpp"
 #include "common/image_input.hpp"
 #include "lumen/error.hpp"
@@ -43,8 +44,7 @@ constexpr std::array<float, 3> kStandardDeviation = {0.229f, 0.224f, 0.225f};
 
 struct Options {
   std::string image = kDemoDirectory + "/chelsea.jpg";
-  std::string param = kModelDirectory + "/model.pnnx.param";
-  std::string bin;  // empty: the .bin beside the .param
+  lumen::demo::ModelArguments model{{}, kModelDirectory + "/model.pnnx.param", ""};
   std::string labels = kDemoDirectory + "/imagenet_classes.txt";
   int top = 5;
   int threads = 0;
@@ -84,8 +84,8 @@ int Run(const Options& options) {
   const cv::Mat image = lumen::demo::ReadImage(options.image);
 
   lumen::ModelOptions model_options;
-  model_options.weights_path = options.bin;
-  const auto model = lumen::Model::Load(options.param, model_options);
+  model_options.weights_path = options.model.bin;
+  const auto model = lumen::Model::Load(options.model.param, model_options);
   const ImageSize size = lumen::demo::ModelInputSize(*model, options.size);
   const int width = size.width;
   const int height = size.height;
@@ -111,17 +111,17 @@ int Run(const Options& options) {
   std::partial_sort(order.begin(), order.begin() + top, order.end(),
                     [&](size_t a, size_t b) { return probabilities[a] > probabilities[b]; });
 
-  std::printf("%s on %s (%dx%d, cropped to %dx%d): %.1f ms\n", options.param.c_str(),
+  std::printf("%s on %s (%dx%d, cropped to %dx%d): %.1f ms\n", options.model.param.c_str(),
               options.image.c_str(), image.cols, image.rows, width, height, milliseconds);
   std::printf("top-%zu:\n", top);
   for (size_t rank = 0; rank < top; ++rank) {
     const size_t index = order[rank];
     std::printf("  %4zu  %-30s %.4f\n", index, labels[index].c_str(), probabilities[index]);
   }
-  if (options.param == Options().param) {
+  if (options.model.param == Options().model.param) {
     std::printf(
         "note: the bundled model has random weights, so these classes mean nothing; README.md\n"
-        "      shows how to export pretrained ResNet18 with pnnx and pass it with --param/--bin\n");
+        "      shows how to export pretrained ResNet18 with pnnx and pass it as MODEL [WEIGHTS]\n");
   }
   return 0;
 }
@@ -132,14 +132,13 @@ int main(int argc, char** argv) {
   CLI::App app("lumen_resnet: classify an image with an ImageNet classifier exported by pnnx");
   Options options;
   app.add_option("--image", options.image, "the image to classify")->capture_default_str();
-  app.add_option("--param", options.param, "the model's .pnnx.param")->capture_default_str();
-  app.add_option("--bin", options.bin, "its weights (default: the .bin beside the .param)");
+  lumen::demo::AddModelArguments(app, "lumen_resnet", &options.model);
   app.add_option("--labels", options.labels, "class names, one per line")->capture_default_str();
   app.add_option("--top", options.top, "how many classes to print")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  app.add_option("--threads", options.threads, "threads (default: all cores)")
-      ->check(CLI::Range(1, 1024));
+  app.add_option("--threads", options.threads, "threads (0, the default: every core)")
+      ->check(CLI::Range(0, 1024));
   app.add_option("--size", options.size,
                  "input height and width (default: the model's export size; any size works)")
       ->check(CLI::Range(8, 8192));
@@ -149,6 +148,7 @@ int main(int argc, char** argv) {
     return app.exit(error) == 0 ? 0 : 2;
   }
   try {
+    lumen::demo::ResolveModelArguments(app, &options.model);
     return Run(options);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "lumen_resnet: %s\n", error.what());

@@ -1,6 +1,6 @@
 // lumen_yolo: detect objects in an image with a YOLOv5 PNNX model and draw them.
 //
-//   lumen_yolo [--image PATH] [--param P [--bin B]] [--names FILE] [--confidence 0.25]
+//   lumen_yolo [MODEL [WEIGHTS]] [--image PATH] [--names FILE] [--confidence 0.25]
 //              [--iou 0.45] [--max-detections 300] [--output PATH] [--threads T] [--size S]
 //
 // Pipeline: letterbox the image into the model's input size (keeping its aspect ratio, grey
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/demo_arguments.hpp"
 #include "common/demo_support.hpp"
 #include "common/image_input.hpp"
 #include "lumen/error.hpp"
@@ -35,8 +36,7 @@ const std::string kModelDirectory = std::string(LUMEN_SOURCE_DIR) + "/tmp/models
 
 struct Options {
   std::string image = kDemoDirectory + "/astronaut.jpg";
-  std::string param = kModelDirectory + "/model.pnnx.param";
-  std::string bin;  // empty: the .bin beside the .param
+  lumen::demo::ModelArguments model{{}, kModelDirectory + "/model.pnnx.param", ""};
   std::string names = kDemoDirectory + "/coco_classes.txt";
   std::string output = "yolo_detections.jpg";
   float confidence = 0.25f;
@@ -84,8 +84,8 @@ int Run(const Options& options) {
   cv::Mat image = lumen::demo::ReadImage(options.image);
 
   lumen::ModelOptions model_options;
-  model_options.weights_path = options.bin;
-  const auto model = lumen::Model::Load(options.param, model_options);
+  model_options.weights_path = options.model.bin;
+  const auto model = lumen::Model::Load(options.model.param, model_options);
   const ImageSize size = lumen::demo::ModelInputSize(*model, options.size);
   const int width = size.width;
   const int height = size.height;
@@ -114,7 +114,7 @@ int Run(const Options& options) {
   std::printf(
       "%s on %s (%dx%d, letterboxed to %dx%d): %.1f ms, %zu detections (confidence > %g, "
       "IoU %g)\n",
-      options.param.c_str(), options.image.c_str(), image.cols, image.rows, width, height,
+      options.model.param.c_str(), options.image.c_str(), image.cols, image.rows, width, height,
       milliseconds, detections.size(), options.confidence, options.iou);
   for (lumen::yolo::Detection& detection : detections) {
     detection.box = lumen::yolo::MapToImage(detection.box, letterbox, image.cols, image.rows);
@@ -127,7 +127,7 @@ int Run(const Options& options) {
     throw Error(Concat(options.output, ": cannot write the annotated image"));
   }
   std::printf("annotated image: %s\n", options.output.c_str());
-  if (options.param == Options().param) {
+  if (options.model.param == Options().model.param) {
     std::printf(
         "note: the bundled model has random weights (scores stay below 0.001, boxes mean\n"
         "      nothing); README.md shows how to export pretrained YOLOv5s with pnnx\n");
@@ -141,8 +141,7 @@ int main(int argc, char** argv) {
   CLI::App app("lumen_yolo: detect objects with a YOLOv5 model exported by pnnx, draw them");
   Options options;
   app.add_option("--image", options.image, "the image")->capture_default_str();
-  app.add_option("--param", options.param, "the model's .pnnx.param")->capture_default_str();
-  app.add_option("--bin", options.bin, "its weights (default: the .bin beside the .param)");
+  lumen::demo::AddModelArguments(app, "lumen_yolo", &options.model);
   app.add_option("--names", options.names, "class names, one per line")->capture_default_str();
   app.add_option("--confidence", options.confidence, "score threshold")
       ->check(CLI::Range(0.0f, 1.0f))
@@ -154,8 +153,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   app.add_option("--output", options.output, "the annotated image to write")->capture_default_str();
-  app.add_option("--threads", options.threads, "threads (default: all cores)")
-      ->check(CLI::Range(1, 1024));
+  app.add_option("--threads", options.threads, "threads (0, the default: every core)")
+      ->check(CLI::Range(0, 1024));
   app.add_option("--size", options.size,
                  "letterbox into S x S (a multiple of 32; default: the model's export size)")
       ->check(CLI::Range(32, 8192));
@@ -169,6 +168,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    lumen::demo::ResolveModelArguments(app, &options.model);
     return Run(options);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "lumen_yolo: %s\n", error.what());

@@ -16,6 +16,7 @@
 #include "lumen/error.hpp"
 #include "lumen/model.hpp"
 #include "lumen/session.hpp"
+#include "lumen/summary.hpp"
 #include "lumen/tensor.hpp"
 
 #endif  // LUMEN_LUMEN_HPP_

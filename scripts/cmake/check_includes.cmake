@@ -31,6 +31,7 @@ set(public_error "base")
 set(public_tensor "tensor")
 set(public_model "runtime")
 set(public_session "runtime")
+set(public_summary "runtime")
 set(public_lumen "runtime")
 
 set(problems "")

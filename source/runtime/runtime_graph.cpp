@@ -91,7 +91,10 @@ void RuntimeGraph::CreateLayers(Graph& graph) {
       operand.producer = static_cast<int>(layers_.steps.size());
       step.outputs.push_back(index);
     }
-    for (const auto& [key, attribute] : node.attributes) weight_bytes_ += attribute.data.size();
+    for (const auto& [key, attribute] : node.attributes) {
+      weight_bytes_ += attribute.data.size();
+      parameter_count_ += attribute.ElementCount();
+    }
     try {
       step.layer = LayerRegistry::Create(LayerConfig(node, &graph.operands));
     } catch (const Error& error) {

@@ -59,6 +59,8 @@ class RuntimeGraph {
   const std::string& source() const { return source_; }
   // Bytes of weights the model file held (before layers converted or packed them).
   size_t weight_bytes() const { return weight_bytes_; }
+  // Number of weight values the model file held (every stored tensor's elements), for summaries.
+  size_t parameter_count() const { return parameter_count_; }
 
  private:
   void IndexOperands(const Graph& graph);
@@ -70,6 +72,7 @@ class RuntimeGraph {
   LayerGraph layers_;  // the steps, operands, inputs and outputs
   std::map<std::string, int> operand_index_;
   size_t weight_bytes_ = 0;
+  size_t parameter_count_ = 0;
 };
 
 }  // namespace lumen

@@ -13,6 +13,7 @@
 #include "pnnx/pnnx_reader.hpp"
 #include "runtime/model_internals.hpp"
 #include "runtime/runtime_graph.hpp"
+#include "support/error_of.hpp"
 #include "support/kernel_testing.hpp"
 
 namespace lumen {
@@ -29,16 +30,7 @@ std::shared_ptr<const Model> ModelFromText(const std::string& text, bool fuse = 
   return ModelInternals::Wrap(std::make_unique<RuntimeGraph>(std::move(graph), options));
 }
 
-// The message of the lumen::Error that `action` throws, or "" if it throws none.
-template <typename Action>
-std::string ErrorOf(Action action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
-}
+using test_support::ErrorOf;
 
 std::string BuildError(const std::string& text) {
   return ErrorOf([&] { ModelFromText(text); });
