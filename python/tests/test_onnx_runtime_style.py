@@ -69,6 +69,16 @@ def test_model_inputs_and_outputs_describe_name_shape_and_dtype():
     assert isinstance(pnnx.inputs[0], lumen.TensorInfo)
 
 
+def test_declared_dtype_says_what_the_file_declares_dtype_what_lumen_returns():
+    # TopK's indices: int64 in the file, float32 from Lumen (which computes in float32).
+    model = lumen.Model(ONNX / "op_topk/model.onnx")
+    values, indices = model.outputs
+    assert (values.declared_dtype, values.dtype) == ("float32", "float32")
+    assert (indices.declared_dtype, indices.dtype) == ("int64", "float32")
+    outputs = model.session(threads=1).run(case_inputs(ONNX / "op_topk"))
+    assert [output.dtype for output in outputs] == [np.float32, np.float32]
+
+
 def test_run_returns_only_the_outputs_asked_for_in_their_order():
     model = lumen.Model(MODELS / "chunk3_dim3/model.pnnx.param")
     (x,) = case_inputs(MODELS / "chunk3_dim3")
