@@ -6,7 +6,7 @@
                                                     #   dtype='float32')]
     session = model.session(threads=2)
     (logits,) = session.run(image)                  # float32 numpy, PyTorch's layout
-    (logits,) = session.run({"0": image}, outputs=["1"])   # inputs by name, chosen outputs
+    (logits,) = session.run({"0": image}, outputs=["49"])  # inputs by name, chosen outputs
     stem = session.extract("2")                     # any operand (load with fuse=False
                                                     # to read the ones fusion removes)
 
