@@ -324,6 +324,15 @@ TEST(Model, DescribesTheSymbolicExtentsOfAnOnnxFile) {
   EXPECT_EQ(output.dim_names[1], "");
 }
 
+TEST(Model, SaysWhatTypeTheFileDeclaresAndWhatLumenReturns) {
+  // TopK's indices are int64 in the file; Lumen returns them as float32, as every output.
+  const auto model = Model::Load(test_support::SourceDirectory() + "/tmp/onnx/op_topk/model.onnx");
+  ASSERT_EQ(model->outputs().size(), 2u);
+  EXPECT_EQ(model->outputs()[0].declared_type, "float32");
+  EXPECT_EQ(model->outputs()[1].declared_type, "int64");
+  EXPECT_EQ(model->outputs()[1].type, "float32");
+}
+
 // The descriptions of the steps the current plan runs, in order.
 std::vector<std::string> PlannedSteps(const Session& session) {
   std::vector<std::string> descriptions;
