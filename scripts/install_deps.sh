@@ -13,6 +13,8 @@ packages=(
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev  # demos' image I/O only
   libcli11-dev                        # the programs' command-line parser (header only)
   pybind11-dev python3-dev python3-numpy python3-pytest  # the Python module and its tests
+  python3-pip python3-setuptools python3-wheel python3-venv  # the wheel (setup.py), offline
+  dpkg-dev                            # cpack's .deb: dpkg-shlibdeps reads its Depends
   python3-torch                       # PyTorch for lumen.compare and the benchmark's peer
   pkg-config                          # the package test checks lumen.pc
   clang libclang-rt-dev               # fuzzers (libFuzzer) and the sanitizer build

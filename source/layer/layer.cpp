@@ -41,6 +41,26 @@ std::vector<int64_t> Layer::IntegerValues(const Tensor& values, const std::strin
   return integers;
 }
 
+std::vector<int64_t> Layer::ShapeOperandValues(const Shapes& input_shapes,
+                                               const InputTensors& input_values,
+                                               size_t input) const {
+  const std::string role = Concat("the shape (input ", input, ")");
+  if (input >= input_shapes.size() || input_values.size() <= input || !input_values[input]) {
+    Fail(Concat(role, " is missing or not known while planning"));
+  }
+  if (input_shapes[input].size() != 1) {
+    Fail(Concat(role, " must be 1-D, got shape ", ShapeToString(input_shapes[input])));
+  }
+  return IntegerValues(*input_values[input], role);
+}
+
+void Layer::FailWithoutValues() const {
+  std::string inputs;
+  for (size_t input : ShapeValueInputs()) inputs += Concat(inputs.empty() ? "" : ", ", input);
+  Fail(Concat("its output shape depends on the values of input(s) ", inputs,
+              ", not known here (a session computes it when it plans)"));
+}
+
 bool Layer::FuseActivation(const Activation& /*activation*/) { return false; }
 
 void Layer::CheckInputCount(const Shapes& input_shapes, size_t inputs) const {

@@ -186,6 +186,13 @@ class Layer {
   // The values of `values` (a shape, a count, a position: integers held as floats), each checked
   // to be a whole number; `role` names them in the error ("the shape (input 1)").
   std::vector<int64_t> IntegerValues(const Tensor& values, const std::string& role) const;
+  // The extents a 1-D shape operand (input `input`, known while planning) holds, as
+  // IntegerValues reads them; fails unless it is 1-D.
+  std::vector<int64_t> ShapeOperandValues(const Shapes& input_shapes,
+                                          const InputTensors& input_values, size_t input) const;
+  // What OutputShapes says for a layer whose output shape is known only from the values of its
+  // ShapeValueInputs: those reach OutputShapesFromValues, when a session plans.
+  [[noreturn]] void FailWithoutValues() const;
 
   // Throws lumen::Error prefixed with this layer's description.
   [[noreturn]] void Fail(const std::string& message) const;

@@ -248,6 +248,9 @@ class GraphBuilder {
   // `result_name` if that is not empty. Also used by operators/quantization.cpp.
   std::string EmitTrailingUnitAxes(const std::string& operand, int64_t count,
                                    const std::string& result_name);
+  // A node of `type` (F.batch_norm, nn.InstanceNorm2d, ...) computing output 0 from `inputs`, its
+  // eps the node's epsilon (ONNX's default 1e-5, as PyTorch's): what every mapping below shares.
+  Node MakeNormalizationNode(const std::string& type, const std::vector<std::string>& inputs);
   void MapBatchNormalization();
   // BatchNormalization with training_mode=1: the batch's own statistics, and the updated running
   // ones as outputs 1 and 2.

@@ -18,9 +18,9 @@ namespace lumen {
 
 int FuseActivations(LayerGraph* graph) {
   const std::vector<int> sole_readers = graph->SoleReaders();
-  std::vector<bool> removed(graph->steps.size(), false);
   int fused = 0;
-  for (LayerGraph::Step& step : graph->steps) {
+  for (size_t index = 0; index < graph->steps.size(); ++index) {
+    LayerGraph::Step& step = graph->steps[index];
     if (step.outputs.size() != 1) continue;
     const int middle = step.outputs[0];
     const int reader_index = sole_readers[static_cast<size_t>(middle)];
@@ -29,13 +29,10 @@ int FuseActivations(LayerGraph* graph) {
     if (reader.inputs.size() != 1 || reader.outputs.size() != 1) continue;
     const Activation* activation = reader.layer->ElementwiseActivation();
     if (activation == nullptr || !step.layer->FuseActivation(*activation)) continue;
-    step.outputs[0] = reader.outputs[0];
-    step.fused.push_back(reader.description);
-    graph->operands[static_cast<size_t>(middle)].fused_into = step.description;
-    removed[static_cast<size_t>(reader_index)] = true;
+    graph->AbsorbSoleReader(index, static_cast<size_t>(reader_index));
     ++fused;
   }
-  graph->RemoveSteps(removed);
+  graph->DropRemovedSteps();
   return fused;
 }
 

@@ -131,7 +131,6 @@ bool MatchChain(const LayerGraph& graph, const std::vector<int>& sole_readers, i
 
 int FuseAttention(LayerGraph* graph) {
   const std::vector<int> sole_readers = graph->SoleReaders();
-  std::vector<bool> removed(graph->steps.size(), false);
   std::vector<bool> touched(graph->steps.size(), false);  // in a chain already rewritten
   int rewritten = 0;
   for (size_t last = 0; last < graph->steps.size(); ++last) {
@@ -157,11 +156,11 @@ int FuseAttention(LayerGraph* graph) {
     step.ReplaceLayer(LayerRegistry::Create(LayerConfig(node)));
     step.inputs = {chain.q, chain.k, chain.v};
     for (int index : chain.removed) {
-      graph->AbsorbStep(static_cast<size_t>(index), last, &removed);
+      graph->AbsorbStep(static_cast<size_t>(index), last);
     }
     ++rewritten;
   }
-  graph->RemoveSteps(removed);
+  graph->DropRemovedSteps();
   return rewritten;
 }
 

@@ -54,29 +54,24 @@ int AddedVector(const LayerGraph& graph, const Step& step, int a) {
 int FuseBiasAdditions(LayerGraph* graph) {
   std::vector<Step>& steps = graph->steps;
   const std::vector<int> sole_readers = graph->SoleReaders();
-  std::vector<bool> removed(steps.size(), false);
   int rewritten = 0;
   for (size_t index = 0; index < steps.size(); ++index) {
     Step& step = steps[index];
-    if (removed[index] || step.outputs.size() != 1) continue;
+    if (step.removed || step.outputs.size() != 1) continue;
     const int reader = sole_readers[static_cast<size_t>(step.outputs[0])];
-    if (reader < 0 || removed[static_cast<size_t>(reader)]) continue;
-    Step& addition = steps[static_cast<size_t>(reader)];
-    const int constant = AddedVector(*graph, addition, step.outputs[0]);
+    if (reader < 0 || steps[static_cast<size_t>(reader)].removed) continue;
+    const int constant = AddedVector(*graph, steps[static_cast<size_t>(reader)], step.outputs[0]);
     if (constant < 0) continue;
     Step& bias_step = steps[static_cast<size_t>(constant)];
     if (!step.layer->FuseBias(bias_step.layer->ConstantValue()->ToRowMajor())) continue;
-    graph->operands[static_cast<size_t>(step.outputs[0])].fused_into = step.description;
-    step.outputs[0] = addition.outputs[0];
-    step.fused.push_back(addition.description);
-    removed[static_cast<size_t>(reader)] = true;
+    graph->AbsorbSoleReader(index, static_cast<size_t>(reader));
     // The constant is the layer's now; its step goes if nothing else reads it.
     if (sole_readers[static_cast<size_t>(bias_step.outputs[0])] == reader) {
-      graph->AbsorbConstant(static_cast<size_t>(constant), index, &removed);
+      graph->AbsorbConstant(static_cast<size_t>(constant), index);
     }
     ++rewritten;
   }
-  graph->RemoveSteps(removed);
+  graph->DropRemovedSteps();
   return rewritten;
 }
 

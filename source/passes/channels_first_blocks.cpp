@@ -63,7 +63,6 @@ int RewriteChannelsLastBlocks(LayerGraph* graph) {
   const auto next_of = [&](size_t step) {
     return sole_readers[static_cast<size_t>(steps[step].outputs[0])];
   };
-  std::vector<bool> removed(steps.size(), false);
   int rewritten = 0;
   for (size_t first = 0; first < steps.size(); ++first) {
     if (!IsPermute(steps[first], kToChannelsLast)) continue;
@@ -102,11 +101,11 @@ int RewriteChannelsLastBlocks(LayerGraph* graph) {
       writer.outputs[0] = renamed;
       steps[chain[position + 1].step].inputs[0] = renamed;
     }
-    removed[first] = true;
-    removed[last] = true;
+    steps[first].removed = true;
+    steps[last].removed = true;
     ++rewritten;
   }
-  graph->RemoveSteps(removed);
+  graph->DropRemovedSteps();
   return rewritten;
 }
 

@@ -53,7 +53,6 @@ std::unique_ptr<Layer> MakeGatedLayer(const char* type, const LayerGraph::Step& 
 
 int FuseGatedActivations(LayerGraph* graph) {
   const std::vector<int> sole_readers = graph->SoleReaders();
-  std::vector<bool> removed(graph->steps.size(), false);
   int fused = 0;
   for (size_t index = 0; index < graph->steps.size(); ++index) {
     LayerGraph::Step& product = graph->steps[index];
@@ -75,12 +74,12 @@ int FuseGatedActivations(LayerGraph* graph) {
       product.inputs = {x};
       product.ReplaceLayer(MakeGatedLayer(type, product, *graph));
       graph->operands[static_cast<size_t>(gate)].fused_into = product.description;
-      removed[static_cast<size_t>(gate_step)] = true;
+      graph->steps[static_cast<size_t>(gate_step)].removed = true;
       ++fused;
       break;
     }
   }
-  graph->RemoveSteps(removed);
+  graph->DropRemovedSteps();
   return fused;
 }
 

@@ -45,27 +45,35 @@ void LayerGraph::KeepSteps(const std::vector<size_t>& order) {
   }
 }
 
-void LayerGraph::RemoveSteps(const std::vector<bool>& removed) {
+void LayerGraph::DropRemovedSteps() {
   std::vector<size_t> order;
   for (size_t index = 0; index < steps.size(); ++index) {
-    if (!removed[index]) order.push_back(index);
+    if (!steps[index].removed) order.push_back(index);
   }
   KeepSteps(order);
 }
 
-void LayerGraph::AbsorbStep(size_t gone, size_t into, std::vector<bool>* removed) {
+void LayerGraph::AbsorbStep(size_t gone, size_t into) {
   steps[into].fused.push_back(steps[gone].description);
   for (int output : steps[gone].outputs) {
     operands[static_cast<size_t>(output)].fused_into = steps[into].description;
   }
-  (*removed)[gone] = true;
+  steps[gone].removed = true;
 }
 
-void LayerGraph::AbsorbConstant(size_t constant, size_t into, std::vector<bool>* removed) {
+void LayerGraph::AbsorbSoleReader(size_t step, size_t reader) {
+  Step& writer = steps[step];
+  operands[static_cast<size_t>(writer.outputs[0])].fused_into = writer.description;
+  writer.outputs[0] = steps[reader].outputs[0];
+  writer.fused.push_back(steps[reader].description);
+  steps[reader].removed = true;
+}
+
+void LayerGraph::AbsorbConstant(size_t constant, size_t into) {
   for (int output : steps[constant].outputs) {
     operands[static_cast<size_t>(output)].fused_into = steps[into].description;
   }
-  (*removed)[constant] = true;
+  steps[constant].removed = true;
 }
 
 }  // namespace lumen

@@ -33,6 +33,9 @@ struct LayerGraph {
     std::vector<int> inputs;
     std::vector<int> outputs;
     std::vector<std::string> fused;  // nodes merged into this step ("nn.ReLU 'relu'")
+    // Marked by a pass that made the step redundant; DropRemovedSteps takes it out. Until then
+    // every step keeps its index, so a pass can go on reading the graph by index.
+    bool removed = false;
 
     // Puts `new_layer` in place of the step's layer (computing the same in another way) and takes
     // the step's type from it; the name and line stay.
@@ -52,16 +55,20 @@ struct LayerGraph {
   // Keeps the steps listed in `order`, in that order, dropping the others, and points every
   // operand's producer at its step's new position (-1 when no kept step writes it).
   void KeepSteps(const std::vector<size_t>& order);
-  // Drops the steps marked in `removed`, keeping the order of the others (see KeepSteps).
-  void RemoveSteps(const std::vector<bool>& removed);
+  // Drops the steps marked removed, keeping the order of the others (see KeepSteps).
+  void DropRemovedSteps();
   // Step `gone` is now computed by step `into` (a pass fused it there): `into` lists it among its
-  // fused nodes, gone's outputs name `into` as what absorbed them, and gone is marked in
-  // `removed`, for RemoveSteps.
-  void AbsorbStep(size_t gone, size_t into, std::vector<bool>* removed);
+  // fused nodes, gone's outputs name `into` as what absorbed them, and gone is marked removed.
+  void AbsorbStep(size_t gone, size_t into);
+  // Step `step`, of one output, now also computes what `reader`, that output's sole reader of one
+  // output, computed (a fused activation or bias): step writes reader's output, lists reader
+  // among its fused nodes, the operand between them names step as what absorbed it, and reader is
+  // marked removed.
+  void AbsorbSoleReader(size_t step, size_t reader);
   // Step `constant`, a stored value nothing else reads, is held by step `into`'s layer now (a
-  // fused weight or bias): its outputs name `into` as what absorbed them, and it is marked in
-  // `removed` (unlike AbsorbStep, `into` does not list it among its fused nodes).
-  void AbsorbConstant(size_t constant, size_t into, std::vector<bool>* removed);
+  // fused weight or bias): its outputs name `into` as what absorbed them, and it is marked
+  // removed (unlike AbsorbStep, `into` does not list it among its fused nodes).
+  void AbsorbConstant(size_t constant, size_t into);
 };
 
 }  // namespace lumen

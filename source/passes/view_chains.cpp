@@ -39,14 +39,13 @@ bool IsLink(const Step& step) {
 int JoinViewChains(LayerGraph* graph) {
   std::vector<Step>& steps = graph->steps;
   const std::vector<int> readers = graph->SoleReaders();
-  std::vector<bool> removed(steps.size(), false);
   int chains = 0;
   for (size_t first = 0; first < steps.size(); ++first) {
-    if (removed[first] || !IsLink(steps[first])) continue;
+    if (steps[first].removed || !IsLink(steps[first])) continue;
     std::vector<size_t> chain = {first};
     while (true) {
       const int reader = readers[static_cast<size_t>(steps[chain.back()].outputs[0])];
-      if (reader < 0 || removed[static_cast<size_t>(reader)]) break;
+      if (reader < 0 || steps[static_cast<size_t>(reader)].removed) break;
       const Step& next = steps[static_cast<size_t>(reader)];
       if (!IsLink(next) || next.inputs[0] != steps[chain.back()].outputs[0]) break;
       chain.push_back(static_cast<size_t>(reader));
@@ -77,13 +76,13 @@ int JoinViewChains(LayerGraph* graph) {
     chain_node.name = head.name;
     head.ReplaceLayer(MakeViewChain(LayerConfig(chain_node), std::move(links)));
     head.fused.push_back(first_description);
-    for (size_t k = 1; k < chain.size(); ++k) graph->AbsorbStep(chain[k], first, &removed);
+    for (size_t k = 1; k < chain.size(); ++k) graph->AbsorbStep(chain[k], first);
     head.inputs = std::move(inputs);
     head.outputs = outputs;
     for (int output : outputs) graph->operands[static_cast<size_t>(output)].fused_into.clear();
     ++chains;
   }
-  graph->RemoveSteps(removed);
+  graph->DropRemovedSteps();
   return chains;
 }
 

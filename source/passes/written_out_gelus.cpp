@@ -55,11 +55,10 @@ int FuseWrittenOutGelus(LayerGraph* graph) {
     return sole_readers[static_cast<size_t>(steps[static_cast<size_t>(step)].outputs[0])];
   };
   const auto output = [&](int step) { return steps[static_cast<size_t>(step)].outputs[0]; };
-  std::vector<bool> removed(steps.size(), false);
   int rewritten = 0;
   for (size_t first = 0; first < steps.size(); ++first) {
     int x = -1;
-    if (removed[first] || !DividesBySquareRootOfTwo(steps[first], &x)) continue;
+    if (steps[first].removed || !DividesBySquareRootOfTwo(steps[first], &x)) continue;
     const int divide = static_cast<int>(first);
     const int erf = next(divide);
     if (erf < 0 || !IsCallOfOperand(steps[static_cast<size_t>(erf)], ExpressionFunction::kErf,
@@ -90,11 +89,11 @@ int FuseWrittenOutGelus(LayerGraph* graph) {
     last.ReplaceLayer(LayerRegistry::Create(LayerConfig(node)));
     last.inputs = {x};
     for (int index : {divide, erf, add, multiply}) {
-      graph->AbsorbStep(static_cast<size_t>(index), static_cast<size_t>(half), &removed);
+      graph->AbsorbStep(static_cast<size_t>(index), static_cast<size_t>(half));
     }
     ++rewritten;
   }
-  graph->RemoveSteps(removed);
+  graph->DropRemovedSteps();
   return rewritten;
 }
 

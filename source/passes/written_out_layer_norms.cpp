@@ -236,11 +236,12 @@ std::unique_ptr<Layer> LayerNormOf(const LayerGraph& graph, const Chain& chain,
 
 int FuseWrittenOutLayerNorms(LayerGraph* graph) {
   const Readers readers(*graph);
-  std::vector<bool> removed(graph->steps.size(), false);
   int rewritten = 0;
   for (size_t first = 0; first < graph->steps.size(); ++first) {
     Chain chain;
-    if (removed[first] || !MatchChain(*graph, readers, static_cast<int>(first), &chain)) continue;
+    if (graph->steps[first].removed ||
+        !MatchChain(*graph, readers, static_cast<int>(first), &chain))
+      continue;
     const int x = graph->steps[first].inputs[0];
     std::unique_ptr<Layer> layer =
         LayerNormOf(*graph, chain, graph->operands[static_cast<size_t>(x)].annotated_shape);
@@ -250,7 +251,7 @@ int FuseWrittenOutLayerNorms(LayerGraph* graph) {
     last.inputs = {x};
     for (size_t position = 0; position + 1 < chain.steps.size(); ++position) {
       graph->AbsorbStep(static_cast<size_t>(chain.steps[position]),
-                        static_cast<size_t>(chain.steps.back()), &removed);
+                        static_cast<size_t>(chain.steps.back()));
     }
     // The stored weight and bias are the LayerNorm's now; their steps go if nothing else reads
     // them.
@@ -258,12 +259,12 @@ int FuseWrittenOutLayerNorms(LayerGraph* graph) {
       Step& step = graph->steps[static_cast<size_t>(constant)];
       if (step.outputs.size() == 1 && readers.Sole(step.outputs[0]) >= 0) {
         graph->AbsorbConstant(static_cast<size_t>(constant),
-                              static_cast<size_t>(chain.steps.back()), &removed);
+                              static_cast<size_t>(chain.steps.back()));
       }
     }
     ++rewritten;
   }
-  graph->RemoveSteps(removed);
+  graph->DropRemovedSteps();
   return rewritten;
 }
 

@@ -3,7 +3,8 @@
 # resnet18 against PyTorch's output: (1) `cmake --install` into ~/lumen (a scratch HOME) then
 # find_package(Lumen), (2) the same install through pkg-config, by running the README's own lines
 # (the sh block that calls `pkg-config --cflags --libs lumen`) as they are written, (3)
-# add_subdirectory of the source tree.
+# add_subdirectory of the source tree. The install's Python package runs resnet18 too, from the
+# PYTHONPATH the install prints, and `--prefix /usr/local` puts it on python3's sys.path.
 #
 #   test/package/check_package.sh LUMEN_SOURCE_DIR LUMEN_BUILD_DIR      (ctest runs it)
 set -euo pipefail
@@ -34,6 +35,27 @@ if grep -rhv '^#' "${package_files[@]}" | grep -i 'armadillo\|ARMA_'; then
   echo "the installed package asks for Armadillo (lines above)" >&2
   exit 1
 fi
+
+echo "== the Python package, where the install says"
+# Off python3's sys.path (a prefix of one's own): the install names the PYTHONPATH to export.
+python_path=$(sed -n 's/.*not on .*sys.path: export PYTHONPATH=//p' "$work/install.log")
+[ -n "$python_path" ] || {
+  cat "$work/install.log"; echo "the install names no PYTHONPATH" >&2; exit 1
+}
+(cd "$work" && PYTHONPATH=$python_path /usr/bin/python3 \
+  "$source_dir/test/package/run_installed_lumen.py" "$case_dir" "$python_path/lumen")
+# Into /usr/local (staged with DESTDIR: nothing is written outside $work), where Debian's python3
+# looks without PYTHONPATH: /usr/local/lib/python3.X/dist-packages.
+DESTDIR=$work/root cmake --install "$build_dir" --prefix /usr/local > "$work/install-local.log"
+local_site=$(sed -n 's/^-- Python package lumen: \(.*\)\/lumen (on .*sys.path)$/\1/p' \
+             "$work/install-local.log")
+[ -n "$local_site" ] && [ -f "$work/root$local_site/lumen/__init__.py" ] || {
+  cat "$work/install-local.log"; echo "--prefix /usr/local: the package is not on sys.path" >&2
+  exit 1
+}
+env -u PYTHONPATH /usr/bin/python3 -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' \
+  "$local_site" || { echo "$local_site is not on /usr/bin/python3's sys.path" >&2; exit 1; }
+echo "--prefix /usr/local: $local_site, on /usr/bin/python3's sys.path"
 
 echo "== find_package(Lumen)"
 cmake -S "$source_dir/test/package/consumer" -B "$work/find" -DCMAKE_PREFIX_PATH="$prefix" \

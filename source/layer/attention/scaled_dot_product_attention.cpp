@@ -27,10 +27,10 @@ constexpr int kMaxBlockRows = 128;
 
 // Per session: the sizes, the query block, and Q times the scale when it is not 1.
 struct AttentionState : LayerState {
-  int batch = 0;    // product of the leading dimensions
-  int queries = 0;  // L
-  int keys = 0;     // S
-  int depth = 0;    // d, of Q and K
+  // The problem as the kernel sees it: one item whose heads are the leading dimensions' indices
+  // (heads: their product; queries: L; keys and sources: S; head_dim: d, of Q and K). Forward
+  // sets its pointers.
+  AttentionHeads problem;
   int value_depth = 0;
   int block_rows = 1;
   std::vector<float> scaled_queries;
@@ -81,26 +81,29 @@ class ScaledDotProductAttention : public Layer {
     const Shape& q = input_shapes[0];
     const size_t rank = q.size();
     auto state = std::make_unique<AttentionState>();
-    state->batch = static_cast<int>(
+    AttentionHeads& problem = state->problem;
+    problem.items = 1;
+    problem.heads = static_cast<int>(
         ShapeElementCount(q) / std::max<size_t>(1, static_cast<size_t>(q[rank - 2]) * q[rank - 1]));
-    state->queries = static_cast<int>(q[rank - 2]);
-    state->depth = static_cast<int>(q[rank - 1]);
-    state->keys = static_cast<int>(input_shapes[1][transposed_keys_ ? rank - 1 : rank - 2]);
+    problem.queries = static_cast<int>(q[rank - 2]);
+    problem.head_dim = static_cast<int>(q[rank - 1]);
+    problem.keys = static_cast<int>(input_shapes[1][transposed_keys_ ? rank - 1 : rank - 2]);
+    problem.sources = problem.keys;
     state->value_depth = static_cast<int>(input_shapes[2][rank - 1]);
     if (scale_ != 1.0f) state->scaled_queries.resize(ShapeElementCount(q));
     if (transposed_keys_) state->keys_buffer.resize(ShapeElementCount(input_shapes[1]));
     if (!UsesTheKernel(*state)) {
-      state->weights.resize(static_cast<size_t>(state->keys));
+      state->weights.resize(static_cast<size_t>(problem.keys));
       return state;
     }
     // Enough tasks (heads x blocks) for every thread, blocks of at most kMaxBlockRows rows.
-    int blocks = std::max(1, (state->queries + kMaxBlockRows - 1) / kMaxBlockRows);
-    while (state->batch * blocks < 2 * context.threads && state->queries / (blocks + 1) >= 16) {
+    int blocks = std::max(1, (problem.queries + kMaxBlockRows - 1) / kMaxBlockRows);
+    while (problem.heads * blocks < 2 * context.threads && problem.queries / (blocks + 1) >= 16) {
       ++blocks;
     }
-    state->block_rows = std::max(1, (state->queries + blocks - 1) / blocks);
+    state->block_rows = std::max(1, (problem.queries + blocks - 1) / blocks);
     if (context.workspace != nullptr) {
-      ReserveAttentionScratch(Heads(*state), state->block_rows, context.workspace);
+      ReserveAttentionScratch(problem, state->block_rows, context.workspace);
     }
     return state;
   }
@@ -125,39 +128,28 @@ class ScaledDotProductAttention : public Layer {
       AttendInLoops(state, q, k, inputs[2]->data(), outputs[0]->data());
       return;
     }
-    AttentionHeads heads = Heads(state);
-    heads.q = q;
-    heads.k = k;
-    heads.v = inputs[2]->data();
-    heads.attended = outputs[0]->data();
-    Attend(heads, state.block_rows, context.compute);
+    AttentionHeads& problem = state.problem;
+    problem.q = q;
+    problem.k = k;
+    problem.v = inputs[2]->data();
+    problem.attended = outputs[0]->data();
+    Attend(problem, state.block_rows, context.compute);
   }
 
  private:
   // The kernel takes one depth for Q, K and V.
   static bool UsesTheKernel(const AttentionState& state) {
-    return state.depth == state.value_depth && state.batch > 0 && state.queries > 0 &&
-           state.keys > 0;
-  }
-
-  // The problem as the kernel sees it: one item, `batch` heads.
-  static AttentionHeads Heads(const AttentionState& state) {
-    AttentionHeads heads;
-    heads.items = 1;
-    heads.heads = state.batch;
-    heads.head_dim = state.depth;
-    heads.queries = state.queries;
-    heads.sources = state.keys;
-    heads.keys = state.keys;
-    return heads;
+    const AttentionHeads& problem = state.problem;
+    return problem.head_dim == state.value_depth && problem.heads > 0 && problem.queries > 0 &&
+           problem.keys > 0;
   }
 
   // K (b, s, e) at b*S*d + e*S + s, from K^T (b, e, s) at b*d*S + s*d + e: each slice's
   // storage, a row-major S x d matrix, turned into d x S (tensor/strided's tiled transpose).
   static void GatherKeys(AttentionState& state, const float* transposed, ThreadPool* pool) {
-    const size_t keys = static_cast<size_t>(state.keys);
-    const size_t depth = static_cast<size_t>(state.depth);
-    for (size_t b = 0; b < static_cast<size_t>(state.batch); ++b) {
+    const size_t keys = static_cast<size_t>(state.problem.keys);
+    const size_t depth = static_cast<size_t>(state.problem.head_dim);
+    for (size_t b = 0; b < static_cast<size_t>(state.problem.heads); ++b) {
       TransposeMatrix(transposed + b * keys * depth, keys, depth,
                       state.keys_buffer.data() + b * keys * depth, pool);
     }
@@ -166,12 +158,12 @@ class ScaledDotProductAttention : public Layer {
   // The definition in plain loops, for a V of another depth than Q and K.
   static void AttendInLoops(AttentionState& state, const float* q, const float* k, const float* v,
                             float* output) {
-    const size_t queries = static_cast<size_t>(state.queries);
-    const size_t keys = static_cast<size_t>(state.keys);
-    const size_t depth = static_cast<size_t>(state.depth);
+    const size_t queries = static_cast<size_t>(state.problem.queries);
+    const size_t keys = static_cast<size_t>(state.problem.keys);
+    const size_t depth = static_cast<size_t>(state.problem.head_dim);
     const size_t value_depth = static_cast<size_t>(state.value_depth);
     float* weights = state.weights.data();
-    for (size_t b = 0; b < static_cast<size_t>(state.batch); ++b) {
+    for (size_t b = 0; b < static_cast<size_t>(state.problem.heads); ++b) {
       const float* qb = q + b * queries * depth;
       const float* kb = k + b * keys * depth;
       const float* vb = v + b * keys * value_depth;

@@ -18,9 +18,7 @@ class ConstantOfShape : public Layer {
       : Layer(config), value_(config.FloatParam("value", 0.0f)) {}
 
   // Nothing without input 0's values: the session asks OutputShapesFromValues.
-  Shapes OutputShapes(const Shapes& /*input_shapes*/) const override {
-    Fail("its output shape is the values of input 0, not known here");
-  }
+  Shapes OutputShapes(const Shapes& /*input_shapes*/) const override { FailWithoutValues(); }
 
   // The output's shape is the values of input 0.
   std::vector<size_t> ShapeValueInputs() const override { return {0}; }
@@ -29,11 +27,8 @@ class ConstantOfShape : public Layer {
   Shapes OutputShapesFromValues(const Shapes& input_shapes,
                                 const InputTensors& input_values) const override {
     CheckInputCount(input_shapes, 1);
-    if (input_shapes[0].size() != 1) {
-      Fail(Concat("the shape input must be 1-D, got shape ", ShapeToString(input_shapes[0])));
-    }
     Shape shape;
-    for (int64_t extent : IntegerValues(*input_values[0], "the shape (input 0)")) {
+    for (int64_t extent : ShapeOperandValues(input_shapes, input_values, 0)) {
       if (extent < 0 || extent > UINT32_MAX) Fail(Concat("the shape has an extent ", extent));
       shape.push_back(static_cast<uint32_t>(extent));
     }

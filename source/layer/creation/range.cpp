@@ -16,9 +16,7 @@ class Range : public Layer {
   using Layer::Layer;
 
   // The count depends on the inputs' values.
-  Shapes OutputShapes(const Shapes& /*input_shapes*/) const override {
-    Fail("its output shape depends on the values of its inputs, not known here");
-  }
+  Shapes OutputShapes(const Shapes& /*input_shapes*/) const override { FailWithoutValues(); }
 
   // start, limit and delta.
   std::vector<size_t> ShapeValueInputs() const override { return {0, 1, 2}; }

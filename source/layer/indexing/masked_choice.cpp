@@ -18,28 +18,33 @@ struct MaskedChoiceState : LayerState {
   std::vector<size_t> output_strides;
 };
 
+// The operand with `role`'s name among the inputs, or the number in the parameter of that name,
+// or the role's default input; throws lumen::Error naming the layer when there is none.
+ChoiceSource ReadSource(const LayerConfig& config, ChoiceRole role) {
+  const int input = config.InputIndexOfRole(role.name);
+  if (input >= 0) return {input, 0.0f};
+  if (config.HasParam(role.name)) return {-1, config.FloatParam(role.name)};
+  if (role.default_input < static_cast<int>(config.input_count())) {
+    return {role.default_input, 0.0f};
+  }
+  throw Error(
+      Concat(config.Describe(), ": has neither an operand nor a parameter '", role.name, "'"));
+}
+
 }  // namespace
 
-MaskedChoice::MaskedChoice(const LayerConfig& config, ChoiceSource condition, ChoiceSource chosen,
-                           ChoiceSource otherwise)
-    : Layer(config), sources_{condition, chosen, otherwise}, input_count_(config.input_count()) {
+MaskedChoice::MaskedChoice(const LayerConfig& config, ChoiceRole condition, ChoiceRole chosen,
+                           ChoiceRole otherwise)
+    : Layer(config),
+      sources_{ReadSource(config, condition), ReadSource(config, chosen),
+               ReadSource(config, otherwise)},
+      input_count_(config.input_count()) {
   for (const ChoiceSource& source : sources_) {
     if (source.input >= static_cast<int>(input_count_)) {
       Fail(Concat("expects an operand at input ", source.input, ", the operator has ", input_count_,
                   " input(s)"));
     }
   }
-}
-
-ChoiceSource MaskedChoice::ReadSource(const LayerConfig& config, const std::string& role,
-                                      int default_input) {
-  const int input = config.InputIndexOfRole(role);
-  if (input >= 0) return {input, 0.0f};
-  if (config.HasParam(role)) return {-1, config.FloatParam(role)};
-  if (default_input >= 0 && default_input < static_cast<int>(config.input_count())) {
-    return {default_input, 0.0f};
-  }
-  throw Error(Concat(config.Describe(), ": has neither an operand nor a parameter '", role, "'"));
 }
 
 Shapes MaskedChoice::OutputShapes(const Shapes& input_shapes) const {

@@ -18,6 +18,13 @@ struct ChoiceSource {
   float number = 0.0f;
 };
 
+// How an operator names one of its three values: the role its operand or parameter has
+// ($mask=, other=0.5, ...), and the input it is when the graph names no roles.
+struct ChoiceRole {
+  const char* name;
+  int default_input;
+};
+
 // A layer computing condition ? chosen : otherwise over the broadcast shape of its operands
 // (a nonzero condition chooses; masks reach layers as floats, 1 for True). Subclasses say where
 // the three come from and may constrain the output shape (masked_fill keeps its input's).
@@ -31,13 +38,9 @@ class MaskedChoice : public Layer {
   void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  protected:
-  // Reads where the condition and the two values come from.
-  MaskedChoice(const LayerConfig& config, ChoiceSource condition, ChoiceSource chosen,
-               ChoiceSource otherwise);
-  // The source named `role` ($input=, $other=, ...) among the inputs, or the number in the
-  // parameter of that name; throws lumen::Error naming the layer when neither exists.
-  static ChoiceSource ReadSource(const LayerConfig& config, const std::string& role,
-                                 int default_input);
+  // Reads where the condition and the two values come from, by their roles.
+  MaskedChoice(const LayerConfig& config, ChoiceRole condition, ChoiceRole chosen,
+               ChoiceRole otherwise);
   // Throws lumen::Error when the broadcast shape is not acceptable; by default any is.
   virtual void CheckOutputShape(const std::vector<Shape>& /*input_shapes*/,
                                 const Shape& /*output*/) const {}

@@ -15,8 +15,7 @@ class MaskedFill : public MaskedChoice {
  public:
   // Finds the input, the mask and the value.
   explicit MaskedFill(const LayerConfig& config)
-      : MaskedChoice(config, ReadSource(config, "mask", 1), ReadSource(config, "value", 2),
-                     ReadSource(config, "input", 0)) {}
+      : MaskedChoice(config, {"mask", 1}, {"value", 2}, {"input", 0}) {}
 
  protected:
   // The result must have the input's shape.

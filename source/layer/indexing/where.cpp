@@ -11,8 +11,7 @@ class Where : public MaskedChoice {
  public:
   // Finds the three operands by role (or, for input and other, as numbers).
   explicit Where(const LayerConfig& config)
-      : MaskedChoice(config, ReadSource(config, "condition", 0), ReadSource(config, "input", 1),
-                     ReadSource(config, "other", 2)) {}
+      : MaskedChoice(config, {"condition", 0}, {"input", 1}, {"other", 2}) {}
 };
 
 }  // namespace

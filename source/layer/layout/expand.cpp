@@ -42,7 +42,7 @@ class Expand : public Layer {
 
   // The expanded shape.
   Shapes OutputShapes(const Shapes& input_shapes) const override {
-    if (from_values_) Fail("its output shape depends on the values of input 1, not known here");
+    if (from_values_) FailWithoutValues();
     CheckInputCount(input_shapes, from_other_ ? 2 : 1);
     std::vector<int64_t> sizes;
     if (from_other_) {
@@ -65,7 +65,7 @@ class Expand : public Layer {
     if (!from_values_) return OutputShapes(input_shapes);
     CheckInputCount(input_shapes, 2);
     const Shape& input = input_shapes[0];
-    const std::vector<int64_t> target = IntegerValues(*input_values[1], "the shape (input 1)");
+    const std::vector<int64_t> target = ShapeOperandValues(input_shapes, input_values, 1);
     const size_t rank = std::max(target.size(), input.size());
     std::vector<int64_t> sizes(rank, -1);
     for (size_t d = 0; d < rank; ++d) {

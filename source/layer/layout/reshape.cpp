@@ -120,9 +120,7 @@ class OperandReshape : public ReshapingLayer {
   explicit OperandReshape(const LayerConfig& config)
       : ReshapingLayer(config), allow_zero_(config.IntParam("allowzero", 0) != 0) {}
   // The shape depends on input 1's values: it is known only when a session plans.
-  Shapes OutputShapes(const Shapes& /*input_shapes*/) const override {
-    Fail("its output shape is the values of input 1, not known here");
-  }
+  Shapes OutputShapes(const Shapes& /*input_shapes*/) const override { FailWithoutValues(); }
   // The target is input 1's values.
   std::vector<size_t> ShapeValueInputs() const override { return {1}; }
   // Input 1's values with 0 and -1 resolved.

@@ -77,9 +77,7 @@ class OperandSlice : public Slice {
   explicit OperandSlice(const LayerConfig& config) : Slice(config, SliceBounds{}) {}
 
   // The bounds are values, not known here.
-  Shapes OutputShapes(const Shapes& /*input_shapes*/) const override {
-    Fail("its output shape depends on the values of inputs 1 to 4, not known here");
-  }
+  Shapes OutputShapes(const Shapes& /*input_shapes*/) const override { FailWithoutValues(); }
   // starts, ends, axes, steps.
   std::vector<size_t> ShapeValueInputs() const override { return {1, 2, 3, 4}; }
   // The slice's shape for these bounds.

@@ -6,7 +6,12 @@
 namespace lumen {
 
 // The average of each adaptive window.
-using AdaptiveAveragePooling = AdaptivePoolingOf</*kMaximum=*/false>;
+class AdaptiveAveragePooling : public AdaptivePooling {
+ public:
+  // Reads output_size.
+  explicit AdaptiveAveragePooling(const LayerConfig& config)
+      : AdaptivePooling(config, /*maximum=*/false) {}
+};
 
 LUMEN_REGISTER_LAYER(AdaptiveAveragePooling, "nn.AdaptiveAvgPool2d", "F.adaptive_avg_pool2d",
                      "nn.AdaptiveAvgPool1d", "F.adaptive_avg_pool1d", "nn.AdaptiveAvgPool3d",

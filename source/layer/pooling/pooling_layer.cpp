@@ -214,9 +214,4 @@ void AdaptivePooling::PoolChannel(const PoolingVolume& volume, const float* inpu
                      compute.Scratch(ScratchSlot::kFirst, VolumeScratchSize(volume)));
 }
 
-void AdaptivePooling::PoolChannelWithIndices(const PoolingVolume& volume, const float* input,
-                                             float* output, float* indices) const {
-  AdaptiveMaxPoolWithIndices(volume, dimensions() != 1, input, output, indices);
-}
-
 }  // namespace lumen

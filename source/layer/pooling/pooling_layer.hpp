@@ -131,7 +131,8 @@ class PoolingLayer : public Layer {
 // Both adaptive poolings (nn.AdaptiveAvgPool1d/2d/3d, nn.AdaptiveMaxPool1d/2d/3d): output cell
 // (i, j) pools input rows [floor(i*H/OH), ceil((i+1)*H/OH)) and the same columns (windows that may
 // overlap; kernel/adaptive_pooling.hpp), and depth slices likewise, over every channel of a 1-D,
-// 2-D or 3-D feature map, batched or not.
+// 2-D or 3-D feature map, batched or not. Each op's file (adaptive_average_pooling.cpp,
+// adaptive_max_pooling.cpp) makes its layer of it.
 class AdaptivePooling : public PoolingLayer {
  protected:
   // Reads output_size (a tuple, an int, or None entries meaning "keep the input size") and, for
@@ -143,22 +144,10 @@ class AdaptivePooling : public PoolingLayer {
   // Pools each output cell's window of every depth slice, then across depth.
   void PoolChannel(const PoolingVolume& volume, const float* input, float* output,
                    const ComputeContext& compute) const override;
-  // The maximum of each window, with its position.
-  void PoolChannelWithIndices(const PoolingVolume& volume, const float* input, float* output,
-                              float* indices) const override;
 
  private:
   FeatureMapSize requested_;  // 0 (None): same as the input
   bool maximum_;              // the maximum of each window, else its average
-};
-
-// AdaptivePooling of one statistic (the maximum, or the average), the layer of its op types:
-// each op's file names it (adaptive_max_pooling.cpp, adaptive_average_pooling.cpp).
-template <bool kMaximum>
-class AdaptivePoolingOf : public AdaptivePooling {
- public:
-  // Reads output_size (and return_indices for the maximum).
-  explicit AdaptivePoolingOf(const LayerConfig& config) : AdaptivePooling(config, kMaximum) {}
 };
 
 }  // namespace lumen

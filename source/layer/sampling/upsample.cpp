@@ -254,7 +254,7 @@ Shapes Upsample::OutputShapesFromValues(const Shapes& input_shapes,
 }
 
 Shapes Upsample::OutputShapes(const Shapes& input_shapes) const {
-  if (sizes_from_input_) Fail("its output shape is the values of input 1, not known here");
+  if (sizes_from_input_) FailWithoutValues();
   CheckInputCount(input_shapes, 1);
   const Shape& input = input_shapes[0];
   const size_t rank = input.size();

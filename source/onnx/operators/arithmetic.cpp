@@ -3,6 +3,7 @@
 // them), CumSum onto torch.cumsum, TopK onto torch.topk, and Cast of a run-time value (Lumen
 // computes in float).
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "lumen/error.hpp"
@@ -12,36 +13,25 @@ namespace lumen {
 namespace onnx {
 
 const std::map<std::string, std::string>& GraphBuilder::UnaryExpressions() {
-  static const std::map<std::string, std::string> expressions = {
-      {"Abs", "abs({0})"},
-      {"Acos", "acos({0})"},
-      {"Acosh", "acosh({0})"},
-      {"Asin", "asin({0})"},
-      {"Asinh", "asinh({0})"},
-      {"Atan", "atan({0})"},
-      {"Atanh", "atanh({0})"},
-      {"Ceil", "ceil({0})"},
-      {"Cos", "cos({0})"},
-      {"Cosh", "cosh({0})"},
-      {"Erf", "erf({0})"},
-      {"Exp", "exp({0})"},
-      {"Floor", "floor({0})"},
-      {"Log", "log({0})"},
-      {"Not", "logical_not({0})"},
-      {"Neg", "neg({0})"},
-      {"Reciprocal", "reciprocal({0})"},
-      {"Round", "round({0})"},
-      {"Sign", "sign({0})"},
-      {"Sin", "sin({0})"},
-      {"Sinh", "sinh({0})"},
-      {"Sqrt", "sqrt({0})"},
-      {"Tan", "tan({0})"},
-      // softplus(x) = log(1 + e^x), written so that it neither overflows nor loses the small
-      // values: max(x, 0) + log1p(e^-|x|).
-      {"Softplus", "add(max({0},0),log1p(exp(neg(abs({0})))))"},
-      {"Softsign", "div({0},add(abs({0}),1))"},
-      {"Mish", "mul({0},tanh(add(max({0},0),log1p(exp(neg(abs({0})))))))"},
-  };
+  static const std::map<std::string, std::string> expressions = [] {
+    std::map<std::string, std::string> table = {
+        {"Not", "logical_not({0})"},
+        // softplus(x) = log(1 + e^x), written so that it neither overflows nor loses the small
+        // values: max(x, 0) + log1p(e^-|x|).
+        {"Softplus", "add(max({0},0),log1p(exp(neg(abs({0})))))"},
+        {"Softsign", "div({0},add(abs({0}),1))"},
+        {"Mish", "mul({0},tanh(add(max({0},0),log1p(exp(neg(abs({0})))))))"},
+    };
+    // Most unary ops are the expression function of the same name in lower case (Abs: abs).
+    for (std::string op : {"Abs",   "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil",
+                           "Cos",   "Cosh", "Erf",   "Exp",  "Floor", "Log",  "Neg",   "Reciprocal",
+                           "Round", "Sign", "Sin",   "Sinh", "Sqrt",  "Tan"}) {
+      std::string function = op;
+      for (char& letter : function) letter = static_cast<char>(std::tolower(letter));
+      table[op] = function + "({0})";
+    }
+    return table;
+  }();
   return expressions;
 }
 

@@ -46,6 +46,13 @@ std::string GraphBuilder::EmitTrailingUnitAxes(const std::string& operand, int64
   return result;
 }
 
+Node GraphBuilder::MakeNormalizationNode(const std::string& type,
+                                         const std::vector<std::string>& inputs) {
+  Node node = MakeNode(type, inputs, {OutputName(0)});
+  node.params["eps"] = Parameter::FromFloat(Float("epsilon", 1e-5f));
+  return node;
+}
+
 void GraphBuilder::MapBatchNormalization() {
   if (Int("training_mode", 0) != 0) {
     MapTrainingBatchNormalization();
@@ -54,12 +61,9 @@ void GraphBuilder::MapBatchNormalization() {
   if (!IsConstantInput(1) || !IsConstantInput(2) || !IsConstantInput(3) || !IsConstantInput(4)) {
     // Statistics or affine parameters given as graph inputs (or computed): F.batch_norm reads
     // them as operands (input, running_mean, running_var, weight, bias) and folds them per run.
-    Node node = MakeNode(
+    EmitOutput(MakeNormalizationNode(
         "F.batch_norm",
-        {RuntimeInput(0), RuntimeInput(3), RuntimeInput(4), RuntimeInput(1), RuntimeInput(2)},
-        {OutputName(0)});
-    node.params["eps"] = Parameter::FromFloat(Float("epsilon", 1e-5f));
-    EmitOutput(std::move(node));
+        {RuntimeInput(0), RuntimeInput(3), RuntimeInput(4), RuntimeInput(1), RuntimeInput(2)}));
     return;
   }
   const ConstantTensor& scale = ConstantInput(1, "scale");
@@ -228,10 +232,8 @@ void GraphBuilder::MapInstanceNormalization() {
   if (!IsConstantInput(1) || !IsConstantInput(2)) {
     // A scale or bias given as a graph input: F.instance_norm reads them as its weight and bias
     // operands.
-    Node node = MakeNode("F.instance_norm", {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)},
-                         {OutputName(0)});
-    node.params["eps"] = Parameter::FromFloat(Float("epsilon", 1e-5f));
-    EmitOutput(std::move(node));
+    EmitOutput(MakeNormalizationNode("F.instance_norm",
+                                     {RuntimeInput(0), RuntimeInput(1), RuntimeInput(2)}));
     return;
   }
   const ConstantTensor& scale = ConstantInput(1, "scale");
@@ -247,9 +249,8 @@ void GraphBuilder::MapInstanceNormalization() {
   }
   const std::string type =
       rank < 0 ? std::string("lumen.InstanceNorm") : Concat("nn.InstanceNorm", rank - 2, "d");
-  Node node = MakeNode(type, {RuntimeInput(0)}, {OutputName(0)});
+  Node node = MakeNormalizationNode(type, {RuntimeInput(0)});
   node.params["num_features"] = Parameter::FromInt(ClampToInt(scale.dims[0]));
-  node.params["eps"] = Parameter::FromFloat(Float("epsilon", 1e-5f));
   node.params["affine"] = Parameter::FromBool(true);
   node.params["track_running_stats"] = Parameter::FromBool(false);
   node.attributes["weight"] = ToAttribute(scale, Where());
