@@ -1,6 +1,6 @@
 """Type stubs of lumen._lumen, the compiled module (python/lumen_module.cpp)."""
 import os
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -52,3 +52,5 @@ class Model:
     def output_names(self) -> List[str]: ...
     @property
     def export_input_shapes(self) -> List[List[int]]: ...
+    # Model.summary comes from the summary binding (lumen::Summarize, point 5 of issue 27).
+    def summary(self, input_shapes: Optional[Sequence[Sequence[int]]] = None) -> Dict[str, Any]: ...
