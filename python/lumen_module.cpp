@@ -6,15 +6,18 @@
 //   model = lumen.Model("resnet18.onnx")                   # or an ONNX model (weights inside)
 //   session = model.session(threads=2)
 //   (logits,) = session.run(image)                         # numpy (1,3,224,224) float32
+//   (logits,) = session.run({"input": image}, outputs=["logits"])   # by name
 //   features = session.extract("46")                       # any operand, as numpy
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "lumen/lumen.hpp"
@@ -143,39 +146,62 @@ long long IntegerArgument(AnyInteger argument, const char* name, long long low, 
   return result;
 }
 
-// A path for Lumen's C++ side, which would stop at a NUL (as Python's open() refuses it).
-std::string PathArgument(const std::string& path, const char* name) {
+// A path argument as open() takes one (str, bytes or os.PathLike such as pathlib.Path), for
+// Lumen's C++ side, which would stop at a NUL (as open() refuses it).
+std::string PathArgument(py::handle value, const char* name) {
+  py::object decoded;
+  try {
+    decoded = py::module_::import("os").attr("fsdecode")(value);
+  } catch (py::error_already_set& error) {
+    if (!error.matches(PyExc_TypeError)) throw;
+    throw py::type_error(lumen::Concat(
+        "Model: ", name, " must be a path (str, bytes or os.PathLike), got ", TypeName(value)));
+  }
+  const std::string path = decoded.cast<std::string>();
   if (path.find('\0') != std::string::npos) {
     throw py::value_error(lumen::Concat("Model: ", name, " contains a NUL character"));
   }
   return path;
 }
 
-// Input `index` of Session.run as a Tensor of the same row-major shape (copied: a Tensor stores
-// column-major). Kind and shape are checked before numpy converts: its cast would turn a string
-// into a number and a datetime into a count, fails on others, and would copy a broadcast array
-// of 2^33 elements before Lumen refused the extent.
-lumen::Tensor TensorFromInput(py::handle value, size_t index) {
+// How Session.run names an input in messages: "input 0 ('x')" by position, "input 'x'" by name.
+std::string InputLabel(size_t index, const std::vector<std::string>& names, bool by_name) {
+  if (by_name) return lumen::Concat("input '", names[index], "'");
+  if (index < names.size()) return lumen::Concat("input ", index, " ('", names[index], "')");
+  return lumen::Concat("input ", index);
+}
+
+// One input of Session.run as a Tensor of the same row-major shape (copied: a Tensor stores
+// column-major). As ONNX Runtime, it takes float32 and refuses other dtypes with TypeError,
+// unless `cast` asks to convert numbers. Kind and shape are checked before numpy converts: its
+// cast would turn a string into a number and a datetime into a count, fails on others, and would
+// copy a broadcast array of 2^33 elements before Lumen refused the extent.
+lumen::Tensor TensorFromInput(py::handle value, const std::string& label, bool cast) {
   if (!py::isinstance<py::array>(value)) {
-    throw py::type_error(lumen::Concat("Session.run: input ", index, " must be a numpy array, got ",
-                                       TypeName(value)));
+    throw py::type_error(
+        lumen::Concat("Session.run: ", label, " must be a numpy array, got ", TypeName(value)));
   }
   const auto array = py::reinterpret_borrow<py::array>(value);
-  // Booleans, integers, floats and complex numbers are converted to float32 (issue 27 will
-  // revisit which); strings, objects, records and dates are not numbers.
-  if (std::string("biufc").find(array.dtype().kind()) == std::string::npos) {
-    throw py::type_error(lumen::Concat("Session.run: input ", index,
-                                       " must hold numbers, got a numpy array of dtype ",
-                                       std::string(py::str(array.dtype()))));
+  const char kind = array.dtype().kind();
+  const std::string dtype = py::str(array.dtype());
+  if (std::string("biuf").find(kind) == std::string::npos) {
+    throw py::type_error(lumen::Concat(
+        "Session.run: ", label, " must hold real numbers, got a numpy array of dtype ", dtype));
+  }
+  // float32 in either byte order is float32; anything else only on request.
+  if (!(kind == 'f' && array.dtype().itemsize() == 4) && !cast) {
+    throw py::type_error(lumen::Concat("Session.run: ", label, " has dtype ", dtype,
+                                       "; Lumen takes float32 (convert it with "
+                                       ".astype(numpy.float32), or pass cast=True)"));
   }
   if (array.ndim() > static_cast<py::ssize_t>(lumen::kMaxRank)) {
-    throw lumen::Error(lumen::Concat("Session.run: input ", index, " has rank ", array.ndim(),
+    throw lumen::Error(lumen::Concat("Session.run: ", label, " has rank ", array.ndim(),
                                      "; Lumen supports tensors of rank up to ", lumen::kMaxRank));
   }
   lumen::Shape shape;
   for (py::ssize_t d = 0; d < array.ndim(); ++d) {
     if (array.shape(d) > py::ssize_t{std::numeric_limits<uint32_t>::max()}) {
-      throw lumen::Error(lumen::Concat("Session.run: input ", index, " has extent ", array.shape(d),
+      throw lumen::Error(lumen::Concat("Session.run: ", label, " has extent ", array.shape(d),
                                        " in dimension ", d,
                                        "; Lumen's extents are at most 2^32 - 1"));
     }
@@ -186,19 +212,103 @@ lumen::Tensor TensorFromInput(py::handle value, size_t index) {
   return lumen::Tensor::FromRowMajor(floats.data(), shape);
 }
 
-// Session.run's inputs: one numpy array, or a list or tuple of them (one per model input).
-std::vector<lumen::Tensor> InputsFrom(const py::object& inputs) {
+// Session.run's inputs: one numpy array, a list or tuple of them (one per model input, in
+// order), or a dict from input names to them (ONNX Runtime's input_feed).
+std::vector<lumen::Tensor> InputsFrom(const py::object& inputs, const lumen::Model& model,
+                                      bool cast) {
+  std::vector<std::string> names = model.input_names();
   std::vector<lumen::Tensor> tensors;
-  if (py::isinstance<py::list>(inputs) || py::isinstance<py::tuple>(inputs)) {
+  if (py::isinstance<py::dict>(inputs)) {
+    const auto feed = py::reinterpret_borrow<py::dict>(inputs);
+    std::string known;
+    for (const std::string& name : names) {
+      known += lumen::Concat(known.empty() ? "" : ", ", "'", name, "'");
+    }
+    for (const auto& [key, value] : feed) {
+      if (!py::isinstance<py::str>(key)) {
+        throw py::type_error(
+            lumen::Concat("Session.run: input names must be str, got ", TypeName(key)));
+      }
+      const std::string name = py::cast<std::string>(key);
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        throw lumen::Error(lumen::Concat("Session.run: the model has no input '", name,
+                                         "' (its inputs: ", known, ")"));
+      }
+    }
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (!feed.contains(names[i])) {
+        throw lumen::Error(lumen::Concat("Session.run: input '", names[i],
+                                         "' is missing (the model's inputs: ", known, ")"));
+      }
+      tensors.push_back(TensorFromInput(feed[py::str(names[i])], InputLabel(i, names, true), cast));
+    }
+  } else if (py::isinstance<py::list>(inputs) || py::isinstance<py::tuple>(inputs)) {
     size_t index = 0;
-    for (const py::handle& item : inputs) tensors.push_back(TensorFromInput(item, index++));
+    for (const py::handle& item : inputs) {
+      tensors.push_back(TensorFromInput(item, InputLabel(index, names, false), cast));
+      ++index;
+    }
   } else if (py::isinstance<py::array>(inputs)) {
-    tensors.push_back(TensorFromInput(inputs, 0));
+    tensors.push_back(TensorFromInput(inputs, InputLabel(0, names, false), cast));
   } else {
-    throw py::type_error(lumen::Concat(
-        "Session.run: input 0 must be a numpy array or a list of them, got ", TypeName(inputs)));
+    throw py::type_error(
+        lumen::Concat("Session.run: inputs must be a numpy array, a list of them or a dict from "
+                      "input names to them, got ",
+                      TypeName(inputs)));
   }
   return tensors;
+}
+
+// Session.run's outputs: None (every graph output) or a list or tuple of operand names.
+std::vector<std::string> OutputNamesFrom(const py::object& outputs) {
+  if (!py::isinstance<py::list>(outputs) && !py::isinstance<py::tuple>(outputs)) {
+    throw py::type_error(lumen::Concat(
+        "Session.run: outputs must be None or a list of output names, got ", TypeName(outputs)));
+  }
+  std::vector<std::string> names;
+  for (const py::handle& item : outputs) {
+    if (!py::isinstance<py::str>(item)) {
+      throw py::type_error(
+          lumen::Concat("Session.run: output names must be str, got ", TypeName(item)));
+    }
+    names.push_back(py::cast<std::string>(item));
+  }
+  return names;
+}
+
+// Lumen's message as Python users read it: the C++ API names in some hints become the Python
+// methods that do the same.
+std::string PythonMessage(std::string message) {
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"call KeepAllOperands before Run, or Extract it",
+       "call Session.keep_all_operands() before Session.run(), or Session.extract() it"},
+      {"(Session::SetInputShapes, or Run with inputs)", "(pass them to Session.run)"},
+      {"Run the model (or fill its inputs through input()) before extracting an operand",
+       "call Session.run(inputs) before Session.extract()"},
+      {"(SessionOptions::max_memory_bytes, lumen_run --max-memory)",
+       "(Model.session(max_memory_bytes=...))"},
+      {"(load the model with fusion off to read it)",
+       "(load the model with lumen.Model(path, fuse=False) to read it)"},
+  };
+  for (const auto& [cpp, python] : kNames) {
+    const size_t at = message.find(cpp);
+    if (at != std::string::npos) message.replace(at, std::string(cpp).size(), python);
+  }
+  return message;
+}
+
+// A model input or output's shape as Python shows it: an int per extent, the extent's name (a
+// str) where the file names a free one, -1 where it leaves one free unnamed.
+py::list ShapeOf(const lumen::TensorInfo& info) {
+  py::list shape;
+  for (size_t i = 0; i < info.shape.size(); ++i) {
+    if (info.shape[i] < 0 && i < info.dim_names.size() && !info.dim_names[i].empty()) {
+      shape.append(info.dim_names[i]);
+    } else {
+      shape.append(info.shape[i]);
+    }
+  }
+  return shape;
 }
 
 // A Tensor as a new row-major numpy array.
@@ -270,39 +380,82 @@ void BindModelSummary(py::module_& module) {
 }  // namespace
 
 PYBIND11_MODULE(_lumen, module) {
-  module.doc() = "Lumen: a CPU inference engine for PyTorch models exported with PNNX";
-  py::register_exception<lumen::Error>(module, "Error", PyExc_RuntimeError);
+  module.doc() = "Lumen: a CPU inference engine for PyTorch models exported with PNNX or ONNX";
+  module.attr("__version__") = LUMEN_VERSION;  // CMake's project(VERSION)
+  static py::exception<lumen::Error>& error_type =
+      py::register_exception<lumen::Error>(module, "Error", PyExc_RuntimeError);
+  // Registered after register_exception's own translator, so tried first: the same exception
+  // type, with the message's C++ names made Python's.
+  py::register_exception_translator([](std::exception_ptr raised) {
+    try {
+      if (raised) std::rethrow_exception(raised);
+    } catch (const lumen::Error& error) {
+      error_type(PythonMessage(error.what()).c_str());
+    }
+  });
+
+  py::class_<lumen::TensorInfo>(module, "TensorInfo",
+                                "One input or output of a model (ONNX Runtime's NodeArg).")
+      .def_readonly("name", &lumen::TensorInfo::name, "Its name (Session.run takes it).")
+      .def_property_readonly("shape", &ShapeOf,
+                             "Its extents as the file declares them: an int, the extent's name "
+                             "(str) where the file names a free one, -1 for an unnamed free one; "
+                             "[] when the file declares no shape.")
+      .def_readonly("dtype", &lumen::TensorInfo::type,
+                    "The dtype Session.run takes or returns: always 'float32'.")
+      .def_readonly("declared_dtype", &lumen::TensorInfo::declared_type,
+                    "The element type the file declares ('float32', 'int64', ...; '' if none).")
+      .def("__repr__", [](const lumen::TensorInfo& info) {
+        return lumen::Concat("TensorInfo(name=", std::string(py::repr(py::str(info.name))),
+                             ", shape=", std::string(py::repr(ShapeOf(info))), ", dtype='",
+                             info.type, "')");
+      });
 
   // Methods take `self` as a SelfOf and unwrap it with SessionSelf/ModelSelf (see SelfOf).
   py::class_<lumen::Session>(module, "Session",
                              "One inference context over a shared Model (use one per thread).")
       .def(
           "run",
-          [](SelfOf<lumen::Session> self, const py::object& inputs) {
+          [](SelfOf<lumen::Session> self, const py::object& inputs, const py::object& outputs,
+             bool cast) {
             lumen::Session& session = SessionSelf(self, "Session.run");
-            std::vector<lumen::Tensor> tensors = InputsFrom(inputs);
-            std::vector<lumen::Tensor> outputs;
+            const std::vector<lumen::Tensor> tensors = InputsFrom(inputs, session.model(), cast);
+            const bool every_output = outputs.is_none();
+            const std::vector<std::string> names =
+                every_output ? std::vector<std::string>() : OutputNamesFrom(outputs);
+            std::vector<lumen::Tensor> results;
             {
               const RunningMark running(&session);
               py::gil_scoped_release release;  // other Python threads run meanwhile
-              outputs = session.Run(tensors);
+              results = every_output ? session.Run(tensors) : session.Run(tensors, names);
             }
             py::list result;
-            for (const lumen::Tensor& output : outputs) result.append(ArrayFromTensor(output));
+            for (const lumen::Tensor& output : results) result.append(ArrayFromTensor(output));
             return result;
           },
-          py::arg("inputs"),
-          "Runs the model on a float32 array (or a list of them, one per input) and returns the "
-          "list of outputs as numpy arrays; any input shape the layers can compute is accepted. "
-          "TypeError for anything but numpy arrays of numbers, lumen.Error for shapes Lumen or "
-          "the model's layers refuse.")
+          py::arg("inputs"), py::arg("outputs") = py::none(), py::arg("cast") = false,
+          "Runs the model and returns a list of numpy arrays. inputs: a float32 array, a list of "
+          "them (one per input, in order) or a dict from input names to them; any input shape the "
+          "layers can compute is accepted. outputs: None for every graph output, or a list of "
+          "names (graph outputs, or any operand, as extract) to return only those, computing "
+          "only what they need. cast=True converts inputs of other real dtypes to float32 "
+          "(otherwise TypeError, as ONNX Runtime). TypeError for values of the wrong kind, "
+          "lumen.Error for names, counts and shapes the model refuses.")
       .def(
           "extract",
           [](SelfOf<lumen::Session> self, const std::string& name) {
-            return ArrayFromTensor(SessionSelf(self, "Session.extract").Extract(name));
+            lumen::Session& session = SessionSelf(self, "Session.extract");
+            const lumen::Tensor* operand = nullptr;
+            {
+              const RunningMark running(&session);
+              py::gil_scoped_release release;
+              operand = &session.Extract(name);
+            }
+            return ArrayFromTensor(*operand);
           },
           py::arg("name"),
-          "Computes what operand `name` needs (after run, on the same inputs) and returns it.")
+          "Computes what operand `name` needs from the inputs of the last run and returns it; "
+          "lumen.Error before any run.")
       .def(
           "operands",
           [](SelfOf<lumen::Session> self) {
@@ -330,9 +483,14 @@ PYBIND11_MODULE(_lumen, module) {
       .def(
           "profile",
           [](SelfOf<lumen::Session> self) {
+            const lumen::Session& session = SessionSelf(self, "Session.profile");
+            if (!session.profiling()) {
+              throw lumen::Error(
+                  "Session.profile: this session does not time its operators; make it with "
+                  "Model.session(profile=True)");
+            }
             py::list result;
-            for (const lumen::OperatorProfile& entry :
-                 SessionSelf(self, "Session.profile").Profile()) {
+            for (const lumen::OperatorProfile& entry : session.Profile()) {
               py::dict row;
               row["type"] = entry.type;
               row["operator"] = entry.description;
@@ -342,7 +500,8 @@ PYBIND11_MODULE(_lumen, module) {
             }
             return result;
           },
-          "Per-operator times of the last run (sessions made with profile=True).")
+          "Per-operator times of the last run (sessions made with profile=True; lumen.Error "
+          "otherwise).")
       .def_property_readonly(
           "threads",
           [](SelfOf<lumen::Session> self) {
@@ -351,15 +510,15 @@ PYBIND11_MODULE(_lumen, module) {
           "The threads this session runs on.");
 
   py::class_<PyModel>(module, "Model", "A model loaded once, read-only, shared by its sessions.")
-      .def(py::init([](const std::string& path, const std::string& weights, bool fuse) {
+      .def(py::init([](const py::object& path, const py::object& weights, bool fuse) {
              lumen::ModelOptions options;
-             options.weights_path = PathArgument(weights, "weights");
+             options.weights_path = weights.is_none() ? "" : PathArgument(weights, "weights");
              options.fuse = fuse;
              return PyModel{lumen::Model::Load(PathArgument(path, "path"), options)};
            }),
-           py::arg("path"), py::arg("weights") = "", py::arg("fuse") = true,
-           "Loads `path`: a .pnnx.param (weights: its .bin, by default the one beside it) or an "
-           ".onnx model (weights inside), told apart by content. "
+           py::arg("path"), py::arg("weights") = py::none(), py::arg("fuse") = true,
+           "Loads `path` (str or pathlib.Path): a .pnnx.param (weights: its .bin, by default the "
+           "one beside it) or an .onnx model (weights inside), told apart by content. "
            "fuse=False keeps every operand readable (for extract and comparisons).")
       .def(
           "session",
@@ -390,6 +549,14 @@ PYBIND11_MODULE(_lumen, module) {
             return ModelSelf(self, "Model.output_names").model->output_names();
           },
           "The model's output names, in the order run returns them.")
+      .def_property_readonly(
+          "inputs",
+          [](SelfOf<PyModel> self) { return ModelSelf(self, "Model.inputs").model->inputs(); },
+          "Each input as a TensorInfo (name, shape, dtype), in the order run takes them.")
+      .def_property_readonly(
+          "outputs",
+          [](SelfOf<PyModel> self) { return ModelSelf(self, "Model.outputs").model->outputs(); },
+          "Each output as a TensorInfo (name, shape, dtype), in the order run returns them.")
       .def_property_readonly(
           "export_input_shapes",
           [](SelfOf<PyModel> self) {

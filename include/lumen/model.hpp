@@ -32,6 +32,24 @@ struct ModelOptions {
   bool fuse = true;
 };
 
+// One input or output of a model: what its file declares, and what Lumen takes or returns (ONNX
+// Runtime's NodeArg). Lumen computes in float32: an input the file declares as float64 or float16
+// is passed as float32, and every output is float32, whatever the file says.
+struct TensorInfo {
+  std::string name;
+  // Extents as the file declares them, batch first: -1 for an extent the file leaves free; empty
+  // when the file declares no shape (a session infers every shape from its inputs anyway).
+  std::vector<int> shape;
+  // Per extent of `shape`, the name the file gives it (ONNX's dim_param, "batch"), or "" (always
+  // "" for PNNX files, which name no extent).
+  std::vector<std::string> dim_names;
+  // The element type the file declares, in numpy's spelling ("float32", "float64", "int64",
+  // ...); "" when the file declares none.
+  std::string declared_type;
+  // The element type Session::Run takes or returns for it: always "float32".
+  std::string type = "float32";
+};
+
 // A model loaded from a file (see the top of this file).
 class Model {
  public:
@@ -51,6 +69,10 @@ class Model {
   // Names of the graph's inputs and outputs, in the order Session::Run takes and returns them.
   std::vector<std::string> input_names() const;
   std::vector<std::string> output_names() const;
+  // Each input and output as the file declares it, in the order Session::Run takes and returns
+  // them.
+  std::vector<TensorInfo> inputs() const;
+  std::vector<TensorInfo> outputs() const;
   // The shapes the inputs had when the model was exported (a session's defaults); -1 marks an
   // extent the file leaves open, and an empty shape an input it does not annotate.
   std::vector<std::vector<int>> export_input_shapes() const;

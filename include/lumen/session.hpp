@@ -72,6 +72,13 @@ class Session {
   std::vector<Tensor> Run(const std::vector<Tensor>& inputs);
   // The same, writing into `outputs` and reusing its memory when the shapes have not changed.
   void Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
+  // Runs the model on `inputs` and returns only the operands named in `output_names`, in that
+  // order, computing only the operators they depend on (ONNX Runtime's output_names). A name may
+  // be a graph output, a graph input, or any other operand, as for Extract (which see: an
+  // intermediate operand is kept out of memory reuse from then on, and one fused away is
+  // refused). Throws lumen::Error for a name the model does not compute.
+  std::vector<Tensor> Run(const std::vector<Tensor>& inputs,
+                          const std::vector<std::string>& output_names);
 
   // Plans for these input shapes (no-op if they are the current ones); throws lumen::Error
   // naming the operator and shapes when some layer cannot compute them, or when the plan would
@@ -86,8 +93,9 @@ class Session {
   const Tensor& output(size_t index) const;
 
   // Computes only the operators the operand called `name` depends on and returns it (ncnn's
-  // extract). The operand is kept out of memory reuse from then on, so it stays readable after
-  // later runs. Throws lumen::Error for an unknown name.
+  // extract), from the inputs of the last Run (or those filled through input()). The operand is
+  // kept out of memory reuse from then on, so it stays readable after later runs. Throws
+  // lumen::Error for an unknown name, or before any inputs were given.
   const Tensor& Extract(const std::string& name);
   // Keeps every operand readable after Run (no memory reuse), for dumping them all.
   void KeepAllOperands();
@@ -100,6 +108,8 @@ class Session {
   std::vector<OperatorProfile> Profile() const;
   // Turns per-operator timing on or off for the following runs.
   void set_profiling(bool enabled);
+  // Whether runs are timed (SessionOptions::profiling, or set_profiling).
+  bool profiling() const;
 
   // The thread count this session runs with.
   int threads() const;

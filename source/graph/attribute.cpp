@@ -66,26 +66,27 @@ float LoadBool(const char* bytes, size_t index) {
 // (none for complex and unknown types, which Lumen cannot compute with).
 struct DataTypeInfo {
   DataType type;
-  const char* name;
+  const char* name;        // pnnx's token
+  const char* numpy_name;  // numpy's name, for the public API
   size_t size;
   float (*to_float)(const char* bytes, size_t index);
 };
 
 constexpr DataTypeInfo kDataTypes[] = {
-    {DataType::kUnknown, "null", 0, nullptr},
-    {DataType::kFloat32, "f32", 4, LoadAsFloat<float>},
-    {DataType::kFloat64, "f64", 8, LoadAsFloat<double>},
-    {DataType::kFloat16, "f16", 2, LoadHalf},
-    {DataType::kBFloat16, "bf16", 2, LoadBrainHalf},
-    {DataType::kInt64, "i64", 8, LoadAsFloat<int64_t>},
-    {DataType::kInt32, "i32", 4, LoadAsFloat<int32_t>},
-    {DataType::kInt16, "i16", 2, LoadAsFloat<int16_t>},
-    {DataType::kInt8, "i8", 1, LoadAsFloat<int8_t>},
-    {DataType::kUInt8, "u8", 1, LoadAsFloat<uint8_t>},
-    {DataType::kBool, "bool", 1, LoadBool},
-    {DataType::kComplex64, "c64", 8, nullptr},
-    {DataType::kComplex128, "c128", 16, nullptr},
-    {DataType::kComplex32, "c32", 4, nullptr},
+    {DataType::kUnknown, "null", "", 0, nullptr},
+    {DataType::kFloat32, "f32", "float32", 4, LoadAsFloat<float>},
+    {DataType::kFloat64, "f64", "float64", 8, LoadAsFloat<double>},
+    {DataType::kFloat16, "f16", "float16", 2, LoadHalf},
+    {DataType::kBFloat16, "bf16", "bfloat16", 2, LoadBrainHalf},
+    {DataType::kInt64, "i64", "int64", 8, LoadAsFloat<int64_t>},
+    {DataType::kInt32, "i32", "int32", 4, LoadAsFloat<int32_t>},
+    {DataType::kInt16, "i16", "int16", 2, LoadAsFloat<int16_t>},
+    {DataType::kInt8, "i8", "int8", 1, LoadAsFloat<int8_t>},
+    {DataType::kUInt8, "u8", "uint8", 1, LoadAsFloat<uint8_t>},
+    {DataType::kBool, "bool", "bool", 1, LoadBool},
+    {DataType::kComplex64, "c64", "complex64", 8, nullptr},
+    {DataType::kComplex128, "c128", "complex128", 16, nullptr},
+    {DataType::kComplex32, "c32", "complex32", 4, nullptr},
 };
 
 const DataTypeInfo& InfoOf(DataType type) {
@@ -108,6 +109,8 @@ bool ParseDataType(const std::string& token, DataType* type) {
 }
 
 const char* DataTypeName(DataType type) { return InfoOf(type).name; }
+
+const char* DataTypeNumpyName(DataType type) { return InfoOf(type).numpy_name; }
 
 size_t DataTypeSize(DataType type) { return InfoOf(type).size; }
 

@@ -33,6 +33,9 @@ bool ParseDataType(const std::string& token, DataType* type);
 // The dtype token as pnnx writes it (`f32`, ...).
 const char* DataTypeName(DataType type);
 
+// The dtype as numpy spells it (`float32`, `int64`, ...; "" for kUnknown), for the public API.
+const char* DataTypeNumpyName(DataType type);
+
 // Bytes per element (0 for kUnknown).
 size_t DataTypeSize(DataType type);
 

@@ -7,6 +7,7 @@
 #ifndef LUMEN_GRAPH_GRAPH_HPP_
 #define LUMEN_GRAPH_GRAPH_HPP_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct Graph {
   std::vector<std::string> input_names;   // in the order callers pass inputs
   std::vector<std::string> output_names;  // in the order outputs are returned
   std::string source;                     // the file it was read from, for messages
+  // Names the file gives the extents of some operands (ONNX's dim_param for a free extent of a
+  // graph input or output), by operand name: one per extent of its shape, "" where it names none.
+  // PNNX files name no extent.
+  std::map<std::string, std::vector<std::string>> dim_names;
 
   // The operand called `name`, or null.
   const Operand* FindOperand(const std::string& name) const;

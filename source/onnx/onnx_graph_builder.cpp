@@ -33,6 +33,24 @@ bool DeclaredDims(const ValueInfoProto& value, std::vector<int64_t>* dims) {
   return true;
 }
 
+// Fills what `value` declares of a graph input or output into `operand`: its dims (-1 for a free
+// extent) and its element type; and the names of its symbolic extents (dim_param) into
+// `dim_names`.
+void DescribeAsDeclared(const ValueInfoProto& value, Operand* operand,
+                        std::vector<std::string>* dim_names) {
+  operand->type = ToDataType(value.type().tensor_type().elem_type());
+  std::vector<int64_t> dims;
+  if (!DeclaredDims(value, &dims)) return;
+  operand->shape.clear();
+  for (int64_t extent : dims) {
+    operand->shape.push_back(extent > INT32_MAX ? -1 : static_cast<int>(extent));
+  }
+  dim_names->clear();
+  for (const auto& dimension : value.type().tensor_type().shape().dim()) {
+    dim_names->push_back(dimension.has_dim_param() ? dimension.dim_param() : "");
+  }
+}
+
 bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 }  // namespace
@@ -102,13 +120,7 @@ void GraphBuilder::ReadInitializersAndInputs() {
     if (!graph_inputs_.insert(input.name()).second) throw Error(Concat(where, " is listed twice"));
     Operand operand;
     operand.name = input.name();
-    operand.type = DataType::kFloat32;
-    const auto declared = declared_dims_.find(input.name());
-    if (declared != declared_dims_.end()) {
-      for (int64_t extent : declared->second) {
-        operand.shape.push_back(extent > INT32_MAX ? -1 : static_cast<int>(extent));
-      }
-    }
+    DescribeAsDeclared(input, &operand, &graph_.dim_names[input.name()]);
     graph_.operands.push_back(operand);
     operand_names_.insert(input.name());
     graph_.input_names.push_back(input.name());
@@ -295,6 +307,14 @@ void GraphBuilder::ResolveOutputs() {
       EmitExpressionOf("identity(@0)", {runtime->second}, name);
     }
     graph_.output_names.push_back(name);
+  }
+  // Each output's operand says what the file declares of it (Model::outputs).
+  for (const ValueInfoProto& output : graph_proto_.output()) {
+    for (Operand& operand : graph_.operands) {
+      if (operand.name == output.name()) {
+        DescribeAsDeclared(output, &operand, &graph_.dim_names[output.name()]);
+      }
+    }
   }
 }
 

@@ -184,6 +184,19 @@ bool IsFloatingType(int32_t type) {
   return entry != nullptr && entry->to_float != nullptr;
 }
 
+DataType ToDataType(int32_t type) {
+  static const std::pair<int32_t, DataType> kTypes[] = {
+      {kFloat, DataType::kFloat32},   {kDouble, DataType::kFloat64},
+      {kFloat16, DataType::kFloat16}, {kBFloat16, DataType::kBFloat16},
+      {kInt64, DataType::kInt64},     {kInt32, DataType::kInt32},
+      {kInt16, DataType::kInt16},     {kInt8, DataType::kInt8},
+      {kUInt8, DataType::kUInt8},     {kBool, DataType::kBool}};
+  for (const auto& [onnx_type, data_type] : kTypes) {
+    if (onnx_type == type) return data_type;
+  }
+  return DataType::kUnknown;
+}
+
 bool IsNumericType(int32_t type) { return RawElementSize(type) != 0; }
 
 std::string ElementTypeName(int32_t type) {

@@ -35,6 +35,10 @@ enum ElementType : int32_t {
 // True for the floating-point element types (float, double, float16, bfloat16).
 bool IsFloatingType(int32_t type);
 
+// The DataType of an ONNX element type, as the public API reports what a file declares;
+// DataType::kUnknown for one it has no name for (unsigned 16 to 64 bits, strings).
+DataType ToDataType(int32_t type);
+
 // True for the element types the reader keeps as numbers (every number type and bool).
 bool IsNumericType(int32_t type);
 

@@ -44,6 +44,12 @@ std::vector<std::string> Model::output_names() const {
   return names;
 }
 
+std::vector<TensorInfo> Model::inputs() const { return ModelInternals::Graph(*this).input_infos(); }
+
+std::vector<TensorInfo> Model::outputs() const {
+  return ModelInternals::Graph(*this).output_infos();
+}
+
 std::vector<std::vector<int>> Model::export_input_shapes() const {
   const RuntimeGraph& graph = ModelInternals::Graph(*this);
   std::vector<std::vector<int>> shapes;

@@ -14,6 +14,7 @@ namespace lumen {
 RuntimeGraph::RuntimeGraph(Graph graph, const RuntimeGraphOptions& options)
     : source_(graph.source) {
   IndexOperands(graph);
+  DescribeInputsAndOutputs(graph);
   CreateLayers(graph);
   if (options.fuse) RunPasses();
   SortTopologically();
@@ -49,6 +50,23 @@ void RuntimeGraph::IndexOperands(const Graph& graph) {
     for (const std::string& name : node.output_names) find(name, node.DescribeWithLine());
   }
   // LESSON 05 END
+}
+
+void RuntimeGraph::DescribeInputsAndOutputs(const Graph& graph) {
+  const auto describe = [&](const std::string& name) {
+    TensorInfo info;
+    info.name = name;
+    if (const Operand* operand = graph.FindOperand(name)) {
+      info.shape = operand->shape;
+      const auto named = graph.dim_names.find(name);
+      if (named != graph.dim_names.end()) info.dim_names = named->second;
+      info.dim_names.resize(info.shape.size());  // "" where the file names no extent
+      info.declared_type = DataTypeNumpyName(operand->type);
+    }
+    return info;
+  };
+  for (const std::string& name : graph.input_names) input_infos_.push_back(describe(name));
+  for (const std::string& name : graph.output_names) output_infos_.push_back(describe(name));
 }
 
 void RuntimeGraph::CreateLayers(Graph& graph) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "graph/graph.hpp"
+#include "lumen/model.hpp"
 #include "passes/layer_graph.hpp"
 
 namespace lumen {
@@ -53,6 +54,9 @@ class RuntimeGraph {
   // Operand indices of the graph's inputs and outputs, in the caller's order.
   const std::vector<int>& inputs() const { return layers_.inputs; }
   const std::vector<int>& outputs() const { return layers_.outputs; }
+  // What the model file declares of each graph input and output, in the caller's order.
+  const std::vector<TensorInfo>& input_infos() const { return input_infos_; }
+  const std::vector<TensorInfo>& output_infos() const { return output_infos_; }
   // The index of the operand called `name`, or -1.
   int FindOperand(const std::string& name) const;
   // The file the model was read from.
@@ -64,6 +68,7 @@ class RuntimeGraph {
 
  private:
   void IndexOperands(const Graph& graph);
+  void DescribeInputsAndOutputs(const Graph& graph);
   void CreateLayers(Graph& graph);
   void RunPasses();
   void SortTopologically();
@@ -71,6 +76,8 @@ class RuntimeGraph {
   std::string source_;
   LayerGraph layers_;  // the steps, operands, inputs and outputs
   std::map<std::string, int> operand_index_;
+  std::vector<TensorInfo> input_infos_;
+  std::vector<TensorInfo> output_infos_;
   size_t weight_bytes_ = 0;
   size_t parameter_count_ = 0;
 };

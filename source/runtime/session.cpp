@@ -86,10 +86,15 @@ struct Session::State {
                             const std::vector<Shape>& output_shapes);
   void PlanMemoryAndAllocate();
   void RunSteps(const std::vector<size_t>& steps);
-  // The steps of the schedule that `operand` depends on, in order.
-  std::vector<size_t> StepsFor(int operand) const;
+  // The steps of the schedule that the operands `wanted_operands` depend on, in order.
+  std::vector<size_t> StepsFor(const std::vector<size_t>& wanted_operands) const;
   void EnsurePlanned();
   size_t OperandIndex(const std::string& name) const;
+  // Plans for the shapes of `inputs` if they are new, and copies them into the input operands.
+  void SetInputs(const std::vector<Tensor>& inputs);
+  // The operands called `names`, each kept readable (re-planning once if one was not), and
+  // computed from the current inputs by only the steps they need: Extract and Run by names.
+  std::vector<size_t> Compute(const std::vector<std::string>& names);
 
   std::shared_ptr<const Model> model;
   const RuntimeGraph& graph;
@@ -101,6 +106,9 @@ struct Session::State {
   std::vector<bool> kept;  // per operand: kept out of memory reuse
   bool keep_all = false;
   bool profiling;
+  // The inputs hold values the caller gave (Run, or input()), not a plan's zeros: Extract
+  // computes from them.
+  bool inputs_given = false;
 
   // The current plan.
   bool planned = false;
@@ -441,10 +449,10 @@ void Session::State::RunSteps(const std::vector<size_t>& steps_to_run) {
   workspace.ShareSizes();
 }
 
-std::vector<size_t> Session::State::StepsFor(int operand) const {
+std::vector<size_t> Session::State::StepsFor(const std::vector<size_t>& wanted_operands) const {
   const auto& steps = graph.steps();
   std::vector<bool> wanted(graph.operands().size(), false);
-  wanted[static_cast<size_t>(operand)] = true;
+  for (size_t operand : wanted_operands) wanted[operand] = true;
   std::vector<size_t> needed;
   for (size_t position = schedule.size(); position-- > 0;) {
     const size_t step = schedule[position];
@@ -456,6 +464,54 @@ std::vector<size_t> Session::State::StepsFor(int operand) const {
   }
   std::reverse(needed.begin(), needed.end());
   return needed;
+}
+
+void Session::State::SetInputs(const std::vector<Tensor>& inputs) {
+  const size_t count = graph.inputs().size();
+  if (inputs.size() != count) {
+    throw Error(Concat("the model has ", count, " input(s) but ", inputs.size(), " were given"));
+  }
+  // Compared without building a vector of shapes, so that a run at the planned shapes allocates
+  // nothing.
+  bool same_shapes = planned;
+  for (size_t i = 0; same_shapes && i < count; ++i) {
+    same_shapes = inputs[i].shape() == input_shapes[i];
+  }
+  if (!same_shapes) {
+    std::vector<Shape> shapes_of_inputs;
+    for (const Tensor& input : inputs) shapes_of_inputs.push_back(input.shape());
+    Plan(shapes_of_inputs);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    Tensor& target = tensors[static_cast<size_t>(graph.inputs()[i])];
+    std::copy(inputs[i].data(), inputs[i].data() + inputs[i].size(), target.data());
+  }
+  inputs_given = true;
+}
+
+std::vector<size_t> Session::State::Compute(const std::vector<std::string>& names) {
+  std::vector<size_t> indices;
+  for (const std::string& name : names) indices.push_back(OperandIndex(name));
+  if (!inputs_given && !graph.inputs().empty()) {
+    throw Error(
+        "no inputs were given yet: Run the model (or fill its inputs through input()) before "
+        "extracting an operand");
+  }
+  EnsurePlanned();
+  // Graph inputs and outputs stay readable in every plan; any other operand is kept from now on.
+  bool replan = false;
+  for (size_t index : indices) {
+    const bool always_readable = std::find(graph.inputs().begin(), graph.inputs().end(),
+                                           static_cast<int>(index)) != graph.inputs().end() ||
+                                 std::find(graph.outputs().begin(), graph.outputs().end(),
+                                           static_cast<int>(index)) != graph.outputs().end();
+    if (always_readable || kept[index] || keep_all) continue;
+    kept[index] = true;
+    replan = true;
+  }
+  if (replan) Plan(input_shapes);  // keeps the inputs' contents
+  RunSteps(StepsFor(indices));
+  return indices;
 }
 
 Session::Session(std::shared_ptr<const Model> model, const SessionOptions& options) {
@@ -471,6 +527,7 @@ Session::~Session() = default;
 
 void Session::SetInputShapes(const std::vector<Shape>& shapes) {
   if (state_->planned && shapes == state_->input_shapes) return;
+  state_->inputs_given = false;  // the new plan's inputs are zeros until filled
   state_->Plan(shapes);
 }
 
@@ -480,6 +537,7 @@ Tensor& Session::input(size_t index) {
     throw Error(Concat("input ", index, " does not exist: the model has ",
                        state_->graph.inputs().size(), " input(s)"));
   }
+  state_->inputs_given = true;  // the caller fills it
   return state_->tensors[static_cast<size_t>(state_->graph.inputs()[index])];
 }
 
@@ -498,25 +556,7 @@ const Tensor& Session::output(size_t index) const {
 }
 
 void Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
-  const size_t count = state_->graph.inputs().size();
-  if (inputs.size() != count) {
-    throw Error(Concat("the model has ", count, " input(s) but ", inputs.size(), " were given"));
-  }
-  // Compared without building a vector of shapes, so that a run at the planned shapes allocates
-  // nothing.
-  bool same_shapes = state_->planned;
-  for (size_t i = 0; same_shapes && i < count; ++i) {
-    same_shapes = inputs[i].shape() == state_->input_shapes[i];
-  }
-  if (!same_shapes) {
-    std::vector<Shape> shapes;
-    for (const Tensor& input : inputs) shapes.push_back(input.shape());
-    state_->Plan(shapes);
-  }
-  for (size_t i = 0; i < count; ++i) {
-    Tensor& target = state_->tensors[static_cast<size_t>(state_->graph.inputs()[i])];
-    std::copy(inputs[i].data(), inputs[i].data() + inputs[i].size(), target.data());
-  }
+  state_->SetInputs(inputs);
   Run();
   outputs->resize(state_->graph.outputs().size());
   for (size_t i = 0; i < outputs->size(); ++i) {
@@ -533,18 +573,17 @@ std::vector<Tensor> Session::Run(const std::vector<Tensor>& inputs) {
   return outputs;
 }
 
+std::vector<Tensor> Session::Run(const std::vector<Tensor>& inputs,
+                                 const std::vector<std::string>& output_names) {
+  for (const std::string& name : output_names) state_->OperandIndex(name);  // before any work
+  state_->SetInputs(inputs);
+  std::vector<Tensor> outputs;
+  for (size_t index : state_->Compute(output_names)) outputs.push_back(state_->tensors[index]);
+  return outputs;
+}
+
 const Tensor& Session::Extract(const std::string& name) {
-  const size_t index = state_->OperandIndex(name);
-  state_->EnsurePlanned();
-  const bool is_input = std::find(state_->graph.inputs().begin(), state_->graph.inputs().end(),
-                                  static_cast<int>(index)) != state_->graph.inputs().end();
-  if (is_input) return state_->tensors[index];
-  if (!state_->kept[index] && !state_->keep_all) {
-    state_->kept[index] = true;
-    state_->Plan(state_->input_shapes);  // keeps the inputs' contents
-  }
-  state_->RunSteps(state_->StepsFor(static_cast<int>(index)));
-  return state_->tensors[index];
+  return state_->tensors[state_->Compute({name})[0]];
 }
 
 void Session::KeepAllOperands() {
@@ -594,6 +633,7 @@ std::vector<OperatorProfile> Session::Profile() const {
 }
 
 void Session::set_profiling(bool enabled) { state_->profiling = enabled; }
+bool Session::profiling() const { return state_->profiling; }
 int Session::threads() const { return state_->threads; }
 size_t Session::memory_budget() const { return state_->budget; }
 size_t Session::planned_activation_bytes() const { return state_->arena_floats * sizeof(float); }

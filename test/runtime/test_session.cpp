@@ -15,6 +15,7 @@
 #include "runtime/runtime_graph.hpp"
 #include "support/error_of.hpp"
 #include "support/kernel_testing.hpp"
+#include "support/source_directory.hpp"
 
 namespace lumen {
 namespace {
@@ -236,6 +237,92 @@ TEST(Session, ExtractRunsOnlyTheOperatorsTheOperandNeeds) {
   }
   EXPECT_LE(ran.size(), 1u);
   for (const std::string& description : ran) EXPECT_THAT(description, HasSubstr("nn.Sigmoid"));
+}
+
+TEST(Session, ExtractBeforeAnyInputIsRefusedNotZeros) {
+  Session session(ModelFromText(kBranchGraph));
+  EXPECT_THAT(ErrorOf([&] { session.Extract("1"); }), HasSubstr("no inputs were given yet"));
+  session.SetInputShapes({{2, 3}});  // planned, but the inputs are still the plan's zeros
+  EXPECT_THAT(ErrorOf([&] { session.Extract("1"); }), HasSubstr("no inputs were given yet"));
+}
+
+// The steps that ran in the last (profiled) run, by description.
+std::vector<std::string> StepsThatRan(const Session& session) {
+  std::vector<std::string> ran;
+  for (const OperatorProfile& profile : session.Profile()) {
+    if (profile.milliseconds > 0) ran.push_back(profile.description);
+  }
+  return ran;
+}
+
+TEST(Session, RunByOutputNamesReturnsThoseInOrderComputingOnlyWhatTheyNeed) {
+  Session session(ModelFromText(kBranchGraph));
+  session.set_profiling(true);
+  const Tensor input = Ramp({2, 3});
+  const std::vector<Tensor> full = session.Run({input});
+  // The side branch alone: sigmoid and the side relu run, tanh and the output's relu do not.
+  Session fresh(ModelFromText(kBranchGraph));
+  fresh.set_profiling(true);
+  const std::vector<Tensor> side = fresh.Run({input}, {"4"});
+  ASSERT_EQ(side.size(), 1u);
+  std::vector<float> sigmoid = input.ToRowMajor();
+  for (float& value : sigmoid) value = 1.0f / (1.0f + std::exp(-value));
+  const std::vector<float> got = side[0].ToRowMajor();
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], sigmoid[i], 1e-6f) << i;
+  for (const std::string& ran : StepsThatRan(fresh)) {
+    EXPECT_THAT(ran, ::testing::AnyOf(HasSubstr("'s'"), HasSubstr("'side'"))) << ran;
+  }
+  // Several names, in the order asked; the graph output and an input by name too.
+  const std::vector<Tensor> both = session.Run({input}, {"3", "1", "0"});
+  ASSERT_EQ(both.size(), 3u);
+  EXPECT_EQ(both[0].ToRowMajor(), full[0].ToRowMajor());
+  EXPECT_EQ(both[1].ToRowMajor(), got);
+  EXPECT_EQ(both[2].ToRowMajor(), input.ToRowMajor());
+  EXPECT_EQ(ErrorOf([&] {
+              session.Run({input}, {"3", "nope"});
+            }),
+            "the model has no operand 'nope'");
+}
+
+TEST(Model, DescribesItsInputsAndOutputs) {
+  const auto model = ModelFromText(kBranchGraph);
+  ASSERT_EQ(model->inputs().size(), 1u);
+  const TensorInfo input = model->inputs()[0];
+  EXPECT_EQ(input.name, "0");
+  EXPECT_EQ(input.shape, (std::vector<int>{2, 3}));
+  EXPECT_EQ(input.dim_names, (std::vector<std::string>{"", ""}));
+  EXPECT_EQ(input.declared_type, "float32");
+  EXPECT_EQ(input.type, "float32");
+  ASSERT_EQ(model->outputs().size(), 1u);
+  EXPECT_EQ(model->outputs()[0].name, "3");
+  EXPECT_EQ(model->outputs()[0].shape, (std::vector<int>{2, 3}));
+}
+
+TEST(Model, DescribesTheSymbolicExtentsOfAnOnnxFile) {
+  // add exported with dynamic axes: in0, in1 (size0, 4, size1, size2) -> out0.
+  const auto model =
+      Model::Load(test_support::SourceDirectory() + "/tmp/onnx/add_dynamic_1x4x9x11/model.onnx");
+  ASSERT_EQ(model->inputs().size(), 2u);
+  const TensorInfo input = model->inputs()[1];
+  EXPECT_EQ(input.name, "in1");
+  EXPECT_EQ(input.shape, (std::vector<int>{-1, 4, -1, -1}));
+  EXPECT_EQ(input.dim_names, (std::vector<std::string>{"size0", "", "size1", "size2"}));
+  EXPECT_EQ(input.declared_type, "float32");
+  ASSERT_EQ(model->outputs().size(), 1u);
+  const TensorInfo output = model->outputs()[0];
+  EXPECT_EQ(output.name, "out0");
+  EXPECT_EQ(output.shape, (std::vector<int>{-1, 4, -1, -1}));
+  EXPECT_EQ(output.dim_names[0], "out0_axis0");
+  EXPECT_EQ(output.dim_names[1], "");
+}
+
+TEST(Model, SaysWhatTypeTheFileDeclaresAndWhatLumenReturns) {
+  // TopK's indices are int64 in the file; Lumen returns them as float32, as every output.
+  const auto model = Model::Load(test_support::SourceDirectory() + "/tmp/onnx/op_topk/model.onnx");
+  ASSERT_EQ(model->outputs().size(), 2u);
+  EXPECT_EQ(model->outputs()[0].declared_type, "float32");
+  EXPECT_EQ(model->outputs()[1].declared_type, "int64");
+  EXPECT_EQ(model->outputs()[1].type, "float32");
 }
 
 // The descriptions of the steps the current plan runs, in order.
