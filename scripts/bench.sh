@@ -11,13 +11,14 @@
 #
 # Models (bench name -> golden case): resnet18 -> resnet18, yolov5s -> yolov5s_detect,
 # mobilenet_v3 -> mobilenet_v3_large_075_160, vit -> vit_d96_p8, transformer ->
-# transformer_prenorm, lstm -> lstm_classifier, convnext -> convnext_blocks. A case is looked for in
-# tmp/models/, then in $LUMEN_SHARED_MODELS (default /work/shared/models). All three engines run
-# the case's weights: the PyTorch peer builds the module from the case, scripts/make_onnx_models.py
-# exports that module to ONNX (checked against the case's outputs) into $LUMEN_ONNX_DIR (default
-# ~/.cache/lumen-bench/onnx), and scripts/install_ort_peer.sh installs onnxruntime-node with npm
-# into $LUMEN_ORT_NODE_DIR (default ~/.cache/lumen-bench/node), never into the repository: the
-# newest release, resolved at every run, unless ORT_VERSION pins one. The table names the version.
+# transformer_prenorm, lstm -> lstm_classifier, convnext -> convnext_blocks, superres ->
+# super_resolution. A case is looked for in tmp/models/, then in $LUMEN_SHARED_MODELS (default
+# /work/shared/models). All three engines run the case's weights: the PyTorch peer builds the
+# module from the case, scripts/make_onnx_models.py exports that module to ONNX (checked against
+# the case's outputs) into $LUMEN_ONNX_DIR (default ~/.cache/lumen-bench/onnx), and
+# scripts/install_ort_peer.sh installs onnxruntime-node with npm into $LUMEN_ORT_NODE_DIR
+# (default ~/.cache/lumen-bench/node), never into the repository: the newest release, resolved at
+# every run, unless ORT_VERSION pins one. The table names the version.
 #
 # Machines are shared and noisy: alternating the engines round by round exposes them to the same
 # conditions, and each round's figure is already a median over REPEAT runs after a warm-up.
@@ -26,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 rounds=${ROUNDS:-5}
-models=${MODELS:-"resnet18 yolov5s mobilenet_v3 vit transformer lstm convnext"}
+models=${MODELS:-"resnet18 yolov5s mobilenet_v3 vit transformer lstm convnext superres"}
 threads_list=${THREADS:-"1 2"}
 repeat=${REPEAT:-20}
 node_dir=${LUMEN_ORT_NODE_DIR:-$HOME/.cache/lumen-bench/node}
@@ -67,6 +68,7 @@ case_name() {
     transformer) echo transformer_prenorm ;;
     lstm) echo lstm_classifier ;;
     convnext) echo convnext_blocks ;;
+    superres) echo super_resolution ;;
     *) echo "unknown model $1 (see the list at the top of scripts/bench.sh)" >&2; return 2 ;;
   esac
 }

@@ -18,6 +18,9 @@ The models are narrow (fewer channels than torchvision's) so that each stays a f
                       position bias) with embed_dim 16 and heads 1,2,4,8; input 1x3x224x224
   r3d_18_narrow       torchvision's r3d_18 (VideoResNet, BasicBlock, Conv3DSimple, 2,2,2,2) with
                       widths 8,16,32,64 instead of 64..512; input clip 1x3x8x64x64
+  super_resolution    the super-resolution net of PyTorch's ONNX tutorial (issue 28): 5x5 conv
+                      1 -> 64, tanh, 3x3 conv 64 -> 32, tanh, 3x3 conv 32 -> 9, PixelShuffle(3);
+                      input 1x1x128x128 (224x224 would make the 672x672 output alone 1.8 MB)
   googlenet_transform torchvision's googlenet(transform_input=True), full width (its weights are
                       26 MB: not kept in the repository; the script writes it to --out only when
                       asked by name)
@@ -84,9 +87,30 @@ def googlenet_transform():
                                         transform_input=True), [1, 3, 224, 224]
 
 
+class SuperResolution(torch.nn.Module):
+    # Named layers: pnnx's python rebuild cannot name an attribute after nn.Sequential's "0".
+    def __init__(self, upscale=3):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(1, 64, 5, padding=2)
+        self.conv2 = torch.nn.Conv2d(64, 32, 3, padding=1)
+        self.conv3 = torch.nn.Conv2d(32, upscale * upscale, 3, padding=1)
+        self.tanh = torch.nn.Tanh()
+        self.shuffle = torch.nn.PixelShuffle(upscale)
+
+    def forward(self, x):
+        x = self.tanh(self.conv1(x))
+        x = self.tanh(self.conv2(x))
+        return self.shuffle(self.conv3(x))
+
+
+def super_resolution():
+    return SuperResolution(), (1, 1, 128, 128)
+
+
 CASES = {  # name: (builder, tolerance, kept in the repository)
     "swin_t_narrow": (swin_t_narrow, (1e-4, 1e-4), True),
     "r3d_18_narrow": (r3d_18_narrow, (1e-4, 1e-4), True),
+    "super_resolution": (super_resolution, (1e-4, 1e-4), True),
     "googlenet_transform": (googlenet_transform, (1e-4, 1e-4), False),
 }
 

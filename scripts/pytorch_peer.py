@@ -38,6 +38,7 @@ MODELS = {
     "transformer": "transformer_prenorm",
     "lstm": "lstm_classifier",
     "convnext": "convnext_blocks",
+    "superres": "super_resolution",
 }
 
 

@@ -204,6 +204,7 @@ MAPPINGS = {
     "nn.Upsample": lambda p, w: torch.nn.Upsample(
         size=p.get("size"), scale_factor=p.get("scale_factor"), mode=p["mode"],
         align_corners=p.get("align_corners")),
+    "nn.PixelShuffle": lambda p, w: torch.nn.PixelShuffle(p["upscale_factor"]),
     "nn.ReLU": lambda p, w: torch.nn.ReLU(),
     "nn.ReLU6": lambda p, w: torch.nn.ReLU6(),
     "nn.SiLU": lambda p, w: torch.nn.SiLU(),
