@@ -93,4 +93,42 @@ void Layer::Fail(const std::string& message) const {
   throw Error(Concat(description_, ": ", message));
 }
 
+WeightParameter WeightParameter::FromAttribute(const LayerConfig& config, const std::string& key,
+                                               const Shape& shape) {
+  const std::vector<int> expected(shape.begin(), shape.end());
+  WeightParameter parameter;
+  parameter.stored_ = Tensor::FromRowMajor(config.AttributeFloats(key, expected), shape);
+  return parameter;
+}
+
+WeightParameter WeightParameter::FromInput(size_t index) {
+  WeightParameter parameter;
+  parameter.input_ = static_cast<int>(index);
+  return parameter;
+}
+
+WeightParameter WeightParameter::FromFunctionArgument(const LayerConfig& config,
+                                                      const std::string& role, size_t* next_input) {
+  if (config.HasParam(role) && config.Param(role).IsNone()) return {};
+  const int by_role = config.InputIndexOfRole(role);
+  if (by_role >= 0) {
+    *next_input = std::max(*next_input, static_cast<size_t>(by_role) + 1);
+    return FromInput(static_cast<size_t>(by_role));
+  }
+  if (*next_input < config.input_count()) return FromInput((*next_input)++);
+  return {};
+}
+
+const Shape& WeightParameter::shape(const Shapes& input_shapes) const {
+  return input_ >= 0 ? input_shapes[static_cast<size_t>(input_)] : stored_.shape();
+}
+
+const Tensor& WeightParameter::tensor(const InputTensors& inputs) const {
+  return input_ >= 0 ? *inputs[static_cast<size_t>(input_)] : stored_;
+}
+
+const float* WeightParameter::data(const InputTensors& inputs) const {
+  return present() ? tensor(inputs).data() : nullptr;
+}
+
 }  // namespace lumen

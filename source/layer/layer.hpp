@@ -203,6 +203,41 @@ class Layer {
   std::string description_;
 };
 
+// A weight that an nn.* module stores with the model (nn.PReLU's @weight, nn.LayerNorm's) and
+// that its F.* function takes as a graph operand instead (F.prelu(x, w)), or an absent one. The
+// layer reads it the same way in both cases.
+class WeightParameter {
+ public:
+  // An absent weight.
+  WeightParameter() = default;
+  // The model's weight `key`, which must have `shape`, kept in a tensor's memory order (so that a
+  // weight of rank 2 or more lines up with the trailing block of the input it scales).
+  static WeightParameter FromAttribute(const LayerConfig& config, const std::string& key,
+                                       const Shape& shape);
+  // The operand at input `index`.
+  static WeightParameter FromInput(size_t index);
+  // For the F.* spellings: the operand playing `role` (`$weight=...`), absent when the parameter
+  // `role` is None. Files without role names list weight and bias in that order after the input:
+  // `next_input` is the position the next such operand would have, advanced past this one.
+  static WeightParameter FromFunctionArgument(const LayerConfig& config, const std::string& role,
+                                              size_t* next_input);
+
+  // True unless absent.
+  bool present() const { return input_ >= 0 || stored_.size() > 0; }
+  // The operand's position, or -1 if the weight is not an operand.
+  int input() const { return input_; }
+  // The weight's shape for a run on `input_shapes` ((0) when absent).
+  const Shape& shape(const Shapes& input_shapes) const;
+  // The weight for a run on `inputs`: the stored one or the operand (an empty tensor when absent).
+  const Tensor& tensor(const InputTensors& inputs) const;
+  // Its values, in memory order (null when absent).
+  const float* data(const InputTensors& inputs) const;
+
+ private:
+  Tensor stored_;
+  int input_ = -1;
+};
+
 }  // namespace lumen
 
 #endif  // LUMEN_LAYER_LAYER_HPP_

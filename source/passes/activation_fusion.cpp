@@ -21,10 +21,8 @@ int FuseActivations(LayerGraph* graph) {
   int fused = 0;
   for (size_t index = 0; index < graph->steps.size(); ++index) {
     LayerGraph::Step& step = graph->steps[index];
-    if (step.outputs.size() != 1) continue;
-    const int middle = step.outputs[0];
-    const int reader_index = sole_readers[static_cast<size_t>(middle)];
-    if (reader_index < 0) continue;
+    const int reader_index = graph->NextStep(sole_readers, index);
+    if (step.removed || reader_index < 0) continue;
     const LayerGraph::Step& reader = graph->steps[static_cast<size_t>(reader_index)];
     if (reader.inputs.size() != 1 || reader.outputs.size() != 1) continue;
     const Activation* activation = reader.layer->ElementwiseActivation();

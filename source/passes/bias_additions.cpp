@@ -57,9 +57,8 @@ int FuseBiasAdditions(LayerGraph* graph) {
   int rewritten = 0;
   for (size_t index = 0; index < steps.size(); ++index) {
     Step& step = steps[index];
-    if (step.removed || step.outputs.size() != 1) continue;
-    const int reader = sole_readers[static_cast<size_t>(step.outputs[0])];
-    if (reader < 0 || steps[static_cast<size_t>(reader)].removed) continue;
+    const int reader = graph->NextStep(sole_readers, index);
+    if (step.removed || reader < 0) continue;
     const int constant = AddedVector(*graph, steps[static_cast<size_t>(reader)], step.outputs[0]);
     if (constant < 0) continue;
     Step& bias_step = steps[static_cast<size_t>(constant)];

@@ -59,21 +59,17 @@ bool PerPixel(const LayerGraph::Step& step, std::unique_ptr<Layer>* channels_fir
 int RewriteChannelsLastBlocks(LayerGraph* graph) {
   std::vector<LayerGraph::Step>& steps = graph->steps;
   const std::vector<int> sole_readers = graph->SoleReaders();
-  // The only step reading the output of `step`, or -1.
-  const auto next_of = [&](size_t step) {
-    return sole_readers[static_cast<size_t>(steps[step].outputs[0])];
-  };
   int rewritten = 0;
   for (size_t first = 0; first < steps.size(); ++first) {
     if (!IsPermute(steps[first], kToChannelsLast)) continue;
     // Follow the sole readers from the opening permute to the closing one.
     std::vector<Link> chain;
-    int next = next_of(first);
+    int next = graph->NextStep(sole_readers, first);
     while (next >= 0) {
       std::unique_ptr<Layer> channels_first;
       if (!PerPixel(steps[static_cast<size_t>(next)], &channels_first)) break;
       chain.push_back({static_cast<size_t>(next), std::move(channels_first)});
-      next = next_of(static_cast<size_t>(next));
+      next = graph->NextStep(sole_readers, static_cast<size_t>(next));
     }
     if (chain.empty() || next < 0 ||
         !IsPermute(steps[static_cast<size_t>(next)], kToChannelsFirst)) {

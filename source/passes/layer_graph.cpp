@@ -27,6 +27,13 @@ std::vector<int> LayerGraph::SoleReaders() const {
   return reader;
 }
 
+int LayerGraph::NextStep(const std::vector<int>& sole_readers, size_t step) const {
+  if (steps[step].outputs.size() != 1) return -1;
+  const int reader = sole_readers[static_cast<size_t>(steps[step].outputs[0])];
+  if (reader < 0 || steps[static_cast<size_t>(reader)].removed) return -1;
+  return reader;
+}
+
 int LayerGraph::AddOperand(const std::string& name, const std::vector<int>& annotated_shape) {
   operands.push_back({name, annotated_shape, -1, {}});
   return static_cast<int>(operands.size() - 1);

@@ -50,6 +50,10 @@ struct LayerGraph {
   // For each operand, the step that is its only reader, reading it once, when the operand is not
   // also a graph output: what that step does with it nobody else sees. -1 for any other operand.
   std::vector<int> SoleReaders() const;
+  // The step that alone reads step `step`'s only output, given SoleReaders()'s answer: where a
+  // fusion may go on from `step`. -1 when the step has more than one output, when its output has
+  // other readers or is a graph output, or when that reader is already removed.
+  int NextStep(const std::vector<int>& sole_readers, size_t step) const;
   // Appends an operand no step uses yet (a pass's new layout of another); returns its index.
   int AddOperand(const std::string& name, const std::vector<int>& annotated_shape);
   // Keeps the steps listed in `order`, in that order, dropping the others, and points every

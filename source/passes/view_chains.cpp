@@ -44,8 +44,8 @@ int JoinViewChains(LayerGraph* graph) {
     if (steps[first].removed || !IsLink(steps[first])) continue;
     std::vector<size_t> chain = {first};
     while (true) {
-      const int reader = readers[static_cast<size_t>(steps[chain.back()].outputs[0])];
-      if (reader < 0 || steps[static_cast<size_t>(reader)].removed) break;
+      const int reader = graph->NextStep(readers, chain.back());
+      if (reader < 0) break;
       const Step& next = steps[static_cast<size_t>(reader)];
       if (!IsLink(next) || next.inputs[0] != steps[chain.back()].outputs[0]) break;
       chain.push_back(static_cast<size_t>(reader));

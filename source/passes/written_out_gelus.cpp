@@ -52,7 +52,7 @@ int FuseWrittenOutGelus(LayerGraph* graph) {
   std::vector<Step>& steps = graph->steps;
   const std::vector<int> sole_readers = graph->SoleReaders();
   const auto next = [&](int step) {
-    return sole_readers[static_cast<size_t>(steps[static_cast<size_t>(step)].outputs[0])];
+    return graph->NextStep(sole_readers, static_cast<size_t>(step));
   };
   const auto output = [&](int step) { return steps[static_cast<size_t>(step)].outputs[0]; };
   int rewritten = 0;

@@ -19,30 +19,27 @@ constexpr size_t kParallelElements = 1 << 14;
 // Parametric ReLU.
 class Prelu : public Layer {
  public:
+  // nn.PReLU: num_parameters and @weight; F.prelu: a weight operand.
   explicit Prelu(const LayerConfig& config) : Layer(config) {
     if (config.type() == "F.prelu") {
       // F.prelu(input, weight): the weight is the second operand.
-      weight_input_ = config.InputIndexOfRole("weight", 1);
+      slopes_ = WeightParameter::FromInput(config.InputIndexOfRole("weight", 1));
       return;
     }
     const int count = config.IntParam("num_parameters", 1);
     if (count < 1) Fail(Concat("num_parameters must be positive, got ", count));
-    slopes_ = config.AttributeFloats("weight", {count});
-    if (count == 1) activation_ = {Activation::Kind::kLeakyRelu, slopes_[0]};
+    slopes_ = WeightParameter::FromAttribute(config, "weight", {static_cast<uint32_t>(count)});
+    if (count == 1) activation_ = {Activation::Kind::kLeakyRelu, slopes_.tensor({}).data()[0]};
   }
 
   // The input, plus F.prelu's weight operand of 1 or C elements.
   Shapes OutputShapes(const Shapes& input_shapes) const override {
-    CheckInputCount(input_shapes, weight_input_ >= 0 ? 2 : 1);
+    CheckInputCount(input_shapes, slopes_.input() >= 0 ? 2 : 1);
     const Shape& input = input_shapes[0];
-    size_t slopes = slopes_.size();
-    if (weight_input_ >= 0) {
-      const Shape& weight = input_shapes[static_cast<size_t>(weight_input_)];
-      if (weight.size() > 1) {
-        Fail(Concat("weight must be a vector, got shape ", ShapeToString(weight)));
-      }
-      slopes = ShapeElementCount(weight);
-    }
+    const Shape& weight = slopes_.shape(input_shapes);
+    if (weight.size() > 1)
+      Fail(Concat("weight must be a vector, got shape ", ShapeToString(weight)));
+    const size_t slopes = ShapeElementCount(weight);
     const size_t channels = input.size() >= 2 ? input[1] : 1;
     if (slopes != 1 && slopes != channels) {
       Fail(Concat("expected 1 slope or one per channel (", channels, " in input ",
@@ -68,13 +65,9 @@ class Prelu : public Layer {
   void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& context) const override {
     const AxisSplit& split = context.state_as<AxisSplitState>().split;
-    const float* slopes = slopes_.data();
-    size_t slope_count = slopes_.size();
-    if (weight_input_ >= 0) {
-      const Tensor& weight = *inputs[static_cast<size_t>(weight_input_)];
-      slopes = weight.data();
-      slope_count = weight.size();
-    }
+    const Tensor& weight = slopes_.tensor(inputs);
+    const float* slopes = weight.data();
+    const size_t slope_count = weight.size();
     const float* x = inputs[0]->data();
     float* y = outputs[0]->data();
     const size_t channels = split.extent;
@@ -106,12 +99,12 @@ class Prelu : public Layer {
 
   // A single stored slope is nn.LeakyReLU's function: offered for fusion.
   const Activation* ElementwiseActivation() const override {
-    return slopes_.size() == 1 ? &activation_ : nullptr;
+    const bool one_stored_slope = slopes_.input() < 0 && slopes_.tensor({}).size() == 1;
+    return one_stored_slope ? &activation_ : nullptr;
   }
 
  private:
-  std::vector<float> slopes_;  // the stored weight (nn.PReLU); empty for F.prelu
-  int weight_input_ = -1;      // F.prelu's weight operand
+  WeightParameter slopes_;  // nn.PReLU's stored weight, or F.prelu's operand
   Activation activation_;
 };
 

@@ -532,7 +532,8 @@ StatePointer Expression::Prepare(const Shapes& input_shapes, const Shapes& outpu
   return state;
 }
 
-void Expression::Forward(const InputTensors& inputs, const OutputTensors& outputs, const ForwardContext& context) const {
+void Expression::Forward(const InputTensors& inputs, const OutputTensors& outputs,
+                         const ForwardContext& context) const {
   ExpressionState& state = context.state_as<ExpressionState>();
   const auto address = [&](const Source& source) -> const float* {
     switch (source.kind) {

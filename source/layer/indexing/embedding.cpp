@@ -19,7 +19,7 @@ class Embedding : public Layer {
   // nn.Embedding: num_embeddings, embedding_dim and @weight; F.embedding: a weight operand.
   explicit Embedding(const LayerConfig& config) : Layer(config) {
     if (config.type() == "F.embedding") {
-      weight_input_ = config.InputIndexOfRole("weight", 1);
+      weight_ = WeightParameter::FromInput(config.InputIndexOfRole("weight", 1));
       return;
     }
     const int rows = config.IntParam("num_embeddings");
@@ -28,15 +28,14 @@ class Embedding : public Layer {
       Fail(Concat("num_embeddings and embedding_dim must be positive, got ", rows, " and ",
                   columns));
     }
-    weight_ = Tensor::FromRowMajor(config.AttributeFloats("weight", {rows, columns}),
-                                   {static_cast<uint32_t>(rows), static_cast<uint32_t>(columns)});
+    weight_ = WeightParameter::FromAttribute(
+        config, "weight", {static_cast<uint32_t>(rows), static_cast<uint32_t>(columns)});
   }
 
   // The input's shape followed by embedding_dim.
   Shapes OutputShapes(const Shapes& input_shapes) const override {
-    CheckInputCount(input_shapes, weight_input_ >= 0 ? 2 : 1);
-    const Shape& weight =
-        weight_input_ >= 0 ? input_shapes[static_cast<size_t>(weight_input_)] : weight_.shape();
+    CheckInputCount(input_shapes, weight_.input() >= 0 ? 2 : 1);
+    const Shape& weight = weight_.shape(input_shapes);
     if (weight.size() != 2) {
       Fail(Concat("the weight must be 2-D (num_embeddings, embedding_dim), got shape ",
                   ShapeToString(weight)));
@@ -53,8 +52,7 @@ class Embedding : public Layer {
   void Forward(const InputTensors& inputs, const OutputTensors& outputs,
                const ForwardContext& /*context*/) const override {
     const Tensor& indices = *inputs[IndexInput()];
-    const Tensor& weight =
-        weight_input_ >= 0 ? *inputs[static_cast<size_t>(weight_input_)] : weight_;
+    const Tensor& weight = weight_.tensor(inputs);
     const size_t table_rows = weight.shape()[0];
     const size_t width = weight.shape()[1];
     // The index tensor as channels of R x Q matrices (R = 1 below rank 2).
@@ -82,7 +80,7 @@ class Embedding : public Layer {
 
  private:
   // Which input holds the indices: the first, unless F.embedding names its roles otherwise.
-  size_t IndexInput() const { return weight_input_ == 0 ? 1 : 0; }
+  size_t IndexInput() const { return weight_.input() == 0 ? 1 : 0; }
 
   // The index as a row number in [0, rows); throws lumen::Error naming the layer otherwise.
   size_t CheckedRow(float value, size_t rows) const {
@@ -93,8 +91,7 @@ class Embedding : public Layer {
     return static_cast<size_t>(value);
   }
 
-  Tensor weight_;          // nn.Embedding's table
-  int weight_input_ = -1;  // F.embedding: the operand holding the table
+  WeightParameter weight_;  // nn.Embedding's stored table, or F.embedding's operand
 };
 
 LUMEN_REGISTER_LAYER(Embedding, "nn.Embedding", "F.embedding");

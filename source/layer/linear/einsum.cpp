@@ -197,7 +197,8 @@ class EinsumLayer : public Layer {
   }
 
   // Runs the planned products, or the definition.
-  void Forward(const InputTensors& inputs, const OutputTensors& outputs, const ForwardContext& context) const override {
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
+               const ForwardContext& context) const override {
     if (by_definition_) {
       std::vector<const float*> operands;
       for (const Tensor* input : inputs) operands.push_back(input->data());

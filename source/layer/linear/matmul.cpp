@@ -167,7 +167,8 @@ class MatMulLayer : public Layer {
   }
 
   // Runs the planned products, then scales them and adds the addend.
-  void Forward(const InputTensors& inputs, const OutputTensors& outputs, const ForwardContext& context) const override {
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
+               const ForwardContext& context) const override {
     const MatMulState& state = context.state_as<MatMulState>();
     float* output = outputs[0]->data();
     RunBatchedGemm(state.plan, inputs[a_input_]->data(), inputs[b_input_]->data(), output,

@@ -25,8 +25,8 @@ class GroupNorm : public NormalizationLayer {
     } else if (config.BoolParam("affine", true)) {
       if (channels_ < 0) channels_ = config.GetAttribute("weight").shape.at(0);
       const Shape shape{static_cast<uint32_t>(channels_)};
-      set_affine({AffineParameter::FromAttribute(config, "weight", shape),
-                  AffineParameter::FromAttribute(config, "bias", shape)});
+      set_affine({WeightParameter::FromAttribute(config, "weight", shape),
+                  WeightParameter::FromAttribute(config, "bias", shape)});
     }
   }
 

@@ -56,8 +56,8 @@ class InstanceNorm : public NormalizationLayer {
     if (affine) {
       if (features_ < 0) features_ = config.GetAttribute("weight").shape.at(0);
       const Shape shape{static_cast<uint32_t>(features_)};
-      set_affine({AffineParameter::FromAttribute(config, "weight", shape),
-                  AffineParameter::FromAttribute(config, "bias", shape)});
+      set_affine({WeightParameter::FromAttribute(config, "weight", shape),
+                  WeightParameter::FromAttribute(config, "bias", shape)});
     }
     if (config.BoolParam("track_running_stats", false)) {
       if (features_ < 0) features_ = config.GetAttribute("running_mean").shape.at(0);
@@ -110,7 +110,8 @@ class InstanceNorm : public NormalizationLayer {
   }
 
   // Lays the channels out: contiguous planes with two or more spatial dimensions, lanes with one.
-  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/, const PrepareContext& context) const override {
+  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
+                       const PrepareContext& context) const override {
     auto state = std::make_unique<InstanceNormState>();
     const Shape& input = input_shapes[0];
     const size_t rank = input.size();
@@ -129,7 +130,8 @@ class InstanceNorm : public NormalizationLayer {
   }
 
   // Normalises every channel of every sample (or applies the running statistics).
-  void Forward(const InputTensors& inputs, const OutputTensors& outputs, const ForwardContext& context) const override {
+  void Forward(const InputTensors& inputs, const OutputTensors& outputs,
+               const ForwardContext& context) const override {
     const InstanceNormState& state = context.state_as<InstanceNormState>();
     if (!running_scale_.empty()) {
       ApplyRunningStatistics(state, inputs[0]->data(), outputs[0]->data());

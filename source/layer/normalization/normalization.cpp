@@ -42,34 +42,6 @@ void NormalizationLayer::Forward(const InputTensors& inputs, const OutputTensors
                   context.compute);
 }
 
-AffineParameter AffineParameter::FromAttribute(const LayerConfig& config, const std::string& key,
-                                               const Shape& shape) {
-  const std::vector<int> expected(shape.begin(), shape.end());
-  const std::vector<float> row_major = config.AttributeFloats(key, expected);
-  AffineParameter parameter;
-  const Tensor stored = Tensor::FromRowMajor(row_major, shape);
-  parameter.values_.assign(stored.data(), stored.data() + stored.size());
-  return parameter;
-}
-
-AffineParameter AffineParameter::FromInput(size_t index) {
-  AffineParameter parameter;
-  parameter.input_ = static_cast<int>(index);
-  return parameter;
-}
-
-AffineParameter AffineParameter::FromFunctionArgument(const LayerConfig& config,
-                                                      const std::string& role, size_t* next_input) {
-  if (config.HasParam(role) && config.Param(role).IsNone()) return {};
-  const int by_role = config.InputIndexOfRole(role);
-  if (by_role >= 0) {
-    *next_input = std::max(*next_input, static_cast<size_t>(by_role) + 1);
-    return FromInput(static_cast<size_t>(by_role));
-  }
-  if (*next_input < config.input_count()) return FromInput((*next_input)++);
-  return {};
-}
-
 size_t AffineParameters::InputCount() const {
   return 1 + (weight.input() >= 0 ? 1 : 0) + (bias.input() >= 0 ? 1 : 0);
 }
@@ -77,7 +49,7 @@ size_t AffineParameters::InputCount() const {
 void AffineParameters::CheckOperandShapes(const Layer& layer,
                                           const std::vector<Shape>& input_shapes,
                                           const Shape& shape) const {
-  for (const AffineParameter* parameter : {&weight, &bias}) {
+  for (const WeightParameter* parameter : {&weight, &bias}) {
     const int index = parameter->input();
     if (index >= 0 && input_shapes[static_cast<size_t>(index)] != shape) {
       throw Error(Concat(layer.description(), ": ", parameter == &weight ? "weight" : "bias",
@@ -90,14 +62,9 @@ void AffineParameters::CheckOperandShapes(const Layer& layer,
 AffineParameters FunctionAffineArguments(const LayerConfig& config) {
   size_t next_input = 1;
   AffineParameters affine;
-  affine.weight = AffineParameter::FromFunctionArgument(config, "weight", &next_input);
-  affine.bias = AffineParameter::FromFunctionArgument(config, "bias", &next_input);
+  affine.weight = WeightParameter::FromFunctionArgument(config, "weight", &next_input);
+  affine.bias = WeightParameter::FromFunctionArgument(config, "bias", &next_input);
   return affine;
-}
-
-const float* AffineParameter::data(const std::vector<const Tensor*>& inputs) const {
-  if (input_ >= 0) return inputs[static_cast<size_t>(input_)]->data();
-  return values_.empty() ? nullptr : values_.data();
 }
 
 Shape NormalizedShapeParam(const LayerConfig& config) {
@@ -185,9 +152,9 @@ AffineParameters LayerNormAffine(const LayerConfig& config, const Shape& normali
   if (config.type() == "F.layer_norm") return FunctionAffineArguments(config);
   AffineParameters affine;
   if (!config.BoolParam("elementwise_affine", true)) return affine;
-  affine.weight = AffineParameter::FromAttribute(config, "weight", normalized_shape);
+  affine.weight = WeightParameter::FromAttribute(config, "weight", normalized_shape);
   if (config.HasAttribute("bias")) {
-    affine.bias = AffineParameter::FromAttribute(config, "bias", normalized_shape);
+    affine.bias = WeightParameter::FromAttribute(config, "bias", normalized_shape);
   }
   return affine;
 }

@@ -14,40 +14,10 @@
 
 namespace lumen {
 
-// A normalisation's weight or bias: absent, a weight stored with the model (the nn.* modules'
-// @weight), or an operand of the graph (the F.* functions' weight=... argument).
-class AffineParameter {
- public:
-  // An absent weight.
-  AffineParameter() = default;
-  // The model's weight `key`, which must have `shape`, stored in a tensor's memory order (so that
-  // a weight of rank 2 or more lines up with the trailing block of the input it scales).
-  static AffineParameter FromAttribute(const LayerConfig& config, const std::string& key,
-                                       const Shape& shape);
-  // The operand at input `index`.
-  static AffineParameter FromInput(size_t index);
-  // For the F.* spellings: the operand playing `role` (`$weight=...`), absent when the parameter
-  // `role` is None. Files without role names list weight and bias in that order after the input:
-  // `next_input` is the position the next such operand would have, advanced past this one.
-  static AffineParameter FromFunctionArgument(const LayerConfig& config, const std::string& role,
-                                              size_t* next_input);
-
-  // True unless absent.
-  bool present() const { return input_ >= 0 || !values_.empty(); }
-  // The operand's position, or -1 if the values are not an operand.
-  int input() const { return input_; }
-  // The values for one run (null when absent): the stored ones or the operand's memory.
-  const float* data(const std::vector<const Tensor*>& inputs) const;
-
- private:
-  std::vector<float> values_;
-  int input_ = -1;
-};
-
 // A normalisation's weight and bias together.
 struct AffineParameters {
-  AffineParameter weight;
-  AffineParameter bias;
+  WeightParameter weight;
+  WeightParameter bias;
 
   // The inputs a normalisation reads: its data, plus the weight and the bias when they are
   // operands.

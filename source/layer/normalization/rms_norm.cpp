@@ -16,9 +16,9 @@ AffineParameters RmsNormWeight(const LayerConfig& config, const Shape& normalize
   AffineParameters affine;
   if (config.type() == "F.rms_norm") {
     size_t next_input = 1;
-    affine.weight = AffineParameter::FromFunctionArgument(config, "weight", &next_input);
+    affine.weight = WeightParameter::FromFunctionArgument(config, "weight", &next_input);
   } else if (config.HasAttribute("weight")) {
-    affine.weight = AffineParameter::FromAttribute(config, "weight", normalized_shape);
+    affine.weight = WeightParameter::FromAttribute(config, "weight", normalized_shape);
   }
   return affine;
 }

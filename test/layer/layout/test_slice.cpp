@@ -116,11 +116,12 @@ TEST(OperandSlice, ReadsItsBoundsFromInputs) {
       {input, Tensor::FromRowMajor({-1, 3}, {2}), Tensor::FromRowMajor({1000, 1000}, {2})});
   EXPECT_EQ(outputs[0].shape(), Shape({1, 2}));
   EXPECT_EQ(outputs[0].ToRowMajor(), std::vector<float>({18, 19}));
-  EXPECT_THAT(test_support::RunLayerError(
-                  MakeOperator("lumen.Slice", {}, {}, 5),
-                  {input, Tensor::FromRowMajor({3}, {1}), Tensor::FromRowMajor(std::vector<float>{0}, {1}),
-                   Tensor::FromRowMajor(std::vector<float>{0}, {1}), Tensor::FromRowMajor({-1}, {1})}),
-              HasSubstr("step must be positive, got -1"));
+  EXPECT_THAT(
+      test_support::RunLayerError(
+          MakeOperator("lumen.Slice", {}, {}, 5),
+          {input, Tensor::FromRowMajor({3}, {1}), Tensor::FromRowMajor(std::vector<float>{0}, {1}),
+           Tensor::FromRowMajor(std::vector<float>{0}, {1}), Tensor::FromRowMajor({-1}, {1})}),
+      HasSubstr("step must be positive, got -1"));
 }
 
 }  // namespace
