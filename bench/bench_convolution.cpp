@@ -41,7 +41,8 @@ constexpr LayerShape kLayers[] = {
     {"yolov5s", 64, 32, 160, 1, 1, 0},   {"yolov5s", 64, 64, 80, 3, 1, 1},
     {"yolov5s", 128, 128, 40, 3, 1, 1},  {"yolov5s", 256, 128, 40, 1, 1, 0},
     {"yolov5s", 256, 256, 20, 3, 1, 1},  {"yolov5s", 512, 256, 20, 1, 1, 0},
-    {"yolov5s", 128, 256, 80, 3, 2, 1},
+    {"yolov5s", 128, 256, 80, 3, 2, 1},  {"superres", 1, 64, 128, 5, 1, 2},
+    {"superres", 64, 32, 128, 3, 1, 1},  {"superres", 32, 9, 128, 3, 1, 1},
 };
 
 enum Algorithm { kChosen, kIm2col, kPointwise, kWinograd, kWinograd2x2, kReference };

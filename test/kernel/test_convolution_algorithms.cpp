@@ -709,6 +709,10 @@ TEST(ConvolutionAlgorithmChoice, FollowsTheMeasuredRules) {
     EXPECT_EQ(choose(Conv("c", 512, 512, 7, 7, 3, 3).Padding(1)), Algorithm::kIm2col);
   }
   EXPECT_EQ(choose(Conv("c", 8, 16, 56, 56, 3, 3).Padding(1)), Algorithm::kIm2col);
+  // Few output channels still share the input transform well enough: the super-resolution net's
+  // 32 -> 9 layer at 128x128 runs in 2.6 ms with F(4x4), 3.9 with im2col (AVX2, one thread).
+  EXPECT_EQ(choose(Conv("c", 32, 9, 128, 128, 3, 3).Padding(1)), Algorithm::kWinograd4x4);
+  EXPECT_EQ(choose(Conv("c", 32, 4, 128, 128, 3, 3).Padding(1)), Algorithm::kIm2col);
   EXPECT_EQ(choose(Conv("c", 64, 128, 56, 56, 3, 3).Stride(2, 2).Padding(1)), Algorithm::kIm2col);
   EXPECT_EQ(choose(Conv("c", 64, 32, 160, 160, 1, 1)), Algorithm::kPointwise);
   EXPECT_EQ(choose(Conv("c", 64, 128, 56, 56, 1, 1).Stride(2, 2)), Algorithm::kIm2col);
