@@ -123,6 +123,38 @@ inline void InputTransformEightTiles(const float* d, float* out, int out_step) {
   store(4, _mm256_fnmadd_ps(two, _mm256_sub_ps(d3, d1), _mm256_sub_ps(d4, d2)));
   store(5, _mm256_fnmadd_ps(five, d3, _mm256_fmadd_ps(four, d1, d5)));
 }
+
+// WinogradMatrices<4>::Output plus `bias` for eight consecutive tiles down one column: m holds
+// row r of tile t at m[r * step + t], and the tiles' 32 outputs, four rows each, go to out[0] to
+// out[31]. The scalar form writes four rows per tile; here the eight tiles' rows are interleaved in
+// registers (a 4 x 8 transpose) and stored as four vectors.
+inline void OutputTransformEightTiles(const float* m, int step, float bias, float* out) {
+  const auto row = [&](int r) { return _mm256_loadu_ps(m + static_cast<size_t>(r) * step); };
+  const __m256 m0 = row(0), m1 = row(1), m2 = row(2), m3 = row(3), m4 = row(4), m5 = row(5);
+  const __m256 bias_vector = _mm256_set1_ps(bias);
+  const __m256 sum12 = _mm256_add_ps(m1, m2), difference12 = _mm256_sub_ps(m1, m2);
+  const __m256 sum34 = _mm256_add_ps(m3, m4), difference34 = _mm256_sub_ps(m3, m4);
+  // The rows of A^T, as in WinogradMatrices<4>::Output.
+  const __m256 y0 = _mm256_add_ps(_mm256_add_ps(m0, sum12), _mm256_add_ps(sum34, bias_vector));
+  const __m256 y1 =
+      _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(2.0f), difference34, difference12), bias_vector);
+  const __m256 y2 = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(4.0f), sum34, sum12), bias_vector);
+  const __m256 y3 = _mm256_add_ps(
+      _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8.0f), difference34, difference12), m5),
+      bias_vector);
+  // Transpose: after the unpacks and shuffles, quarter q of `tiles_a_e` holds tile 0 (low half)
+  // and tile 4 (high half), and so on; the lane swaps put the tiles in order.
+  const __m256 low01 = _mm256_unpacklo_ps(y0, y1), high01 = _mm256_unpackhi_ps(y0, y1);
+  const __m256 low23 = _mm256_unpacklo_ps(y2, y3), high23 = _mm256_unpackhi_ps(y2, y3);
+  const __m256 tiles_0_4 = _mm256_shuffle_ps(low01, low23, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m256 tiles_1_5 = _mm256_shuffle_ps(low01, low23, _MM_SHUFFLE(3, 2, 3, 2));
+  const __m256 tiles_2_6 = _mm256_shuffle_ps(high01, high23, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m256 tiles_3_7 = _mm256_shuffle_ps(high01, high23, _MM_SHUFFLE(3, 2, 3, 2));
+  _mm256_storeu_ps(out, _mm256_permute2f128_ps(tiles_0_4, tiles_1_5, 0x20));
+  _mm256_storeu_ps(out + 8, _mm256_permute2f128_ps(tiles_2_6, tiles_3_7, 0x20));
+  _mm256_storeu_ps(out + 16, _mm256_permute2f128_ps(tiles_0_4, tiles_1_5, 0x31));
+  _mm256_storeu_ps(out + 24, _mm256_permute2f128_ps(tiles_2_6, tiles_3_7, 0x31));
+}
 #endif
 
 // F(2x2, 3x3): 4x4 input tiles, 16 products for 4 outputs (direct: 36). It saves less than
@@ -459,7 +491,16 @@ class WinogradConvolution : public ConvolutionAlgorithm {
         for (int j = 0; j < kTile && kTile * tx + j < s.output_w; ++j) {
           float* column = target + (kTile * tx + j) * output_h;
           const float* uj = u + static_cast<size_t>(j) * kInputTile * tiles_h;
-          for (int i = 0; i < span_tiles; ++i) {
+          int i = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+          if constexpr (kTile == 4) {
+            // Eight whole tiles at a time (the last tile row may be cut by the map's edge).
+            for (; i + 8 <= span_tiles && kTile * (span.begin + i + 8) <= output_h; i += 8) {
+              OutputTransformEightTiles(uj + i, tiles_h, bias, column + kTile * (span.begin + i));
+            }
+          }
+#endif
+          for (; i < span_tiles; ++i) {
             const int ty = span.begin + i;
             float y[kTile];
             Matrices::Output(uj + i, tiles_h, y, 1);
