@@ -105,6 +105,12 @@ class Layer {
                                               const std::vector<Shape>& output_shapes,
                                               const PrepareContext& context) const;
 
+  // True if, for inputs of these shapes, the one output holds the inputs' elements back to back in
+  // memory order (a torch.cat whose dimensions before dim all have extent 1). A session may then
+  // store each input inside the output, where its producer writes it, and Forward must expect an
+  // input that already sits in its place (nothing to copy). False by default.
+  virtual bool OutputIsInputsBackToBack(const Shapes& /*input_shapes*/) const { return false; }
+
   // Computes every output from the inputs. Outputs are allocated by the session with the shapes
   // OutputShapes gave; a layer writes into them and never resizes them. Must not allocate.
   virtual void Forward(const std::vector<const Tensor*>& inputs,

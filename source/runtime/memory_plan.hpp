@@ -29,6 +29,20 @@ struct BufferLifetime {
 // floats) where it overlaps no already-placed buffer that is alive at the same time.
 MemoryPlan PlanMemory(const std::vector<BufferLifetime>& buffers, size_t alignment);
 
+// Where a buffer lives when it is stored inside another one, its host (a concatenation's input
+// inside the concatenation's output, so that its producer writes it in place): the host's index in
+// the same list and the offset inside it, in floats. host -1: the buffer has its own place.
+struct Placement {
+  int host = -1;
+  size_t offset = 0;
+};
+
+// PlanMemory for buffers of which some live inside others (`placements`, one per buffer): each host
+// stays alive from its guests' first step to their last, the guests take no room of their own, and
+// their offsets are their host's plus their place inside it. A host may itself be a guest.
+MemoryPlan PlanMemoryWithGuests(std::vector<BufferLifetime> buffers,
+                                const std::vector<Placement>& placements, size_t alignment);
+
 }  // namespace lumen
 
 #endif  // LUMEN_RUNTIME_MEMORY_PLAN_HPP_

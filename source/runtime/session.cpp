@@ -85,6 +85,10 @@ struct Session::State {
   bool ComputeWhilePlanning(size_t step, const std::vector<Shape>& input_shapes_of_step,
                             const std::vector<Shape>& output_shapes);
   void PlanMemoryAndAllocate();
+  // For each buffer (`buffer_of`: per operand, its buffer or -1): the output it is stored inside,
+  // when a step's output holds its inputs back to back (Layer::OutputIsInputsBackToBack), so that
+  // producers write them there and the step copies nothing.
+  std::vector<Placement> PlaceInputsInOutputs(const std::vector<int>& buffer_of) const;
   void RunSteps(const std::vector<size_t>& steps);
   // The steps of the schedule that the operands `wanted_operands` depend on, in order.
   std::vector<size_t> StepsFor(const std::vector<size_t>& wanted_operands) const;
@@ -311,6 +315,7 @@ void Session::State::PlanMemoryAndAllocate() {
   // LESSON 14 END
   std::vector<BufferLifetime> buffers;
   std::vector<size_t> buffer_operands;
+  std::vector<int> buffer_of(operands.size(), -1);
   size_t largest = 0;
   size_t bookkeeping_bytes = 0;
   for (size_t i = 0; i < operands.size(); ++i) {
@@ -319,10 +324,12 @@ void Session::State::PlanMemoryAndAllocate() {
     bookkeeping_bytes =
         CheckedAdd(bookkeeping_bytes, BookkeepingBytes(shapes[i]), "tensor bookkeeping");
     if (buffer_operands.empty() || lifetimes[i].size > lifetimes[largest].size) largest = i;
+    buffer_of[i] = static_cast<int>(buffers.size());
     buffers.push_back(lifetimes[i]);
     buffer_operands.push_back(i);
   }
-  const MemoryPlan plan = PlanMemory(buffers, kAlignment);
+  const MemoryPlan plan =
+      PlanMemoryWithGuests(buffers, PlaceInputsInOutputs(buffer_of), kAlignment);
   const size_t arena_bytes = CheckedMultiply(CheckedAdd(plan.arena_size, kAlignment, "arena size"),
                                              sizeof(float), "arena size");
   // The memory budget is checked before anything is allocated: operands (with their
@@ -381,6 +388,37 @@ void Session::State::PlanMemoryAndAllocate() {
       input.Fill(0.0f);
     }
   }
+}
+
+std::vector<Placement> Session::State::PlaceInputsInOutputs(
+    const std::vector<int>& buffer_of) const {
+  const auto& steps = graph.steps();
+  const auto& inputs = graph.inputs();
+  const auto& outputs = graph.outputs();
+  std::vector<Placement> placements(
+      std::count_if(buffer_of.begin(), buffer_of.end(), [](int buffer) { return buffer >= 0; }));
+  for (size_t position : schedule) {
+    const RuntimeGraph::Step& step = steps[position];
+    if (step.outputs.size() != 1 || buffer_of[static_cast<size_t>(step.outputs[0])] < 0) continue;
+    std::vector<Shape> input_shapes;
+    for (int input : step.inputs) input_shapes.push_back(shapes[static_cast<size_t>(input)]);
+    if (!step.layer->OutputIsInputsBackToBack(input_shapes)) continue;
+    size_t offset = 0;
+    for (int input : step.inputs) {
+      const int buffer = buffer_of[static_cast<size_t>(input)];
+      // A step's output, read once here and not yet inside another output; the caller's inputs
+      // and outputs keep their own memory.
+      const bool movable = buffer >= 0 && placements[static_cast<size_t>(buffer)].host < 0 &&
+                           std::count(step.inputs.begin(), step.inputs.end(), input) == 1 &&
+                           std::find(inputs.begin(), inputs.end(), input) == inputs.end() &&
+                           std::find(outputs.begin(), outputs.end(), input) == outputs.end();
+      if (movable) {
+        placements[static_cast<size_t>(buffer)] = {buffer_of[step.outputs[0]], offset};
+      }
+      offset += ShapeElementCount(shapes[static_cast<size_t>(input)]);
+    }
+  }
+  return placements;
 }
 
 void Session::State::Plan(const std::vector<Shape>& new_input_shapes) {

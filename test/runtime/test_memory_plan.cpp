@@ -56,5 +56,26 @@ TEST(MemoryPlan, RandomGraphsAreAlwaysSafe) {
   }
 }
 
+TEST(MemoryPlan, GuestsLiveInsideTheirHostWhichOutlivesThem) {
+  // Buffers 0 and 1 (steps 0 and 1) are joined into 2 (step 2), which is joined with 3 into 4.
+  std::vector<BufferLifetime> buffers = {{10, 0, 2}, {20, 1, 2}, {30, 2, 4},
+                                         {5, 3, 4},  {35, 4, 6}, {100, 0, 1}};
+  std::vector<Placement> placements(buffers.size());
+  placements[0] = {2, 0};
+  placements[1] = {2, 10};
+  placements[2] = {4, 0};
+  placements[3] = {4, 30};
+  const MemoryPlan plan = PlanMemoryWithGuests(buffers, placements, 16);
+  EXPECT_EQ(plan.offsets[0], plan.offsets[4]);
+  EXPECT_EQ(plan.offsets[1], plan.offsets[4] + 10);
+  EXPECT_EQ(plan.offsets[2], plan.offsets[4]);
+  EXPECT_EQ(plan.offsets[3], plan.offsets[4] + 30);
+  // The outermost host is alive from step 0 (its guests' guest) on, so it never shares with
+  // buffer 5, alive at steps 0 and 1.
+  const std::vector<BufferLifetime> own = {{35, 0, 6}, {100, 0, 1}};
+  EXPECT_TRUE(PlanIsSafe(own, MemoryPlan{{plan.offsets[4], plan.offsets[5]}, plan.arena_size, 0}));
+  EXPECT_EQ(plan.separate_size, 16u + 32 + 32 + 16 + 48 + 112);
+}
+
 }  // namespace
 }  // namespace lumen

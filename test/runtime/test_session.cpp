@@ -195,6 +195,79 @@ TEST(Session, SharesMemoryAndKeepsInputsForTheNextRun) {
   EXPECT_EQ(first[63], 58.0f);
 }
 
+// in -> relu (1) and sigmoid (2), joined along the channels (3), then negated by ReLU's mirror:
+// the concatenation's inputs are produced by steps, read once, so they are written in place.
+const char* kConcatenationGraph =
+    "7767517\n6 5\n"
+    "pnnx.Input in 0 1 0 #0=(1,2,3,2)f32\n"
+    "nn.ReLU r 1 1 0 1 #1=(1,2,3,2)f32\n"
+    "nn.Sigmoid s 1 1 0 2 #2=(1,2,3,2)f32\n"
+    "torch.cat cat 2 1 1 2 3 dim=1 #3=(1,4,3,2)f32\n"
+    "nn.Tanh t 1 1 3 4 #4=(1,4,3,2)f32\n"
+    "pnnx.Output out 1 0 4\n";
+
+// tanh(cat(relu(x), sigmoid(x)) along dim) for a ramp x of `shape`, computed here.
+std::vector<float> ExpectedConcatenation(const Shape& shape, size_t dim) {
+  const std::vector<float> x = Ramp(shape).ToRowMajor();
+  size_t outer = 1, inner = 1;
+  for (size_t d = 0; d < dim; ++d) outer *= shape[d];
+  for (size_t d = dim; d < shape.size(); ++d) inner *= shape[d];
+  std::vector<float> expected;
+  for (size_t o = 0; o < outer; ++o) {
+    for (size_t i = 0; i < inner; ++i) expected.push_back(std::max(x[o * inner + i], 0.0f));
+    for (size_t i = 0; i < inner; ++i) {
+      expected.push_back(1.0f / (1.0f + std::exp(-x[o * inner + i])));
+    }
+  }
+  for (float& value : expected) value = std::tanh(value);
+  return expected;
+}
+
+TEST(Session, ConcatenationInputsAreWrittenInPlace) {
+  Session session(ModelFromText(kConcatenationGraph));
+  session.KeepAllOperands();
+  const std::vector<float> got = session.Run({Ramp({1, 2, 3, 2})})[0].ToRowMajor();
+  const std::vector<float> expected = ExpectedConcatenation({1, 2, 3, 2}, 1);
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-6f) << i;
+  // relu's and sigmoid's outputs are the two halves of the concatenation's.
+  const float* joined = session.operand("3").data();
+  EXPECT_EQ(session.operand("1").data(), joined);
+  EXPECT_EQ(session.operand("2").data(), joined + 12);
+  // A second run on other values: nothing stale is left in place.
+  const Tensor other = Tensor::FromRowMajor(std::vector<float>(12, 1.0f), {1, 2, 3, 2});
+  const std::vector<float> ones = session.Run({other})[0].ToRowMajor();
+  EXPECT_NEAR(ones[0], std::tanh(1.0f), 1e-6f);
+  EXPECT_NEAR(ones[23], std::tanh(1.0f / (1.0f + std::exp(-1.0f))), 1e-6f);
+}
+
+TEST(Session, ConcatenationCopiesWhatCannotBeInPlace) {
+  // Joined along dim 2 of (2, ...): the inputs interleave in the output, so they keep their own
+  // memory and the step copies them.
+  std::string text = kConcatenationGraph;
+  text.replace(text.find("dim=1"), 5, "dim=2");
+  for (const char* shape : {"(1,2,3,2)", "(1,4,3,2)"}) {
+    for (size_t at = text.find(shape); at != std::string::npos; at = text.find(shape)) {
+      text.replace(at, 9, shape[3] == '2' ? "(2,1,3,2)" : "(2,1,6,2)");
+    }
+  }
+  Session session(ModelFromText(text));
+  session.KeepAllOperands();
+  const std::vector<float> got = session.Run({Ramp({2, 1, 3, 2})})[0].ToRowMajor();
+  const std::vector<float> expected = ExpectedConcatenation({2, 1, 3, 2}, 2);
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-6f) << i;
+  EXPECT_NE(session.operand("1").data(), session.operand("3").data());
+  // The graph's input joined with itself: read twice, never moved.
+  Session twice(
+      ModelFromText("7767517\n3 2\n"
+                    "pnnx.Input in 0 1 0 #0=(1,2,2)f32\n"
+                    "torch.cat cat 2 1 0 0 1 dim=1 #1=(1,4,2)f32\n"
+                    "pnnx.Output out 1 0 1\n"));
+  const std::vector<float> doubled = twice.Run({Ramp({1, 2, 2})})[0].ToRowMajor();
+  EXPECT_EQ(doubled, (std::vector<float>{-5, -4, -3, -2, -5, -4, -3, -2}));
+}
+
 // in -> sigmoid (1) -> tanh (2) -> relu (3, the output), and a side branch relu (4) of 1 that no
 // output needs.
 const char* kBranchGraph =

@@ -27,7 +27,9 @@ class Concatenate : public Layer {
   Shapes OutputShapes(const Shapes&) const override;
   // Computes the block sizes for these shapes.
   StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
-  // Copies each input's blocks into place.
+  // True when the dimensions before dim all have extent 1: one block, the inputs back to back.
+  bool OutputIsInputsBackToBack(const Shapes& input_shapes) const override;
+  // Copies each input's blocks into place (those a session stored in place already stay).
   void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
 
  private:
@@ -100,6 +102,17 @@ StatePointer Concatenate::Prepare(const Shapes& input_shapes, const Shapes& outp
   return state;
 }
 
+bool Concatenate::OutputIsInputsBackToBack(const Shapes& input_shapes) const {
+  if (input_shapes.empty()) return false;
+  const size_t axis = Axis(dim_, input_shapes[0].size());
+  for (const Shape& input : input_shapes) {
+    // One block: the block (extent along dim times dim's memory stride) is the whole input.
+    const size_t block = size_t{input[axis]} * StorageStrides(input)[axis];
+    if (block == 0 || block != ShapeElementCount(input)) return false;
+  }
+  return true;
+}
+
 void Concatenate::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                           const ForwardContext& context) const {
   const ConcatenateState& state = context.state_as<ConcatenateState>();
@@ -123,7 +136,8 @@ void Concatenate::Forward(const InputTensors& inputs, const OutputTensors& outpu
           const size_t offset = within - state.block_starts[input];
           const size_t count = std::min(size - offset, end - position);
           const float* source = inputs[input]->data() + block * size + offset;
-          std::copy(source, source + count, target + position);
+          // A session may have stored the input in its place already (OutputIsInputsBackToBack).
+          if (source != target + position) std::copy(source, source + count, target + position);
           position += count;
           within += count;
           if (offset + count == size) {
