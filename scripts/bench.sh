@@ -9,16 +9,19 @@
 #   ROUNDS=3 MODELS="resnet18 vit" THREADS=1 scripts/bench.sh
 #   ORT_VERSION=1.22.0 scripts/bench.sh       # ONNX Runtime pinned (default: its newest release)
 #
-# Models (bench name -> golden case): resnet18 -> resnet18, yolov5s -> yolov5s_detect,
-# mobilenet_v3 -> mobilenet_v3_large_075_160, vit -> vit_d96_p8, transformer ->
-# transformer_prenorm, lstm -> lstm_classifier, convnext -> convnext_blocks, superres ->
-# super_resolution. A case is looked for in tmp/models/, then in $LUMEN_SHARED_MODELS (default
-# /work/shared/models). All three engines run the case's weights: the PyTorch peer builds the
-# module from the case, scripts/make_onnx_models.py exports that module to ONNX (checked against
-# the case's outputs) into $LUMEN_ONNX_DIR (default ~/.cache/lumen-bench/onnx), and
-# scripts/install_ort_peer.sh installs onnxruntime-node with npm into $LUMEN_ORT_NODE_DIR
-# (default ~/.cache/lumen-bench/node), never into the repository: the newest release, resolved at
-# every run, unless ORT_VERSION pins one. The table names the version.
+# Models (bench name -> golden case): resnet18 -> resnet18, yolov5s -> yolov5s_detect, mobilenet_v3
+# -> mobilenet_v3_large_075_160, vit -> vit_d96_p8, transformer -> transformer_prenorm, lstm ->
+# lstm_classifier, convnext -> convnext_blocks, superres -> super_resolution, mobilenet_v2 ->
+# mobilenet_v2_050, squeezenet -> squeezenet1_1, densenet -> densenet121_g12, shufflenet ->
+# shufflenet_v2_x0_5, mnasnet -> mnasnet0_5, efficientnet -> efficientnet_b0_050, regnet ->
+# regnet_y_400mf_050, unet -> unet_small, style -> style_transfer_050, ssdlite -> ssdlite320_head. A
+# case is looked for in tmp/models/, then in $LUMEN_SHARED_MODELS (default /work/shared/models). All
+# three engines run the case's weights: the PyTorch peer builds the module from the case,
+# scripts/make_onnx_models.py exports that module to ONNX (checked against the case's outputs) into
+# $LUMEN_ONNX_DIR (default ~/.cache/lumen-bench/onnx), and scripts/install_ort_peer.sh installs
+# onnxruntime-node with npm into $LUMEN_ORT_NODE_DIR (default ~/.cache/lumen-bench/node), never into
+# the repository: the newest release, resolved at every run, unless ORT_VERSION pins one. The table
+# names the version.
 #
 # Machines are shared and noisy: alternating the engines round by round exposes them to the same
 # conditions, and each round's figure is already a median over REPEAT runs after a warm-up.
@@ -27,7 +30,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 rounds=${ROUNDS:-5}
-models=${MODELS:-"resnet18 yolov5s mobilenet_v3 vit transformer lstm convnext superres"}
+models=${MODELS:-"resnet18 yolov5s mobilenet_v3 vit transformer lstm convnext superres mobilenet_v2
+  squeezenet densenet shufflenet mnasnet efficientnet regnet unet style ssdlite"}
 threads_list=${THREADS:-"1 2"}
 repeat=${REPEAT:-20}
 node_dir=${LUMEN_ORT_NODE_DIR:-$HOME/.cache/lumen-bench/node}
@@ -69,6 +73,16 @@ case_name() {
     lstm) echo lstm_classifier ;;
     convnext) echo convnext_blocks ;;
     superres) echo super_resolution ;;
+    mobilenet_v2) echo mobilenet_v2_050 ;;
+    squeezenet) echo squeezenet1_1 ;;
+    densenet) echo densenet121_g12 ;;
+    shufflenet) echo shufflenet_v2_x0_5 ;;
+    mnasnet) echo mnasnet0_5 ;;
+    efficientnet) echo efficientnet_b0_050 ;;
+    regnet) echo regnet_y_400mf_050 ;;
+    unet) echo unet_small ;;
+    style) echo style_transfer_050 ;;
+    ssdlite) echo ssdlite320_head ;;
     *) echo "unknown model $1 (see the list at the top of scripts/bench.sh)" >&2; return 2 ;;
   esac
 }

@@ -61,9 +61,33 @@ def check_module(model, module, case):
     return len(wanted)
 
 
+class ChannelShuffle(torch.nn.Module):
+    """nn.ChannelShuffle as torchvision's shufflenet writes it (view, transpose, view): the same
+    values, in ops ONNX has (torch 1.13 cannot export aten::channel_shuffle)."""
+
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, x):
+        batch, channels, height, width = x.shape
+        x = x.view(batch, self.groups, channels // self.groups, height, width)
+        return x.transpose(1, 2).contiguous().view(batch, channels, height, width)
+
+
+def make_exportable(module):
+    """Replaces the submodules ONNX export refuses by equivalent ones (nn.ChannelShuffle)."""
+    for name, child in list(module.named_children()):
+        if isinstance(child, torch.nn.ChannelShuffle):
+            setattr(module, name, ChannelShuffle(child.groups))
+        else:
+            make_exportable(child)
+
+
 def export(model, output_dir, node):
     """Exports one bench model into output_dir/<model>.onnx after the three checks."""
     module, case_dir, case = pytorch_peer.build_case(model)
+    make_exportable(module)
     output_count = check_module(model, module, case)
     examples = tuple(torch.rand(shape) for _, shape in case.inputs)
     target = output_dir / f"{model}.onnx"

@@ -39,6 +39,16 @@ MODELS = {
     "lstm": "lstm_classifier",
     "convnext": "convnext_blocks",
     "superres": "super_resolution",
+    "mobilenet_v2": "mobilenet_v2_050",
+    "squeezenet": "squeezenet1_1",
+    "densenet": "densenet121_g12",
+    "shufflenet": "shufflenet_v2_x0_5",
+    "mnasnet": "mnasnet0_5",
+    "efficientnet": "efficientnet_b0_050",
+    "regnet": "regnet_y_400mf_050",
+    "unet": "unet_small",
+    "style": "style_transfer_050",
+    "ssdlite": "ssdlite320_head",
 }
 
 
