@@ -1,0 +1,136 @@
+// The int16-pair layout of the int8 GEMM (see int8_gemm_kernels.hpp) and its two micro-kernels:
+// AVX2 (vpmaddwd) and generic C++, the reference-like fallback for CPUs without AVX2.
+//
+// Why widen to int16 instead of using vpmaddubsw on the bytes: vpmaddubsw adds two adjacent
+// u8 x s8 products into an int16 with saturation, and 255 * 127 + 255 * 127 = 64770 does not fit
+// (nor does 255 * -128 * 2): an activation of 255 against weights of 127 gives a wrong sum. Its
+// int16 results must then go through vpmaddwd (by ones) to reach int32 anyway, so per 32-bit lane
+// and multiply-port instruction both ways add the same products: 4 per two instructions for
+// vpmaddubsw + vpmaddwd, 2 per instruction for vpmaddwd alone. Widening is exact for every input
+// and costs only the packing (done once for the weights, once per call for A) and twice the
+// operand bytes, still half of fp32's.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "math/int8_gemm_kernels.hpp"
+
+namespace lumen {
+namespace {
+
+// The tile: 16 rows (two vectors of 8 int32) by 6 columns, as math/packed_gemm on AVX2: 12
+// accumulators + 2 of A + 1 broadcast weight pair + 1 product = the 16 vector registers.
+constexpr int kRows = 16;
+constexpr int kColumns = 6;
+
+// Packs int16 pairs: for each pair of k-steps (p, p + 1) and row i, (a[i, p], a[i, p + 1]) as
+// two little-endian int16, zero beyond m and k.
+void PackRowsInt16Pairs(const uint8_t* a, int lda, int m, int k, uint8_t* packed) {
+  const int pairs = Int8Kernel::PaddedDepth(k) / 2;
+  const int panels = (m + kRows - 1) / kRows;
+  const size_t panel_bytes = static_cast<size_t>(pairs) * kRows * 4;
+  for (int pair = 0; pair < pairs; ++pair) {
+    const int p = 2 * pair;
+    for (int panel = 0; panel < panels; ++panel) {
+      const int first = panel * kRows;
+      const int valid = std::min(kRows, m - first);
+      uint8_t* target = packed + panel * panel_bytes + static_cast<size_t>(pair) * kRows * 4;
+      const uint8_t* column0 = a + static_cast<size_t>(p) * lda + first;
+      const uint8_t* column1 = column0 + lda;
+#if defined(__SSE2__)
+      if (valid == kRows && p + 1 < k) {
+        // Interleave the two columns' bytes, then widen each byte to int16 by interleaving it with
+        // a zero byte: rows 0-3, 4-7, 8-11, 12-15, 16 bytes each.
+        const __m128i zero = _mm_setzero_si128();
+        const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(column0));
+        const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(column1));
+        const __m128i low = _mm_unpacklo_epi8(x0, x1);
+        const __m128i high = _mm_unpackhi_epi8(x0, x1);
+        __m128i* out = reinterpret_cast<__m128i*>(target);
+        _mm_storeu_si128(out + 0, _mm_unpacklo_epi8(low, zero));
+        _mm_storeu_si128(out + 1, _mm_unpackhi_epi8(low, zero));
+        _mm_storeu_si128(out + 2, _mm_unpacklo_epi8(high, zero));
+        _mm_storeu_si128(out + 3, _mm_unpackhi_epi8(high, zero));
+        continue;
+      }
+#endif
+      for (int i = 0; i < kRows; ++i) {
+        const uint16_t first_value = i < valid && p < k ? column0[i] : 0;
+        const uint16_t second_value = i < valid && p + 1 < k ? column1[i] : 0;
+        std::memcpy(target + i * 4, &first_value, 2);
+        std::memcpy(target + i * 4 + 2, &second_value, 2);
+      }
+    }
+  }
+}
+
+// The reference-like kernel: the same layout, plain loops in int32.
+void GenericMicroKernel(int groups, const uint8_t* a, const uint8_t* b, int32_t* sums, int ld,
+                        bool accumulate) {
+  int32_t tile[kColumns][kRows];
+  for (int j = 0; j < kColumns; ++j) {
+    for (int i = 0; i < kRows; ++i) tile[j][i] = accumulate ? sums[j * ld + i] : 0;
+  }
+  for (int group = 0; group < groups; ++group, a += kRows * 4, b += kColumns * 4) {
+    int16_t rows[kRows][2];
+    int16_t weights[kColumns][2];
+    std::memcpy(rows, a, sizeof(rows));
+    std::memcpy(weights, b, sizeof(weights));
+    for (int j = 0; j < kColumns; ++j) {
+      for (int i = 0; i < kRows; ++i) {
+        tile[j][i] += rows[i][0] * weights[j][0] + rows[i][1] * weights[j][1];
+      }
+    }
+  }
+  for (int j = 0; j < kColumns; ++j) std::memcpy(sums + j * ld, tile[j], sizeof(tile[j]));
+}
+
+// The AVX2 kernel: per group, 2 loads of A (16 rows of one int16 pair), and per column one
+// broadcast weight pair and two vpmaddwd (each 8 lanes of a0*w0 + a1*w1) added to the sums.
+__attribute__((target("avx2"))) void Avx2MicroKernel(int groups, const uint8_t* a, const uint8_t* b,
+                                                     int32_t* sums, int ld, bool accumulate) {
+  __m256i sum0[kColumns];
+  __m256i sum1[kColumns];
+#pragma GCC unroll 8
+  for (int j = 0; j < kColumns; ++j) {
+    if (accumulate) {
+      sum0[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + j * ld));
+      sum1[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + j * ld + 8));
+    } else {
+      sum0[j] = _mm256_setzero_si256();
+      sum1[j] = _mm256_setzero_si256();
+    }
+  }
+  for (int group = 0; group < groups; ++group, a += kRows * 4, b += kColumns * 4) {
+    const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
+    const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32));
+#pragma GCC unroll 8
+    for (int j = 0; j < kColumns; ++j) {
+      int32_t pair;
+      std::memcpy(&pair, b + j * 4, 4);
+      const __m256i weight = _mm256_set1_epi32(pair);
+      sum0[j] = _mm256_add_epi32(sum0[j], _mm256_madd_epi16(a0, weight));
+      sum1[j] = _mm256_add_epi32(sum1[j], _mm256_madd_epi16(a1, weight));
+    }
+  }
+#pragma GCC unroll 8
+  for (int j = 0; j < kColumns; ++j) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + j * ld), sum0[j]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + j * ld + 8), sum1[j]);
+  }
+}
+
+}  // namespace
+
+const Int8Kernel& GenericInt8Kernel() {
+  static const Int8Kernel kernel{kRows, kColumns, 2, PackRowsInt16Pairs, GenericMicroKernel};
+  return kernel;
+}
+
+const Int8Kernel& Avx2Int8Kernel() {
+  static const Int8Kernel kernel{kRows, kColumns, 2, PackRowsInt16Pairs, Avx2MicroKernel};
+  return kernel;
+}
+
+}  // namespace lumen
