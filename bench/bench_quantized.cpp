@@ -11,8 +11,10 @@
 // before im2col would call it), int8+quantise (the same, quantising a float A first: the cost when
 // a layer quantises the im2col rows themselves), int8 generic (the plain C++ kernel).
 #include <benchmark/benchmark.h>
+#include <immintrin.h>
 
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <random>
 #include <vector>
@@ -24,6 +26,7 @@
 #include "lumen/error.hpp"
 #include "math/activation.hpp"
 #include "math/int8_gemm.hpp"
+#include "math/int8_gemm_kernels.hpp"
 #include "math/packed_gemm.hpp"
 
 namespace lumen {
@@ -115,6 +118,67 @@ BENCHMARK(BM_QuantizedGemm)
     ->Apply(QuantizedGemmArguments)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
+
+// The choice int8_gemm_avx2.cpp documents: its exact micro-kernel (bytes widened to int16,
+// vpmaddwd) against the loop it rejected (vpmaddubsw, saturating, then vpmaddwd by ones), on the
+// same 16 x 6 tile with both operands in L1, in multiply-adds per second ("GOP" counts 2 per
+// multiply-add, as above). Not a correct kernel: only its speed matters here.
+__attribute__((target("avx2"))) void SaturatingMicroKernel(int groups, const uint8_t* a,
+                                                           const uint8_t* b, int32_t* sums) {
+  constexpr int kColumns = 6;
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i sum0[kColumns];
+  __m256i sum1[kColumns];
+#pragma GCC unroll 8
+  for (int j = 0; j < kColumns; ++j) sum0[j] = sum1[j] = _mm256_setzero_si256();
+  for (int group = 0; group < groups; ++group, a += 64, b += kColumns * 4) {
+    const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
+    const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32));
+#pragma GCC unroll 8
+    for (int j = 0; j < kColumns; ++j) {
+      int32_t quad;
+      std::memcpy(&quad, b + j * 4, 4);
+      const __m256i weight = _mm256_set1_epi32(quad);
+      sum0[j] =
+          _mm256_add_epi32(sum0[j], _mm256_madd_epi16(_mm256_maddubs_epi16(a0, weight), ones));
+      sum1[j] =
+          _mm256_add_epi32(sum1[j], _mm256_madd_epi16(_mm256_maddubs_epi16(a1, weight), ones));
+    }
+  }
+#pragma GCC unroll 8
+  for (int j = 0; j < kColumns; ++j) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + j * 16), sum0[j]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + j * 16 + 8), sum1[j]);
+  }
+}
+
+// Argument: 0 the exact widened kernel, 1 the saturating vpmaddubsw loop.
+void BM_Int8InnerLoop(benchmark::State& state) {
+  if (!DetectedCpuFeatures().avx2) {
+    state.SkipWithError("needs AVX2");
+    return;
+  }
+  const bool saturating = state.range(0) == 1;
+  constexpr int kGroups = 256;  // 16 KB of A, 6 KB of weights: L1
+  std::vector<uint8_t> a(kGroups * 64, 3), b(kGroups * 24, 5);
+  std::vector<int32_t> sums(96);
+  const Int8Kernel& kernel = Int8KernelFor(Int8Isa::kAvx2);
+  for (auto _ : state) {
+    if (saturating) {
+      SaturatingMicroKernel(kGroups, a.data(), b.data(), sums.data());
+    } else {
+      kernel.micro_kernel(kGroups, a.data(), b.data(), sums.data(), 16, false);
+    }
+    benchmark::DoNotOptimize(sums.data());
+  }
+  // Each group holds 4 k-steps of bytes, or 2 of int16.
+  const double multiply_adds = 96.0 * kGroups * (saturating ? 4 : 2);
+  state.counters["GOP"] =
+      benchmark::Counter(2 * multiply_adds * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(saturating ? "vpmaddubsw + vpmaddwd (saturates)" : "widened vpmaddwd (exact)");
+}
+
+BENCHMARK(BM_Int8InnerLoop)->Arg(0)->Arg(1)->ArgName("saturating");
 
 }  // namespace
 }  // namespace lumen

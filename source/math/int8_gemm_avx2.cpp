@@ -3,12 +3,17 @@
 //
 // Why widen to int16 instead of using vpmaddubsw on the bytes: vpmaddubsw adds two adjacent
 // u8 x s8 products into an int16 with saturation, and 255 * 127 + 255 * 127 = 64770 does not fit
-// (nor does 255 * -128 * 2): an activation of 255 against weights of 127 gives a wrong sum. Its
-// int16 results must then go through vpmaddwd (by ones) to reach int32 anyway, so per 32-bit lane
-// and multiply-port instruction both ways add the same products: 4 per two instructions for
-// vpmaddubsw + vpmaddwd, 2 per instruction for vpmaddwd alone. Widening is exact for every input
-// and costs only the packing (done once for the weights, once per call for A) and twice the
-// operand bytes, still half of fp32's.
+// (nor does 255 * -128 * 2): an activation of 255 against weights of 127 gives a wrong sum.
+// The ways around it cost accuracy (weights limited to [-63, 63], or 7-bit activations, which the
+// caller's uint8 data does not promise) or work (splitting an operand into two vpmaddubsw).
+//
+// What exactness costs, measured by BM_Int8InnerLoop (bench/bench_quantized.cpp: this file's
+// 16 x 6 tile against the same tile with vpmaddubsw + vpmaddwd by ones, operands in L1, at 1
+// thread, AMD EPYC Zen 3, AVX2; three runs of 5 repetitions, medians): widened 130-134 GOP/s,
+// saturating 124-149 GOP/s. About equal: vpmaddubsw handles twice the products per instruction
+// but each still needs a vpmaddwd to reach int32, so both loops are bound by the multiply pipes.
+// (A standalone copy of the two loops, placed differently in memory, once measured the saturating
+// one 2x faster: loop alignment matters here as much as the instruction choice.) So exact it is.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -32,6 +37,7 @@ void PackRowsInt16Pairs(const uint8_t* a, int lda, int m, int k, uint8_t* packed
   const size_t panel_bytes = static_cast<size_t>(pairs) * kRows * 4;
   for (int pair = 0; pair < pairs; ++pair) {
     const int p = 2 * pair;
+    PrefetchColumns(a, lda, m, k, p + kPrefetchDistance, 2);
     for (int panel = 0; panel < panels; ++panel) {
       const int first = panel * kRows;
       const int valid = std::min(kRows, m - first);

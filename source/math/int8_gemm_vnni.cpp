@@ -27,6 +27,7 @@ void PackRowsByteQuads(const uint8_t* a, int lda, int m, int k, uint8_t* packed)
   const size_t panel_bytes = static_cast<size_t>(groups) * kRows * 4;
   for (int group = 0; group < groups; ++group) {
     const int p = 4 * group;
+    PrefetchColumns(a, lda, m, k, p + kPrefetchDistance, 4);
     for (int panel = 0; panel < panels; ++panel) {
       const int first = panel * kRows;
       const int valid = std::min(kRows, m - first);
