@@ -9,7 +9,8 @@
 //
 // Kinds: fp32 (PackedGemm), int8 (Int8Gemm on uint8 A, as a layer that quantises its input
 // before im2col would call it), int8+quantise (the same, quantising a float A first: the cost when
-// a layer quantises the im2col rows themselves), int8 generic (the plain C++ kernel).
+// a layer quantises the im2col rows themselves), int8 generic (the plain C++ kernel), and for
+// batch 1 fp32 matrix-vector (math/matrix_vector, what the fp32 Linear runs there).
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 
@@ -27,6 +28,7 @@
 #include "math/activation.hpp"
 #include "math/int8_gemm.hpp"
 #include "math/int8_gemm_kernels.hpp"
+#include "math/matrix_vector.hpp"
 #include "math/packed_gemm.hpp"
 
 namespace lumen {
@@ -46,8 +48,9 @@ constexpr GemmShape kShapes[] = {
     {"resnet18 fc 512->1000", 1, 512, 1000},
 };
 
-enum Kind { kFp32, kInt8, kInt8WithQuantise, kInt8Generic };
-const char* const kKindNames[] = {"fp32", "int8", "int8+quantise", "int8 generic"};
+enum Kind { kFp32, kInt8, kInt8WithQuantise, kInt8Generic, kFp32MatrixVector };
+const char* const kKindNames[] = {"fp32", "int8", "int8+quantise", "int8 generic",
+                                  "fp32 matrix-vector"};
 
 // Arguments: shape index, kind, threads.
 void BM_QuantizedGemm(benchmark::State& state) {
@@ -70,7 +73,17 @@ void BM_QuantizedGemm(benchmark::State& state) {
   Workspace workspace(threads);
   const ComputeContext context{&pool, &workspace};
   Int8Isa isa = BestInt8Isa();
-  if (kind == kFp32) {
+  if (kind == kFp32MatrixVector) {  // what the fp32 Linear runs at batch 1
+    if (m != 1) {
+      state.SkipWithError("matrix-vector: batch 1 only");
+      return;
+    }
+    for (auto _ : state) {
+      MatrixVector(weights.data(), k, n, a.data(), k, c.data());
+      AddBiasAndActivate(relu, 0.0f, c.data(), n);
+      benchmark::DoNotOptimize(c.data());
+    }
+  } else if (kind == kFp32) {
     const PackedMatrix packed(weights.data(), k, n, k);
     workspace.Reserve(ScratchSlot::kGemmPacking, PackedGemmScratchSize(m, k));
     for (auto _ : state) {
@@ -107,7 +120,8 @@ void BM_QuantizedGemm(benchmark::State& state) {
 
 void QuantizedGemmArguments(benchmark::internal::Benchmark* benchmark) {
   for (size_t shape = 0; shape < std::size(kShapes); ++shape) {
-    for (int kind : {kFp32, kInt8, kInt8WithQuantise, kInt8Generic}) {
+    for (int kind : {kFp32, kInt8, kInt8WithQuantise, kInt8Generic, kFp32MatrixVector}) {
+      if (kind == kFp32MatrixVector && kShapes[shape].m != 1) continue;
       benchmark->Args({static_cast<int64_t>(shape), kind, 1});
     }
   }

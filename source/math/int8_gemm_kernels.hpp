@@ -33,6 +33,14 @@ struct Int8Kernel {
   void (*micro_kernel)(int groups, const uint8_t* a, const uint8_t* b, int32_t* sums, int ld,
                        bool accumulate);
 
+  // The matrix-vector path, for A of one row (a Linear at batch 1), where a row panel would be
+  // mostly padding; null where the kernel has none (the GEMM path then runs).
+  // Writes row x (element p at x[p * stride]) as panel_vector reads it: for each group, its
+  // 4-byte value repeated panel_columns times, so that a column panel's bytes and these line up.
+  void (*expand_vector)(const uint8_t* x, int stride, int k, uint8_t* expanded);
+  // The row's int32 sums with the panel_columns columns of one weight panel, into sums.
+  void (*panel_vector)(int groups, const uint8_t* expanded, const uint8_t* panel, int32_t* sums);
+
   // Bytes of one packed row panel of depth k.
   int64_t PanelBytes(int k) const { return int64_t{panel_rows} * Groups(k) * 4; }
   // Groups in depth k.

@@ -104,7 +104,8 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void VnniMicroKernel(
 }  // namespace
 
 const Int8Kernel& Avx512VnniInt8Kernel() {
-  static const Int8Kernel kernel{kRows, kColumns, 4, PackRowsByteQuads, VnniMicroKernel};
+  static const Int8Kernel kernel{kRows,           kColumns, 4,      PackRowsByteQuads,
+                                 VnniMicroKernel, nullptr,  nullptr};
   return kernel;
 }
 

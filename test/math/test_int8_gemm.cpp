@@ -40,11 +40,13 @@ void PrintTo(const Int8Shape& shape, std::ostream* stream) {
 }
 
 // Edges of every kernel's tile (16 x 6 and 32 x 14), of the 4-deep groups and the 512-deep
-// slices, more rows than one packed block (4 panels), then random shapes up to a few hundred.
+// slices, more rows than one packed block (4 panels), the matrix-vector path (m <= 4) and just
+// past it, then random shapes up to a few hundred.
 std::vector<Int8Shape> Shapes() {
   std::vector<Int8Shape> shapes = {
-      {1, 1, 1},     {15, 5, 3},      {16, 6, 4},     {17, 7, 5},   {31, 13, 511}, {32, 14, 512},
-      {33, 15, 513}, {130, 29, 1030}, {1, 1000, 512}, {300, 3, 37}, {49, 64, 576}, {7, 2, 2},
+      {1, 1, 1},     {15, 5, 3},      {16, 6, 4},     {17, 7, 5},   {31, 13, 511},   {32, 14, 512},
+      {33, 15, 513}, {130, 29, 1030}, {1, 1000, 512}, {300, 3, 37}, {49, 64, 576},   {7, 2, 2},
+      {2, 37, 300},  {3, 13, 1001},   {4, 6, 24},     {5, 200, 64}, {4, 1000, 4608},
   };
   std::mt19937 generator(4321);
   std::uniform_int_distribution<int> rows(1, 300), columns(1, 100), depth(1, 700);
@@ -186,6 +188,40 @@ TEST_P(Int8GemmExtremesTest, SaturationCaseIsExact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Isas, Int8GemmExtremesTest, testing::ValuesIn(kIsas));
+
+// A Linear at batch 1 as a layer calls it: one row, every leading dimension 1, so that the
+// matrix-vector path's epilogue runs along the row.
+TEST(Int8Gemm, BatchOneLinearMatchesReference) {
+  constexpr int kIn = 517, kOut = 1000;
+  std::mt19937 generator(11);
+  std::uniform_int_distribution<int> bytes(0, 255), weights(-127, 127);
+  std::vector<uint8_t> x(kIn);
+  for (uint8_t& value : x) value = static_cast<uint8_t>(bytes(generator));
+  std::vector<int8_t> w(static_cast<size_t>(kOut) * kIn);
+  for (int8_t& value : w) value = static_cast<int8_t>(weights(generator));
+  std::vector<float> scales(kOut), bias(kOut);
+  for (int j = 0; j < kOut; ++j) {
+    scales[j] = 0.001f + 0.00001f * j;
+    bias[j] = 0.5f - 0.001f * j;
+  }
+  const Uint8Quantization quantization{0.03f, 17};
+  for (const Int8Isa isa : kIsas) {
+    if (!Int8IsaAvailable(isa)) continue;
+    SCOPED_TRACE(Int8IsaName(isa));
+    const Int8PackedWeights packed(w.data(), kOut, kIn, kIn, scales.data(), isa);
+    for (const Activation activation : {Activation{}, Activation{Activation::Kind::kSilu}}) {
+      std::vector<float> expected(kOut), got(kOut, kNan);
+      ReferenceInt8Gemm(1, kOut, kIn, x.data(), 1, quantization, w.data(), kIn, scales.data(),
+                        bias.data(), activation, expected.data(), 1);
+      for (int threads : {1, 2}) {
+        TestContext context(threads);
+        Int8Gemm(1, x.data(), 1, quantization, packed, bias.data(), activation, got.data(), 1,
+                 context.compute());
+        ExpectClose(got, expected, 0.0f, 2e-7f, std::to_string(threads) + " threads");
+      }
+    }
+  }
+}
 
 TEST(Int8Gemm, BestKernelIsAvailable) {
   EXPECT_TRUE(Int8IsaAvailable(BestInt8Isa()));
