@@ -14,6 +14,8 @@ namespace {
 // Row panels packed at a time, as math/packed_gemm: enough rows to reuse each weight panel well,
 // few enough for the packed block to stay in the L2 cache.
 constexpr int kBlockPanels = 4;
+// The most rows of a block: kBlockPanels panels of the tallest kernel's (VNNI's 32 rows).
+constexpr int kMostBlockRows = kBlockPanels * 32;
 
 // k-steps per slice of the shared dimension (a multiple of 4): a slice of an A panel (16 KB:
 // 16 rows of int16 or 32 rows of bytes) stays in L1 while it meets every weight panel, and the
@@ -43,7 +45,8 @@ inline float RoundHalfEven(float value) {
 
 // The float epilogue, shared by the kernels and the reference so that both round alike: for rows
 // i < rows and columns j in [first_column, end_column),
-//   c[i + j * ldc] = f(float(sums[i + (j - first_column) * ld] - zero_point * S[j])
+//   c[i + (j - first_column) * ldc] = f(float(sums[i + (j - first_column) * ld] - zero_point *
+//   S[j])
 //                      * (scale_a * scale_w[j]) + bias[j])
 // with S = weight_sums (null: sums already corrected) and bias null for none. One dispatch on the
 // activation per block: a matrix-vector block is one row of many columns.
@@ -56,9 +59,9 @@ void DequantizeBlock(const int32_t* sums, int ld, int rows, int first_column, in
       for (int j = first_column; j < end_column; ++j) {
         const int32_t correction = weight_sums == nullptr ? 0 : zero_point * weight_sums[j];
         const float offset = bias == nullptr ? 0.0f : bias[j];
-        c[j] = function(static_cast<float>(sums[j - first_column] - correction) *
-                            (a_scale * w_scales[j]) +
-                        offset);
+        c[j - first_column] = function(static_cast<float>(sums[j - first_column] - correction) *
+                                           (a_scale * w_scales[j]) +
+                                       offset);
       }
       return;
     }
@@ -67,12 +70,29 @@ void DequantizeBlock(const int32_t* sums, int ld, int rows, int first_column, in
       const float scale = a_scale * w_scales[j];
       const float offset = bias == nullptr ? 0.0f : bias[j];
       const int32_t* column = sums + static_cast<size_t>(j - first_column) * ld;
-      float* out = c + static_cast<size_t>(j) * ldc;
+      float* out = c + static_cast<size_t>(j - first_column) * ldc;
       for (int i = 0; i < rows; ++i) {
         out[i] = function(static_cast<float>(column[i] - correction) * scale + offset);
       }
     }
   });
+}
+
+// QuantizeToUint8 without the checks (the callers have made them).
+void QuantizeValues(const float* input, size_t count, const Uint8Quantization& quantization,
+                    uint8_t* output) {
+  const float inverse_scale = 1.0f / quantization.scale;
+  const float zero_point = static_cast<float>(quantization.zero_point);
+  // Clamped before rounding, to integers, which gives the same result as after and keeps the
+  // conversion to int defined for any input.
+  const float low = -zero_point;
+  const float high = 255.0f - zero_point;
+  for (size_t i = 0; i < count; ++i) {
+    float value = input[i] * inverse_scale;
+    value = value == value ? value : 0.0f;  // NaN: the zero point
+    value = std::min(std::max(value, low), high);
+    output[i] = static_cast<uint8_t>(static_cast<int>(RoundHalfEven(value) + zero_point));
+  }
 }
 
 // Where one block's packed A and int32 sums live in the calling thread's scratch: the packed
@@ -312,18 +332,7 @@ Uint8Quantization ChooseUint8Quantization(float min, float max) {
 void QuantizeToUint8(const float* input, size_t count, const Uint8Quantization& quantization,
                      uint8_t* output) {
   CheckQuantization(quantization);
-  const float inverse_scale = 1.0f / quantization.scale;
-  const float zero_point = static_cast<float>(quantization.zero_point);
-  // Clamped before rounding, to integers, which gives the same result as after and keeps the
-  // conversion to int defined for any input.
-  const float low = -zero_point;
-  const float high = 255.0f - zero_point;
-  for (size_t i = 0; i < count; ++i) {
-    float value = input[i] * inverse_scale;
-    value = value == value ? value : 0.0f;  // NaN: the zero point
-    value = std::min(std::max(value, low), high);
-    output[i] = static_cast<uint8_t>(static_cast<int>(RoundHalfEven(value) + zero_point));
-  }
+  QuantizeValues(input, count, quantization, output);
 }
 
 void QuantizeWeightsPerChannel(const float* weights, int n, int k, std::vector<int8_t>* quantized,
@@ -410,7 +419,36 @@ void Int8Gemm(int m, const uint8_t* a, int lda, const Uint8Quantization& a_quant
       [&](int first_row, int rows, int first_column, int end_column, const int32_t* sums, int ld) {
         DequantizeBlock(sums, ld, rows, first_column, end_column, weights.sums().data(),
                         a_quantization.zero_point, a_quantization.scale, weights.scales().data(),
-                        bias, activation, c + first_row, ldc);
+                        bias, activation, c + first_row + static_cast<size_t>(first_column) * ldc,
+                        ldc);
+      });
+}
+
+void Int8GemmRequantized(int m, const uint8_t* a, int lda, const Uint8Quantization& a_quantization,
+                         const Int8PackedWeights& weights, const float* bias,
+                         const Activation& activation, const Uint8Quantization& c_quantization,
+                         uint8_t* c, int ldc, const ComputeContext& context) {
+  CheckGemmArguments(m, lda, ldc, weights);
+  CheckQuantization(a_quantization);
+  CheckQuantization(c_quantization);
+  RunBlocks(
+      m, a, lda, weights, context,
+      [&](int first_row, int rows, int first_column, int end_column, const int32_t* sums, int ld) {
+        // A few columns at a time through a float tile on the stack (a block's rows by
+        // kTileColumns): the float values exist only on their way to bytes.
+        constexpr int kTileColumns = 8;
+        float tile[kTileColumns * kMostBlockRows];
+        for (int first = first_column; first < end_column; first += kTileColumns) {
+          const int end = std::min(end_column, first + kTileColumns);
+          DequantizeBlock(sums + static_cast<size_t>(first - first_column) * ld, ld, rows, first,
+                          end, weights.sums().data(), a_quantization.zero_point,
+                          a_quantization.scale, weights.scales().data(), bias, activation, tile,
+                          rows);
+          for (int j = first; j < end; ++j) {
+            QuantizeValues(tile + static_cast<size_t>(j - first) * rows, rows, c_quantization,
+                           c + static_cast<size_t>(j) * ldc + first_row);
+          }
+        }
       });
 }
 

@@ -119,6 +119,13 @@ void Int8Gemm(int m, const uint8_t* a, int lda, const Uint8Quantization& a_quant
               const Int8PackedWeights& weights, const float* bias, const Activation& activation,
               float* c, int ldc, const ComputeContext& context);
 
+// Int8Gemm's values requantised for the next quantised layer:
+// c = clamp(round_half_even(value / scale_c) + zero_c, 0, 255), as QuantizeToUint8 rounds.
+void Int8GemmRequantized(int m, const uint8_t* a, int lda, const Uint8Quantization& a_quantization,
+                         const Int8PackedWeights& weights, const float* bias,
+                         const Activation& activation, const Uint8Quantization& c_quantization,
+                         uint8_t* c, int ldc, const ComputeContext& context);
+
 // The exact int32 sums sum_p (q_a[i,p] - zero_point) * q_w[j,p] into C (column-major, ldc), for
 // layers that requantise themselves and for tests.
 void Int8GemmSums(int m, const uint8_t* a, int lda, int zero_point,

@@ -19,7 +19,7 @@ namespace lumen {
 
 // One instruction set's layout and routines.
 struct Int8Kernel {
-  int panel_rows;     // rows of A per row panel: the int32 lanes of the tile's vectors
+  int panel_rows;     // rows of A per row panel: at most 32 (int8_gemm.cpp's kMostBlockRows)
   int panel_columns;  // output channels per column panel
   int group_depth;    // k-steps per 4-byte group: 4 (bytes) or 2 (int16)
 

@@ -151,6 +151,28 @@ std::string Int8GemmTestName(const testing::TestParamInfo<Int8GemmTest::ParamTyp
          std::to_string(shape.m) + "_n" + std::to_string(shape.n) + "_k" + std::to_string(shape.k);
 }
 
+// Requantised bytes: the reference's floats quantised by QuantizeToUint8, exactly.
+TEST_P(Int8GemmTest, RequantisedMatchesReference) {
+  const Uint8Quantization quantization{0.02f, zero_point_};
+  const Uint8Quantization output_quantization{0.05f, 100};
+  const Activation relu{Activation::Kind::kRelu};
+  std::vector<float> values(static_cast<size_t>(m_) * n_);
+  ReferenceInt8Gemm(m_, n_, k_, a_.data(), lda_, quantization, w_.data(), ldw_, scales_.data(),
+                    bias_.data(), relu, values.data(), m_);
+  std::vector<uint8_t> expected(static_cast<size_t>(ldc_) * n_, 7);
+  for (int j = 0; j < n_; ++j) {
+    QuantizeToUint8(values.data() + static_cast<size_t>(j) * m_, m_, output_quantization,
+                    expected.data() + static_cast<size_t>(j) * ldc_);
+  }
+  for (int threads : {1, 2}) {
+    TestContext context(threads);
+    std::vector<uint8_t> c(static_cast<size_t>(ldc_) * n_, 7);
+    Int8GemmRequantized(m_, a_.data(), lda_, quantization, Pack(), bias_.data(), relu,
+                        output_quantization, c.data(), ldc_, context.compute());
+    EXPECT_EQ(c, expected) << threads << " threads";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Shapes, Int8GemmTest,
                          testing::Combine(testing::ValuesIn(kIsas), testing::ValuesIn(Shapes())),
                          Int8GemmTestName);
