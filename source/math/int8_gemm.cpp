@@ -368,10 +368,6 @@ Int8PackedWeights::Int8PackedWeights(const int8_t* weights, int n, int k, int ld
     throw Error(Concat("int8 weights: expected n > 0, 0 < k <= ", kInt8GemmMaxDepth,
                        " and ldw >= k, got n = ", n, ", k = ", k, ", ldw = ", ldw));
   }
-  if (!Int8IsaAvailable(isa)) {
-    throw Error(Concat("int8 weights: expected a kernel this CPU runs (",
-                       DetectedCpuFeatures().Describe(), "), got ", Int8IsaName(isa)));
-  }
   for (int j = 0; j < n; ++j) {
     if (!IsPositiveFinite(scales[j])) {
       throw Error(Concat("int8 weights: expected positive finite scales, got ", scales[j],

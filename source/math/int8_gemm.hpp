@@ -83,9 +83,10 @@ class Int8PackedWeights {
  public:
   // Nothing packed.
   Int8PackedWeights() = default;
-  // Packs channel j's k weights, found at weights + j * ldw, for `isa` (which must be available).
-  // Throws lumen::Error for a non-positive size, k above kInt8GemmMaxDepth, ldw < k, or a scale
-  // that is not positive and finite.
+  // Packs channel j's k weights, found at weights + j * ldw, for `isa`'s kernel. Packing is plain
+  // C++, so it works for any kernel (the tests check the VNNI layout on any CPU); multiplying
+  // checks that the CPU runs it. Throws lumen::Error for a non-positive size, k above
+  // kInt8GemmMaxDepth, ldw < k, or a scale that is not positive and finite.
   Int8PackedWeights(const int8_t* weights, int n, int k, int ldw, const float* scales,
                     Int8Isa isa = BestInt8Isa());
 

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <ostream>
 #include <random>
@@ -19,6 +20,7 @@
 #include "base/cpu_features.hpp"
 #include "lumen/error.hpp"
 #include "math/int8_gemm.hpp"
+#include "math/int8_gemm_kernels.hpp"
 #include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
 
@@ -242,6 +244,89 @@ TEST(Int8Gemm, BatchOneLinearMatchesReference) {
         ExpectClose(got, expected, 0.0f, 2e-7f, std::to_string(threads) + " threads");
       }
     }
+  }
+}
+
+// Every kernel's packing, on any CPU: A packed by its pack_rows and W by Int8PackedWeights, then
+// multiplied by reading the packed bytes as the layout says (int8_gemm_kernels.hpp: per group,
+// 4 bytes per row and per column, bytes or int16 pairs), must give the reference's sums. On a CPU
+// without VNNI this checks everything of that path but the vpdpbusd loop itself.
+TEST(Int8Gemm, PackedLayoutsHoldTheOperands) {
+  for (const Int8Isa isa : kIsas) {
+    const Int8Kernel& kernel = Int8KernelFor(isa);
+    for (const Int8Shape shape : {Int8Shape{1, 1, 1}, Int8Shape{33, 15, 7}, Int8Shape{70, 29, 130},
+                                  Int8Shape{5, 3, 1030}}) {
+      SCOPED_TRACE(std::string(Int8IsaName(isa)) + " m" + std::to_string(shape.m) + " n" +
+                   std::to_string(shape.n) + " k" + std::to_string(shape.k));
+      const int m = shape.m, n = shape.n, k = shape.k, lda = m + 2;
+      std::mt19937 generator(static_cast<unsigned>(m * 31 + n * 7 + k));
+      std::uniform_int_distribution<int> bytes(0, 255), weights(-128, 127);
+      std::vector<uint8_t> a(static_cast<size_t>(lda) * k);
+      for (uint8_t& value : a) value = static_cast<uint8_t>(bytes(generator));
+      std::vector<int8_t> w(static_cast<size_t>(n) * k);
+      for (int8_t& value : w) value = static_cast<int8_t>(weights(generator));
+      const std::vector<float> scales(n, 1.0f);
+      const Int8PackedWeights packed_weights(w.data(), n, k, k, scales.data(), isa);
+      const int row_panels = (m + kernel.panel_rows - 1) / kernel.panel_rows;
+      std::vector<uint8_t> packed_a(static_cast<size_t>(row_panels) * kernel.PanelBytes(k), 0xee);
+      kernel.pack_rows(a.data(), lda, m, k, packed_a.data());
+      // One value of a packed operand: element `step` of the group's 4 bytes at `cell`.
+      const auto value = [&](const uint8_t* cell, int step, bool is_signed) {
+        if (kernel.ElementBytes() == 1) {
+          return is_signed ? static_cast<int>(static_cast<int8_t>(cell[step])) : cell[step];
+        }
+        int16_t wide;
+        std::memcpy(&wide, cell + 2 * step, 2);
+        return static_cast<int>(wide);
+      };
+      const int groups = kernel.Groups(k);
+      std::vector<int32_t> sums(static_cast<size_t>(m) * n, 0);
+      for (int i = 0; i < m; ++i) {
+        const uint8_t* a_panel = packed_a.data() + (i / kernel.panel_rows) * kernel.PanelBytes(k);
+        for (int j = 0; j < n; ++j) {
+          const uint8_t* b_panel =
+              packed_weights.data() +
+              static_cast<size_t>(j / kernel.panel_columns) * groups * kernel.panel_columns * 4;
+          for (int group = 0; group < groups; ++group) {
+            const uint8_t* a_cell =
+                a_panel +
+                (static_cast<size_t>(group) * kernel.panel_rows + i % kernel.panel_rows) * 4;
+            const uint8_t* b_cell =
+                b_panel +
+                (static_cast<size_t>(group) * kernel.panel_columns + j % kernel.panel_columns) * 4;
+            for (int step = 0; step < kernel.group_depth; ++step) {
+              sums[i + static_cast<size_t>(j) * m] +=
+                  value(a_cell, step, false) * value(b_cell, step, true);
+            }
+          }
+        }
+      }
+      std::vector<int32_t> expected(static_cast<size_t>(m) * n);
+      ReferenceInt8GemmSums(m, n, k, a.data(), lda, 0, w.data(), k, expected.data(), m);
+      EXPECT_EQ(sums, expected);
+      std::vector<int32_t> weight_sums(n, 0);
+      for (int j = 0; j < n; ++j) {
+        for (int p = 0; p < k; ++p) weight_sums[j] += w[static_cast<size_t>(j) * k + p];
+      }
+      EXPECT_EQ(packed_weights.sums(), weight_sums);
+    }
+  }
+}
+
+// Weights packed for a kernel the CPU cannot run are refused when multiplied, with the reason.
+TEST(Int8Gemm, UnavailableKernelIsAnError) {
+  if (Int8IsaAvailable(Int8Isa::kAvx512Vnni)) GTEST_SKIP() << "this CPU runs every kernel";
+  const std::vector<int8_t> w(8, 1);
+  const std::vector<float> scales(2, 1.0f);
+  const Int8PackedWeights packed(w.data(), 2, 4, 4, scales.data(), Int8Isa::kAvx512Vnni);
+  const std::vector<uint8_t> a(4, 1);
+  std::vector<int32_t> c(2);
+  TestContext context(1);
+  try {
+    Int8GemmSums(1, a.data(), 1, 0, packed, c.data(), 1, context.compute());
+    FAIL() << "expected lumen::Error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("AVX-512 VNNI"), std::string::npos) << error.what();
   }
 }
 
