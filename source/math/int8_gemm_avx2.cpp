@@ -71,22 +71,41 @@ void PackRowsInt16Pairs(const uint8_t* a, int lda, int m, int k, uint8_t* packed
   }
 }
 
-// The reference-like kernel: the same layout, plain loops in int32.
+// The plain C++ kernel: the same layout, in GCC's portable vectors of 8 int32 (as
+// math/packed_gemm's kernel), which compile to whatever the build targets (two SSE2 registers
+// each on a baseline x86-64). Each group's row pairs are split into two int32 vectors first; the
+// products are then whole-vector multiplies, exact in int32 like vpmaddwd's.
+using Int32Vector = int32_t __attribute__((vector_size(8 * sizeof(int32_t))));
+
 void GenericMicroKernel(int groups, const uint8_t* a, const uint8_t* b, int32_t* sums, int ld,
                         bool accumulate) {
-  int32_t tile[kColumns][kRows];
+  constexpr int kVectors = kRows / 8;
+  Int32Vector tile[kColumns][kVectors];
+#pragma GCC unroll 8
   for (int j = 0; j < kColumns; ++j) {
-    for (int i = 0; i < kRows; ++i) tile[j][i] = accumulate ? sums[j * ld + i] : 0;
+    for (int v = 0; v < kVectors; ++v) {
+      tile[j][v] = Int32Vector{};
+      if (accumulate) std::memcpy(&tile[j][v], sums + j * ld + 8 * v, sizeof(Int32Vector));
+    }
   }
   for (int group = 0; group < groups; ++group, a += kRows * 4, b += kColumns * 4) {
-    int16_t rows[kRows][2];
+    int16_t pairs[kRows][2];
     int16_t weights[kColumns][2];
-    std::memcpy(rows, a, sizeof(rows));
+    std::memcpy(pairs, a, sizeof(pairs));
     std::memcpy(weights, b, sizeof(weights));
-    for (int j = 0; j < kColumns; ++j) {
-      for (int i = 0; i < kRows; ++i) {
-        tile[j][i] += rows[i][0] * weights[j][0] + rows[i][1] * weights[j][1];
+    Int32Vector first[kVectors];
+    Int32Vector second[kVectors];
+    for (int v = 0; v < kVectors; ++v) {
+      for (int lane = 0; lane < 8; ++lane) {
+        first[v][lane] = pairs[8 * v + lane][0];
+        second[v][lane] = pairs[8 * v + lane][1];
       }
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < kColumns; ++j) {
+      const int32_t weight0 = weights[j][0];
+      const int32_t weight1 = weights[j][1];
+      for (int v = 0; v < kVectors; ++v) tile[j][v] += first[v] * weight0 + second[v] * weight1;
     }
   }
   for (int j = 0; j < kColumns; ++j) std::memcpy(sums + j * ld, tile[j], sizeof(tile[j]));
