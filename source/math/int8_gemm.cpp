@@ -22,8 +22,10 @@ constexpr int kMostBlockRows = kBlockPanels * 32;
 // slices' int32 sums add up in the block's sums buffer.
 constexpr int kSliceDepth = 512;
 
+// Whether a scale is usable: a zero, negative, infinite or NaN scale makes every value wrong.
 bool IsPositiveFinite(float value) { return std::isfinite(value) && value > 0.0f; }
 
+// Throws lumen::Error unless the scale is positive and finite and the zero point a byte.
 void CheckQuantization(const Uint8Quantization& quantization) {
   if (!IsPositiveFinite(quantization.scale)) {
     throw Error(
@@ -44,12 +46,10 @@ inline float RoundHalfEven(float value) {
 }
 
 // The float epilogue, shared by the kernels and the reference so that both round alike: for rows
-// i < rows and columns j in [first_column, end_column),
-//   c[i + (j - first_column) * ldc] = f(float(sums[i + (j - first_column) * ld] - zero_point *
-//   S[j])
-//                      * (scale_a * scale_w[j]) + bias[j])
-// with S = weight_sums (null: sums already corrected) and bias null for none. One dispatch on the
-// activation per block: a matrix-vector block is one row of many columns.
+// i < rows and columns j in [first_column, end_column), with t = j - first_column,
+//   c[i + t * ldc] = f(float(sums[i + t * ld] - zero_point * S[j]) * (scale_a * scale_w[j]) + b[j])
+// with S = weight_sums (null: sums already corrected) and b = bias (null: none). One dispatch on
+// the activation per block: a matrix-vector block is one row of many columns.
 void DequantizeBlock(const int32_t* sums, int ld, int rows, int first_column, int end_column,
                      const int32_t* weight_sums, int zero_point, float a_scale,
                      const float* w_scales, const float* bias, const Activation& activation,
@@ -102,17 +102,20 @@ struct BlockScratch {
   int32_t* sums;
 };
 
+// Bytes of `rows` rows of depth k packed into row panels, rounded up to a cache line.
 size_t PackedBlockBytes(const Int8Kernel& kernel, int rows, int k) {
   const int panels = (rows + kernel.panel_rows - 1) / kernel.panel_rows;
   return (static_cast<size_t>(panels) * kernel.PanelBytes(k) + 63) / 64 * 64;
 }
 
+// int32 sums of a block: its rows and n columns, both rounded up to whole panels.
 size_t SumsCount(const Int8Kernel& kernel, int rows, int n) {
   const int row_panels = (rows + kernel.panel_rows - 1) / kernel.panel_rows;
   const int column_panels = (n + kernel.panel_columns - 1) / kernel.panel_columns;
   return static_cast<size_t>(row_panels) * kernel.panel_rows * column_panels * kernel.panel_columns;
 }
 
+// Floats of scratch one block needs: its packed rows, then its sums.
 size_t ScratchFloats(const Int8Kernel& kernel, int rows, int k, int n) {
   return (PackedBlockBytes(kernel, rows, k) + SumsCount(kernel, rows, n) * sizeof(int32_t)) /
          sizeof(float);
@@ -256,6 +259,8 @@ void RunBlocks(int m, const uint8_t* a, int lda, const Int8PackedWeights& weight
       Schedule::kDynamic, tasks > 1);
 }
 
+// Throws lumen::Error for arguments no product can run with: no weights, a leading dimension
+// shorter than the rows, or weights packed for a kernel this CPU lacks.
 void CheckGemmArguments(int m, int lda, int ldc, const Int8PackedWeights& weights) {
   if (weights.channels() == 0) throw Error("int8 GEMM: expected packed weights, got none");
   if (m < 0 || lda < m || ldc < m) {
