@@ -204,8 +204,13 @@ __attribute__((target("avx2"))) void Avx2PanelVector(int groups, const uint8_t* 
   int32_t lanes[kCellsPerStep];
   for (int v = 0; v < 3; ++v)
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes + 8 * v), sum[v]);
-  for (int j = 0; j < kColumns; ++j) sums[j] = 0;
-  for (int lane = 0; lane < kCellsPerStep; ++lane) sums[lane % kColumns] += lanes[lane];
+    // Column j's lanes are j, j + 6, j + 12, j + 18: spelled out, since a rolled loop over the 24
+    // lanes (with its lane % 6) took a fifth of a 512-deep panel's time.
+#pragma GCC unroll 6
+  for (int j = 0; j < kColumns; ++j) {
+    sums[j] = lanes[j] + lanes[j + kColumns] + lanes[j + 2 * kColumns] + lanes[j + 3 * kColumns];
+  }
+  static_assert(kCellsPerStep == 4 * kColumns, "the fold adds four lanes per column");
   AddCellProducts(cell, cells, expanded, panel, sums);
 }
 
