@@ -33,7 +33,7 @@ struct Int8Kernel {
   void (*micro_kernel)(int groups, const uint8_t* a, const uint8_t* b, int32_t* sums, int ld,
                        bool accumulate);
 
-  // The matrix-vector path, for A of one row (a Linear at batch 1), where a row panel would be
+  // The matrix-vector path, for A of a few rows (a Linear at batch 1), where a row panel would be
   // mostly padding; null where the kernel has none (the GEMM path then runs).
   // Writes row x (element p at x[p * stride]) as panel_vector reads it: for each group, its
   // 4-byte value repeated panel_columns times, so that a column panel's bytes and these line up.

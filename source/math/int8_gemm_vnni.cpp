@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "math/int8_gemm_kernels.hpp"
@@ -101,11 +102,74 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void VnniMicroKernel(
   }
 }
 
+// The matrix-vector layout: for each group of 4 k-steps, the row's 4 bytes, kColumns times.
+void ExpandVectorByteQuads(const uint8_t* x, int stride, int k, uint8_t* expanded) {
+  const int groups = Int8Kernel::PaddedDepth(k) / 4;
+  for (int group = 0; group < groups; ++group) {
+    uint8_t quad[4];
+    for (int step = 0; step < 4; ++step) {
+      const int p = 4 * group + step;
+      quad[step] = p < k ? x[static_cast<size_t>(p) * stride] : uint8_t{0};
+    }
+    for (int j = 0; j < kColumns; ++j, expanded += 4) std::memcpy(expanded, quad, 4);
+  }
+}
+
+// Adds the products of cells [first, cells) (4 unsigned row bytes times 4 signed weights each) to
+// the sum of their column, cell % kColumns.
+void AddQuadCellProducts(int first, int cells, const uint8_t* expanded, const uint8_t* panel,
+                         int32_t* sums) {
+  for (int cell = first; cell < cells; ++cell) {
+    for (int step = 0; step < 4; ++step) {
+      sums[cell % kColumns] += expanded[cell * 4 + step] *
+                               static_cast<int32_t>(static_cast<int8_t>(panel[cell * 4 + step]));
+    }
+  }
+}
+
+// As int8_gemm_avx2.cpp's Avx2PanelVector, with vpdpbusd: the panel and the expanded row as one
+// stream of 4-byte cells, 112 at a time into seven vectors of 16 lanes (112 = 8 * kColumns: lane l
+// always holds column l % kColumns), then the lanes folded into the columns.
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void VnniPanelVector(int groups,
+                                                                            const uint8_t* expanded,
+                                                                            const uint8_t* panel,
+                                                                            int32_t* sums) {
+  constexpr int kVectors = 7;
+  constexpr int kCellsPerStep = kVectors * 16;
+  static_assert(kCellsPerStep % kColumns == 0, "lanes must stay in their column");
+  const int cells = groups * kColumns;
+  __m512i sum[kVectors];
+#pragma GCC unroll 8
+  for (int v = 0; v < kVectors; ++v) sum[v] = _mm512_setzero_si512();
+  int cell = 0;
+  for (; cell + kCellsPerStep <= cells; cell += kCellsPerStep) {
+#pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) {
+      const size_t offset = static_cast<size_t>(cell + 16 * v) * 4;
+      const __m512i values = _mm512_loadu_si512(expanded + offset);
+      const __m512i weights = _mm512_loadu_si512(panel + offset);
+      sum[v] = _mm512_dpbusd_epi32(sum[v], values, weights);  // unsigned row, signed weights
+    }
+  }
+  int32_t lanes[kCellsPerStep];
+#pragma GCC unroll 8
+  for (int v = 0; v < kVectors; ++v) _mm512_storeu_si512(lanes + 16 * v, sum[v]);
+#pragma GCC unroll 16
+  for (int j = 0; j < kColumns; ++j) {
+    int32_t total = 0;
+#pragma GCC unroll 8
+    for (int t = 0; t < kCellsPerStep / kColumns; ++t) total += lanes[j + t * kColumns];
+    sums[j] = total;
+  }
+  AddQuadCellProducts(cell, cells, expanded, panel, sums);
+}
+
 }  // namespace
 
 const Int8Kernel& Avx512VnniInt8Kernel() {
-  static const Int8Kernel kernel{kRows,           kColumns, 4,      PackRowsByteQuads,
-                                 VnniMicroKernel, nullptr,  nullptr};
+  static const Int8Kernel kernel{
+      kRows,          kColumns, 4, PackRowsByteQuads, VnniMicroKernel, ExpandVectorByteQuads,
+      VnniPanelVector};
   return kernel;
 }
 

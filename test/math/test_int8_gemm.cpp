@@ -304,6 +304,25 @@ TEST(Int8Gemm, PackedLayoutsHoldTheOperands) {
       std::vector<int32_t> expected(static_cast<size_t>(m) * n);
       ReferenceInt8GemmSums(m, n, k, a.data(), lda, 0, w.data(), k, expected.data(), m);
       EXPECT_EQ(sums, expected);
+      // The matrix-vector layout: row 0 expanded, read cell by cell against each column's panel.
+      if (kernel.expand_vector != nullptr) {
+        std::vector<uint8_t> expanded(static_cast<size_t>(groups) * kernel.panel_columns * 4, 0xee);
+        kernel.expand_vector(a.data(), lda, k, expanded.data());
+        for (int j = 0; j < n; ++j) {
+          const uint8_t* b_panel =
+              packed_weights.data() +
+              static_cast<size_t>(j / kernel.panel_columns) * groups * kernel.panel_columns * 4;
+          int32_t sum = 0;
+          for (int group = 0; group < groups; ++group) {
+            const size_t cell =
+                (static_cast<size_t>(group) * kernel.panel_columns + j % kernel.panel_columns) * 4;
+            for (int step = 0; step < kernel.group_depth; ++step) {
+              sum += value(expanded.data() + cell, step, false) * value(b_panel + cell, step, true);
+            }
+          }
+          EXPECT_EQ(sum, expected[static_cast<size_t>(j) * m]) << "matrix-vector column " << j;
+        }
+      }
       std::vector<int32_t> weight_sums(n, 0);
       for (int j = 0; j < n; ++j) {
         for (int p = 0; p < k; ++p) weight_sums[j] += w[static_cast<size_t>(j) * k + p];
