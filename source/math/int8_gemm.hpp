@@ -27,7 +27,7 @@
 //                 vpmaddubsw would multiply 32 bytes at once, but it adds adjacent u8 x s8
 //                 products into int16 with saturation (255 * 127 * 2 > 32767): wrong sums for
 //                 large activations against large weights. Widening is exact for every input
-//                 and measured as fast (see int8_gemm_avx2.cpp).
+//                 and measured about as fast on Zen 3 (see int8_gemm_avx2.cpp).
 //   generic       the AVX2 layout in plain C++, for CPUs without AVX2 (and LUMEN_ISA=generic).
 #ifndef LUMEN_MATH_INT8_GEMM_HPP_
 #define LUMEN_MATH_INT8_GEMM_HPP_

@@ -9,11 +9,13 @@
 //
 // What exactness costs, measured by BM_Int8InnerLoop (bench/bench_quantized.cpp: this file's
 // 16 x 6 tile against the same tile with vpmaddubsw + vpmaddwd by ones, operands in L1, at 1
-// thread, AMD EPYC Zen 3, AVX2; three runs of 5 repetitions, medians): widened 130-134 GOP/s,
-// saturating 124-149 GOP/s. About equal: vpmaddubsw handles twice the products per instruction
-// but each still needs a vpmaddwd to reach int32, so both loops are bound by the multiply pipes.
-// (A standalone copy of the two loops, placed differently in memory, once measured the saturating
-// one 2x faster: loop alignment matters here as much as the instruction choice.) So exact it is.
+// thread, AMD EPYC Zen 3, AVX2, on a machine shared with two builds; 8 runs of 5 repetitions,
+// medians): widened 116-151 GOP/s, saturating 124-160 GOP/s, the saturating loop 0.84-1.37x as
+// fast as the widened one in the same run (median 1.04x). About equal: vpmaddubsw handles twice
+// the products per instruction but each result still needs a vpmaddwd to reach int32, so both
+// loops are bound by the multiply pipes. (A standalone copy of the two loops, placed differently
+// in memory, once measured the saturating one 2x faster: loop placement matters here as much as
+// the instruction choice.) So exact it is.
 #include <immintrin.h>
 
 #include <algorithm>
