@@ -2,7 +2,8 @@
 // activations (m rows of depth k, e.g. im2col rows) and W the weights (n output channels x k).
 //
 // Quantisation (the scheme of issue 29):
-//   weights      w = scale_w[j] * q_w           q_w int8 in [-127, 127], one scale per channel j
+//   weights      w = scale_w[j] * q_w           q_w int8, one scale per channel j ([-127, 127] as
+//                                               QuantizeWeightsPerChannel makes them; -128 works)
 //   activations  a = scale_a * (q_a - zero)     q_a uint8 in [0, 255], one scale and zero point
 //   product      sum_p a[i,p] * w[j,p] = scale_a * scale_w[j] * (sum_p q_a * q_w - zero * S[j])
 // where S[j] = sum_p q_w[j,p] is computed once, when the weights are packed. The sum of products
@@ -17,7 +18,9 @@
 // Layouts follow math/packed_gemm: A column-major (element (i, p) at a[i + p * lda]: im2col
 // columns, or a batch of Linear inputs), W as PyTorch stores it (channel j's k weights contiguous),
 // C column-major (element (i, j) at c[i + j * ldc]: a convolution's output channels). The weights
-// are packed once (Int8PackedWeights); A is packed block by block inside the call.
+// are packed once (Int8PackedWeights); A is packed block by block inside the call. An A of up to
+// 4 rows (a Linear at batch 1) takes a matrix-vector path over the same packed weights instead,
+// where a row panel of 16 or 32 rows would be mostly padding.
 //
 // The micro-kernel keeps a tile of int32 sums in vector registers while it walks k, reading a
 // group of k-steps at a time: 4 bytes per row and per column, the unit the instructions consume.
