@@ -1,0 +1,79 @@
+// The int8 GEMM's micro-kernels and their panel layouts, one per instruction set (internal to
+// math/int8_gemm*.cpp).
+//
+// Every layout reads k in groups whose values take 4 bytes per row of A and per column of W:
+//   row panel of A:     for each group: panel_rows x 4 bytes (the group's values of each row)
+//   column panel of W:  for each group: panel_columns x 4 bytes
+// A group is 4 k-steps of bytes (VNNI: vpdpbusd sums 4 u8 x s8 products per int32 lane) or 2
+// k-steps widened to int16 (AVX2 and generic: vpmaddwd sums 2 int16 x int16 products per lane).
+// k is padded with zeros to a multiple of 4 in both, so a zero activation meets a zero weight.
+#ifndef LUMEN_MATH_INT8_GEMM_KERNELS_HPP_
+#define LUMEN_MATH_INT8_GEMM_KERNELS_HPP_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "math/int8_gemm.hpp"
+
+namespace lumen {
+
+// One instruction set's layout and routines.
+struct Int8Kernel {
+  int panel_rows;     // rows of A per row panel: at most 32 (int8_gemm.cpp's kMostBlockRows)
+  int panel_columns;  // output channels per column panel
+  int group_depth;    // k-steps per 4-byte group: 4 (bytes) or 2 (int16)
+
+  // Packs rows [0, m) of the column-major uint8 A (depth k, leading dimension lda) into row
+  // panels at `packed`, zero padding the last panel's rows and k up to a multiple of 4.
+  void (*pack_rows)(const uint8_t* a, int lda, int m, int k, uint8_t* packed);
+
+  // The int32 sums of one row panel of A and one column panel of W over `groups` groups, into
+  // the panel_rows x panel_columns tile at sums (column j at sums + j * ld); added to the tile's
+  // values when `accumulate`, else written over them.
+  void (*micro_kernel)(int groups, const uint8_t* a, const uint8_t* b, int32_t* sums, int ld,
+                       bool accumulate);
+
+  // The matrix-vector path, for A of a few rows (a Linear at batch 1), where a row panel would be
+  // mostly padding; null where the kernel has none (the GEMM path then runs).
+  // Writes row x (element p at x[p * stride]) as panel_vector reads it: for each group, its
+  // 4-byte value repeated panel_columns times, so that a column panel's bytes and these line up.
+  void (*expand_vector)(const uint8_t* x, int stride, int k, uint8_t* expanded);
+  // The row's int32 sums with the panel_columns columns of one weight panel, into sums.
+  void (*panel_vector)(int groups, const uint8_t* expanded, const uint8_t* panel, int32_t* sums);
+
+  // Bytes of one packed row panel of depth k.
+  int64_t PanelBytes(int k) const { return int64_t{panel_rows} * Groups(k) * 4; }
+  // Groups in depth k.
+  int Groups(int k) const { return PaddedDepth(k) / group_depth; }
+  // k rounded up to a multiple of 4.
+  static int PaddedDepth(int k) { return (k + 3) / 4 * 4; }
+  // Bytes per element of a packed operand (1 for bytes, 2 for int16).
+  int ElementBytes() const { return 4 / group_depth; }
+};
+
+// Columns ahead of the one being packed whose rows pack_rows asks the memory for: A's columns
+// are far apart (a convolution's im2col columns are m bytes apart), a packed block reads a line or
+// two of each, and without this every column is a cache miss the packing waits for (measured:
+// packing took 31% of a 3136 x 576 x 64 product).
+inline constexpr int kPrefetchDistance = 16;
+
+// Prefetches rows [0, m) of the `count` columns from `first` on (those below k).
+inline void PrefetchColumns(const uint8_t* a, int lda, int m, int k, int first, int count) {
+  for (int p = first; p < first + count && p < k; ++p) {
+    const uint8_t* column = a + static_cast<size_t>(p) * lda;
+    for (int i = 0; i < m; i += 64) __builtin_prefetch(column + i);
+    __builtin_prefetch(column + m - 1);
+  }
+}
+
+// The kernel for `isa` (which the caller has checked is available).
+const Int8Kernel& Int8KernelFor(Int8Isa isa);
+
+// The kernels, defined in their own files.
+const Int8Kernel& GenericInt8Kernel();
+const Int8Kernel& Avx2Int8Kernel();
+const Int8Kernel& Avx512VnniInt8Kernel();
+
+}  // namespace lumen
+
+#endif  // LUMEN_MATH_INT8_GEMM_KERNELS_HPP_
