@@ -1,0 +1,139 @@
+// lumen.QuantizedLinear: nn.Linear with int8 weights, computed by the int8 GEMM.
+//
+// The file format (see quantized_weights.hpp and course/pnnx-format.md): nn.Linear's parameters
+// (in_features, out_features, bias) plus input_scale and input_zero_point; @weight i8 of shape
+// (out_features, in_features), @weight_scales f32 (out_features), @bias f32.
+//
+// Input and output are float: Forward quantises the input per tensor and multiplies each slice
+// (a column-major rows x in_features matrix, as nn.Linear's layer reads it) with Int8Gemm, which
+// dequantises, adds the bias and applies the fused activation. A slice of one row (batch 1) takes
+// the GEMM's matrix-vector path.
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "base/thread_pool.hpp"
+#include "layer/layer.hpp"
+#include "layer/layer_registry.hpp"
+#include "layer/quantized/quantized_weights.hpp"
+#include "lumen/error.hpp"
+#include "math/int8_gemm.hpp"
+
+namespace lumen {
+namespace {
+
+// The quantised input of one run, kept per session so that Forward does not allocate.
+class QuantizedLinearState : public LayerState {
+ public:
+  // A buffer of `bytes`.
+  explicit QuantizedLinearState(size_t bytes) : quantized_input(bytes) {}
+  // The buffer.
+  size_t bytes() const override { return quantized_input.size(); }
+
+  std::vector<uint8_t> quantized_input;
+};
+
+}  // namespace
+
+// A fully connected layer on int8 weights (per output feature) and uint8 activations (per
+// tensor), applied to the last dimension: (..., in_features) -> (..., out_features).
+class QuantizedLinear : public Layer {
+ public:
+  // Reads and checks the parameters and weights, and packs the weights once.
+  explicit QuantizedLinear(const LayerConfig& config);
+  // The input's shape with its last dimension in_features replaced by out_features.
+  Shapes OutputShapes(const Shapes&) const override;
+  // Sizes the session's quantised input and reserves the GEMM's scratch.
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
+  // Quantises the input and multiplies every slice.
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
+  // Applies `activation` in the GEMM's epilogue, if none is fused yet.
+  bool FuseActivation(const Activation& activation) override;
+
+ private:
+  int in_features_ = 0;
+  int out_features_ = 0;
+  Uint8Quantization input_quantization_;
+  Int8PackedWeights weights_;
+  std::vector<float> bias_;  // empty without bias
+  Activation activation_;
+  bool activation_fused_ = false;
+};
+
+QuantizedLinear::QuantizedLinear(const LayerConfig& config)
+    : Layer(config),
+      in_features_(config.IntParam("in_features")),
+      out_features_(config.IntParam("out_features")) {
+  if (in_features_ < 1 || out_features_ < 1) {
+    Fail(Concat("in_features and out_features must be positive, got ", in_features_, " and ",
+                out_features_));
+  }
+  if (in_features_ > kInt8GemmMaxDepth) {
+    Fail(Concat("in_features ", in_features_, " is more than the int8 GEMM's ", kInt8GemmMaxDepth));
+  }
+  input_quantization_ = ReadInputQuantization(config);
+  const QuantizedWeights weights = ReadQuantizedWeights(config, {out_features_, in_features_});
+  weights_ = Int8PackedWeights(weights.values.data(), out_features_, in_features_, in_features_,
+                               weights.scales.data());
+  if (config.BoolParam("bias", false)) bias_ = config.AttributeFloats("bias", {out_features_});
+}
+
+Shapes QuantizedLinear::OutputShapes(const Shapes& input_shapes) const {
+  CheckInputCount(input_shapes, 1);
+  const Shape& input = input_shapes[0];
+  if (input.empty() || input.back() != static_cast<uint32_t>(in_features_)) {
+    Fail(Concat("expected an input of shape (...,", in_features_, ") (in_features ", in_features_,
+                "), got ", ShapeToString(input)));
+  }
+  // The GEMM indexes rows with ints.
+  if (input.size() >= 2 && input[input.size() - 2] > std::numeric_limits<int>::max()) {
+    Fail(Concat("input ", ShapeToString(input), " has too many rows"));
+  }
+  Shape output = input;
+  output.back() = static_cast<uint32_t>(out_features_);
+  return {output};
+}
+
+StatePointer QuantizedLinear::Prepare(const Shapes& input_shapes, const Shapes&,
+                                      const PrepareContext& context) const {
+  const Shape& input = input_shapes[0];
+  const int rows = input.size() >= 2 ? static_cast<int>(input[input.size() - 2]) : 1;
+  if (rows > 0 && context.workspace != nullptr) {
+    context.workspace->Reserve(ScratchSlot::kGemmPacking, Int8GemmScratchSize(rows, weights_));
+  }
+  return std::make_unique<QuantizedLinearState>(ShapeElementCount(input));
+}
+
+void QuantizedLinear::Forward(const InputTensors& inputs, const OutputTensors& outputs,
+                              const ForwardContext& context) const {
+  const Tensor& input = *inputs[0];
+  Tensor& output = *outputs[0];
+  if (output.empty()) return;
+  uint8_t* quantized = context.state_as<QuantizedLinearState>().quantized_input.data();
+  const int rows = static_cast<int>(input.rows());
+  const size_t slice_size = static_cast<size_t>(rows) * in_features_;
+  const size_t slices = input.channels();
+  ParallelForRuns(context.compute.pool, slices, slice_size, [&](size_t first, size_t end) {
+    QuantizeToUint8(input.channel_data(first), (end - first) * slice_size, input_quantization_,
+                    quantized + first * slice_size);
+  });
+  // Slice s is the column-major (rows x in_features) A at quantized + s * slice_size; its output
+  // the column-major (rows x out_features) C.
+  for (size_t slice = 0; slice < slices; ++slice) {
+    Int8Gemm(rows, quantized + slice * slice_size, rows, input_quantization_, weights_,
+             bias_.empty() ? nullptr : bias_.data(), activation_, output.channel_data(slice), rows,
+             context.compute);
+  }
+}
+
+bool QuantizedLinear::FuseActivation(const Activation& activation) {
+  if (activation_fused_) return false;
+  activation_ = activation;
+  activation_fused_ = true;
+  return true;
+}
+
+LUMEN_REGISTER_LAYER(QuantizedLinear, "lumen.QuantizedLinear");
+
+}  // namespace lumen
