@@ -7,6 +7,12 @@
 //
 //   build/lumen_bench --benchmark_filter=QuantizedGemm
 //
+// BM_QuantizedConvolutionLayer times whole layers on the same 3x3 convolutions: nn.Conv2d (which
+// picks im2col or Winograd) against lumen.QuantizedConv2d (quantise, uint8 im2col, Int8Gemm),
+// both with ReLU fused, at 1 thread:
+//
+//   build/lumen_bench --benchmark_filter=QuantizedConvolutionLayer
+//
 // Kinds: fp32 (PackedGemm), int8 (Int8Gemm on uint8 A, as a layer that quantises its input
 // before im2col would call it), int8+quantise (the same, quantising a float A first: the cost when
 // a layer quantises the im2col rows themselves), int8 generic (the plain C++ kernel), and for
@@ -17,13 +23,19 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "base/compute_context.hpp"
 #include "base/cpu_features.hpp"
 #include "base/thread_pool.hpp"
 #include "base/workspace.hpp"
+#include "graph/node.hpp"
+#include "layer/layer.hpp"
+#include "layer/layer_config.hpp"
+#include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
 #include "math/activation.hpp"
 #include "math/int8_gemm.hpp"
@@ -130,6 +142,92 @@ void QuantizedGemmArguments(benchmark::internal::Benchmark* benchmark) {
 
 BENCHMARK(BM_QuantizedGemm)
     ->Apply(QuantizedGemmArguments)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// A float32 attribute of `shape` holding `values`.
+Attribute FloatAttribute(const std::vector<int>& shape, const std::vector<float>& values) {
+  Attribute attribute;
+  attribute.type = DataType::kFloat32;
+  attribute.shape = shape;
+  attribute.data.resize(values.size() * sizeof(float));
+  std::memcpy(attribute.data.data(), values.data(), attribute.data.size());
+  return attribute;
+}
+
+// Arguments: shape index (a 3x3 one of kShapes), quantised (0 nn.Conv2d, 1 lumen.QuantizedConv2d).
+void BM_QuantizedConvolutionLayer(benchmark::State& state) {
+  const GemmShape& shape = kShapes[state.range(0)];
+  const bool quantized = state.range(1) == 1;
+  const int channels = shape.n;  // k = 9 * channels: 3x3, as many channels in as out
+  int side = 1;
+  while (side * side < shape.m) ++side;  // m = side * side output pixels
+  std::mt19937 generator(7);
+  std::normal_distribution<float> normal(0.0f, 0.05f);
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  std::vector<float> weights(static_cast<size_t>(channels) * channels * 9);
+  for (float& weight : weights) weight = normal(generator);
+  const std::vector<int> weight_shape = {channels, channels, 3, 3};
+
+  Node node;
+  node.type = quantized ? "lumen.QuantizedConv2d" : "nn.Conv2d";
+  node.name = "conv";
+  node.input_names = {"in"};
+  node.output_names = {"out"};
+  node.params["in_channels"] = Parameter::FromInt(channels);
+  node.params["out_channels"] = Parameter::FromInt(channels);
+  node.params["kernel_size"] = Parameter::FromIntArray({3, 3});
+  node.params["stride"] = Parameter::FromIntArray({1, 1});
+  node.params["padding"] = Parameter::FromIntArray({1, 1});
+  node.params["dilation"] = Parameter::FromIntArray({1, 1});
+  node.params["groups"] = Parameter::FromInt(1);
+  node.params["bias"] = Parameter::FromBool(true);
+  node.attributes["bias"] = FloatAttribute({channels}, std::vector<float>(channels, 0.1f));
+  if (quantized) {
+    std::vector<int8_t> values;
+    std::vector<float> scales;
+    QuantizeWeightsPerChannel(weights.data(), channels, channels * 9, &values, &scales);
+    const Uint8Quantization input = ChooseUint8Quantization(0.0f, 1.0f);
+    node.params["input_scale"] = Parameter::FromFloat(input.scale);
+    node.params["input_zero_point"] = Parameter::FromInt(input.zero_point);
+    Attribute& weight = node.attributes["weight"];
+    weight.type = DataType::kInt8;
+    weight.shape = weight_shape;
+    weight.data.assign(values.begin(), values.end());
+    node.attributes["weight_scales"] = FloatAttribute({channels}, scales);
+  } else {
+    node.attributes["weight"] = FloatAttribute(weight_shape, weights);
+  }
+  std::unique_ptr<Layer> layer = LayerRegistry::Create(LayerConfig(node));
+  layer->FuseActivation(Activation{Activation::Kind::kRelu});
+
+  const Shape input_shape = {1, static_cast<uint32_t>(channels), static_cast<uint32_t>(side),
+                             static_cast<uint32_t>(side)};
+  std::vector<float> values(ShapeElementCount(input_shape));  // after a ReLU: [0, 1)
+  for (float& value : values) value = uniform(generator);
+  const Tensor input = Tensor::FromRowMajor(values, input_shape);
+  const std::vector<Shape> output_shapes = layer->OutputShapes({input_shape});
+  Tensor output(output_shapes[0]);
+  ThreadPool pool(1);
+  Workspace workspace(1);
+  std::unique_ptr<LayerState> layer_state =
+      layer->Prepare({input_shape}, output_shapes, PrepareContext{1, &workspace, {}});
+  const ForwardContext context{ComputeContext{&pool, &workspace}, layer_state.get()};
+  for (auto _ : state) {
+    layer->Forward({&input}, {&output}, context);
+    benchmark::DoNotOptimize(output.data());
+  }
+  const double operations = 2.0 * side * side * channels * channels * 9;
+  state.counters["GOP"] =
+      benchmark::Counter(operations * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(Concat(shape.layer, " ", node.type,
+                        quantized ? Concat(" ", Int8IsaName(BestInt8Isa())) : std::string(),
+                        ", CPU ", DetectedCpuFeatures().Describe()));
+}
+
+BENCHMARK(BM_QuantizedConvolutionLayer)
+    ->ArgsProduct({{0, 1, 2, 3}, {0, 1}})
+    ->ArgNames({"shape", "quantized"})
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
