@@ -7,7 +7,8 @@
 // Input and output are float: Forward quantises the input per tensor and multiplies each slice
 // (a column-major rows x in_features matrix, as nn.Linear's layer reads it) with Int8Gemm, which
 // dequantises, adds the bias and applies the fused activation. A slice of one row (batch 1) takes
-// the GEMM's matrix-vector path.
+// the GEMM's matrix-vector path; many slices of one row (a sequence-first (L, 1, E) operand) are
+// transposed into one matrix of L rows, so that one GEMM reads the weights once, not L times.
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -19,19 +20,32 @@
 #include "layer/quantized/quantized_weights.hpp"
 #include "lumen/error.hpp"
 #include "math/int8_gemm.hpp"
+#include "tensor/strided.hpp"
 
 namespace lumen {
 namespace {
 
-// The quantised input of one run, kept per session so that Forward does not allocate.
+// From this many slices of one row on, they are stacked into one GEMM (below, the matrix-vector
+// path serves each slice as well as a GEMM would serve them all).
+constexpr size_t kStackVectorsFrom = 5;
+
+// The quantised input of one run, kept per session so that Forward does not allocate, and for
+// stacked one-row slices the stacked input and output.
 class QuantizedLinearState : public LayerState {
  public:
-  // A buffer of `bytes`.
-  explicit QuantizedLinearState(size_t bytes) : quantized_input(bytes) {}
-  // The buffer.
-  size_t bytes() const override { return quantized_input.size(); }
+  // Buffers for an input of `bytes` elements; `stacked_outputs` floats when slices are stacked.
+  QuantizedLinearState(size_t bytes, size_t stacked_outputs)
+      : quantized_input(bytes),
+        stacked_input(stacked_outputs > 0 ? bytes : 0),
+        stacked_output(stacked_outputs) {}
+  // The buffers.
+  size_t bytes() const override {
+    return quantized_input.size() + stacked_input.size() + stacked_output.size() * sizeof(float);
+  }
 
   std::vector<uint8_t> quantized_input;
+  std::vector<uint8_t> stacked_input;  // column-major (slices x in_features)
+  std::vector<float> stacked_output;   // column-major (slices x out_features)
 };
 
 }  // namespace
@@ -98,11 +112,18 @@ Shapes QuantizedLinear::OutputShapes(const Shapes& input_shapes) const {
 StatePointer QuantizedLinear::Prepare(const Shapes& input_shapes, const Shapes&,
                                       const PrepareContext& context) const {
   const Shape& input = input_shapes[0];
+  const size_t elements = ShapeElementCount(input);
   const int rows = input.size() >= 2 ? static_cast<int>(input[input.size() - 2]) : 1;
-  if (rows > 0 && context.workspace != nullptr) {
-    context.workspace->Reserve(ScratchSlot::kGemmPacking, Int8GemmScratchSize(rows, weights_));
+  const size_t slices = rows == 0 ? 0 : elements / in_features_ / rows;
+  const bool stacked = rows == 1 && slices >= kStackVectorsFrom;
+  if (stacked && slices > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    Fail(Concat("input ", ShapeToString(input), " has too many rows"));
   }
-  return std::make_unique<QuantizedLinearState>(ShapeElementCount(input));
+  const int gemm_rows = stacked ? static_cast<int>(slices) : rows;
+  if (gemm_rows > 0 && context.workspace != nullptr) {
+    context.workspace->Reserve(ScratchSlot::kGemmPacking, Int8GemmScratchSize(gemm_rows, weights_));
+  }
+  return std::make_unique<QuantizedLinearState>(elements, stacked ? slices * out_features_ : 0);
 }
 
 void QuantizedLinear::Forward(const InputTensors& inputs, const OutputTensors& outputs,
@@ -110,7 +131,8 @@ void QuantizedLinear::Forward(const InputTensors& inputs, const OutputTensors& o
   const Tensor& input = *inputs[0];
   Tensor& output = *outputs[0];
   if (output.empty()) return;
-  uint8_t* quantized = context.state_as<QuantizedLinearState>().quantized_input.data();
+  QuantizedLinearState& state = context.state_as<QuantizedLinearState>();
+  uint8_t* quantized = state.quantized_input.data();
   const int rows = static_cast<int>(input.rows());
   const size_t slice_size = static_cast<size_t>(rows) * in_features_;
   const size_t slices = input.channels();
@@ -118,6 +140,25 @@ void QuantizedLinear::Forward(const InputTensors& inputs, const OutputTensors& o
     QuantizeToUint8(input.channel_data(first), (end - first) * slice_size, input_quantization_,
                     quantized + first * slice_size);
   });
+  if (!state.stacked_output.empty()) {
+    // One-row slices are the rows of a row-major (slices x in_features) matrix: the GEMM's A is
+    // its transpose, and its column-major (slices x out_features) result the output's transpose.
+    const int stacked_rows = static_cast<int>(slices);
+    uint8_t* stacked = state.stacked_input.data();
+    ParallelForRuns(context.compute.pool, in_features_, slices, [&](size_t first, size_t end) {
+      for (size_t feature = first; feature < end; ++feature) {
+        for (size_t slice = 0; slice < slices; ++slice) {
+          stacked[feature * slices + slice] = quantized[slice * in_features_ + feature];
+        }
+      }
+    });
+    Int8Gemm(stacked_rows, stacked, stacked_rows, input_quantization_, weights_,
+             bias_.empty() ? nullptr : bias_.data(), activation_, state.stacked_output.data(),
+             stacked_rows, context.compute);
+    TransposeMatrix(state.stacked_output.data(), out_features_, slices, output.data(),
+                    context.compute.pool);
+    return;
+  }
   // Slice s is the column-major (rows x in_features) A at quantized + s * slice_size; its output
   // the column-major (rows x out_features) C.
   for (size_t slice = 0; slice < slices; ++slice) {

@@ -115,6 +115,13 @@ TEST(QuantizedLinear, MatchesLeadingDimensions) {
   ExpectMatchesFloatLinear({2, 3, 1, 24}, 9, 2, false);
 }
 
+TEST(QuantizedLinear, MatchesStackedOneRowSlices) {
+  ExpectMatchesFloatLinear({3, 1, 24}, 9, 1, false);  // too few to stack: one product each
+  ExpectMatchesFloatLinear({7, 1, 24}, 9, 1, false);
+  ExpectMatchesFloatLinear({40, 1, 100}, 33, 2, false);
+  ExpectMatchesFloatLinear({2, 10, 1, 16}, 5, 1, true);
+}
+
 TEST(QuantizedLinear, FusesRelu) {
   ExpectMatchesFloatLinear({1, 96}, 40, 1, true);
   ExpectMatchesFloatLinear({6, 96}, 40, 2, true);
