@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "lumen/error.hpp"
 
@@ -87,6 +88,23 @@ std::vector<bool> Layer::NamedAxes(const std::vector<int>& dims, size_t rank) co
     named[axis] = true;
   }
   return named;
+}
+
+Shapes Layer::LastDimensionMapped(const Shapes& input_shapes, int in_features,
+                                  int out_features) const {
+  CheckInputCount(input_shapes, 1);
+  const Shape& input = input_shapes[0];
+  if (input.empty() || input.back() != static_cast<uint32_t>(in_features)) {
+    Fail(Concat("expected an input of shape (...,", in_features, ") (in_features ", in_features,
+                "), got ", ShapeToString(input)));
+  }
+  // The GEMM indexes rows with ints.
+  if (input.size() >= 2 && input[input.size() - 2] > std::numeric_limits<int>::max()) {
+    Fail(Concat("input ", ShapeToString(input), " has too many rows"));
+  }
+  Shape output = input;
+  output.back() = static_cast<uint32_t>(out_features);
+  return {output};
 }
 
 void Layer::Fail(const std::string& message) const {

@@ -200,6 +200,11 @@ class Layer {
   // ShapeValueInputs: those reach OutputShapesFromValues, when a session plans.
   [[noreturn]] void FailWithoutValues() const;
 
+  // The output shapes of a layer that maps the last dimension of its one input from
+  // `in_features` to `out_features` (nn.Linear and lumen.QuantizedLinear); fails naming the layer
+  // for another last extent, or more rows than a GEMM indexes with ints.
+  Shapes LastDimensionMapped(const Shapes& input_shapes, int in_features, int out_features) const;
+
   // Throws lumen::Error prefixed with this layer's description.
   [[noreturn]] void Fail(const std::string& message) const;
 

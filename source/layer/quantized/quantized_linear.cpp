@@ -94,19 +94,7 @@ QuantizedLinear::QuantizedLinear(const LayerConfig& config)
 }
 
 Shapes QuantizedLinear::OutputShapes(const Shapes& input_shapes) const {
-  CheckInputCount(input_shapes, 1);
-  const Shape& input = input_shapes[0];
-  if (input.empty() || input.back() != static_cast<uint32_t>(in_features_)) {
-    Fail(Concat("expected an input of shape (...,", in_features_, ") (in_features ", in_features_,
-                "), got ", ShapeToString(input)));
-  }
-  // The GEMM indexes rows with ints.
-  if (input.size() >= 2 && input[input.size() - 2] > std::numeric_limits<int>::max()) {
-    Fail(Concat("input ", ShapeToString(input), " has too many rows"));
-  }
-  Shape output = input;
-  output.back() = static_cast<uint32_t>(out_features_);
-  return {output};
+  return LastDimensionMapped(input_shapes, in_features_, out_features_);
 }
 
 StatePointer QuantizedLinear::Prepare(const Shapes& input_shapes, const Shapes&,
