@@ -397,8 +397,8 @@ std::vector<Placement> Session::State::PlaceInputsInOutputs(
   const auto& outputs = graph.outputs();
   std::vector<Placement> placements(
       std::count_if(buffer_of.begin(), buffer_of.end(), [](int buffer) { return buffer >= 0; }));
-  for (size_t position : schedule) {
-    const RuntimeGraph::Step& step = steps[position];
+  for (size_t step_index : schedule) {
+    const RuntimeGraph::Step& step = steps[step_index];
     if (step.outputs.size() != 1 || buffer_of[static_cast<size_t>(step.outputs[0])] < 0) continue;
     std::vector<Shape> input_shapes;
     for (int input : step.inputs) input_shapes.push_back(shapes[static_cast<size_t>(input)]);
