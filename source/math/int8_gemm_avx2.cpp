@@ -34,43 +34,33 @@ constexpr int kColumns = 6;
 // Packs int16 pairs: for each pair of k-steps (p, p + 1) and row i, (a[i, p], a[i, p + 1]) as
 // two little-endian int16, zero beyond m and k.
 void PackRowsInt16Pairs(const uint8_t* a, int lda, int m, int k, uint8_t* packed) {
-  const int pairs = Int8Kernel::PaddedDepth(k) / 2;
-  const int panels = (m + kRows - 1) / kRows;
-  const size_t panel_bytes = static_cast<size_t>(pairs) * kRows * 4;
-  for (int pair = 0; pair < pairs; ++pair) {
-    const int p = 2 * pair;
-    PrefetchColumns(a, lda, m, k, p + kPrefetchDistance, 2);
-    for (int panel = 0; panel < panels; ++panel) {
-      const int first = panel * kRows;
-      const int valid = std::min(kRows, m - first);
-      uint8_t* target = packed + panel * panel_bytes + static_cast<size_t>(pair) * kRows * 4;
-      const uint8_t* column0 = a + static_cast<size_t>(p) * lda + first;
-      const uint8_t* column1 = column0 + lda;
+  PackRowPanels<kRows, 2>(
+      a, lda, m, k, packed, [=](uint8_t* target, const uint8_t* column0, int valid, int p) {
+        const uint8_t* column1 = column0 + lda;
 #if defined(__SSE2__)
-      if (valid == kRows && p + 1 < k) {
-        // Interleave the two columns' bytes, then widen each byte to int16 by interleaving it with
-        // a zero byte: rows 0-3, 4-7, 8-11, 12-15, 16 bytes each.
-        const __m128i zero = _mm_setzero_si128();
-        const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(column0));
-        const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(column1));
-        const __m128i low = _mm_unpacklo_epi8(x0, x1);
-        const __m128i high = _mm_unpackhi_epi8(x0, x1);
-        __m128i* out = reinterpret_cast<__m128i*>(target);
-        _mm_storeu_si128(out + 0, _mm_unpacklo_epi8(low, zero));
-        _mm_storeu_si128(out + 1, _mm_unpackhi_epi8(low, zero));
-        _mm_storeu_si128(out + 2, _mm_unpacklo_epi8(high, zero));
-        _mm_storeu_si128(out + 3, _mm_unpackhi_epi8(high, zero));
-        continue;
-      }
+        if (valid == kRows && p + 1 < k) {
+          // Interleave the two columns' bytes, then widen each byte to int16 by interleaving it
+          // with a zero byte: rows 0-3, 4-7, 8-11, 12-15, 16 bytes each.
+          const __m128i zero = _mm_setzero_si128();
+          const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(column0));
+          const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(column1));
+          const __m128i low = _mm_unpacklo_epi8(x0, x1);
+          const __m128i high = _mm_unpackhi_epi8(x0, x1);
+          __m128i* out = reinterpret_cast<__m128i*>(target);
+          _mm_storeu_si128(out + 0, _mm_unpacklo_epi8(low, zero));
+          _mm_storeu_si128(out + 1, _mm_unpackhi_epi8(low, zero));
+          _mm_storeu_si128(out + 2, _mm_unpacklo_epi8(high, zero));
+          _mm_storeu_si128(out + 3, _mm_unpackhi_epi8(high, zero));
+          return;
+        }
 #endif
-      for (int i = 0; i < kRows; ++i) {
-        const uint16_t first_value = i < valid && p < k ? column0[i] : 0;
-        const uint16_t second_value = i < valid && p + 1 < k ? column1[i] : 0;
-        std::memcpy(target + i * 4, &first_value, 2);
-        std::memcpy(target + i * 4 + 2, &second_value, 2);
-      }
-    }
-  }
+        for (int i = 0; i < kRows; ++i) {
+          const uint16_t first_value = i < valid && p < k ? column0[i] : 0;
+          const uint16_t second_value = i < valid && p + 1 < k ? column1[i] : 0;
+          std::memcpy(target + i * 4, &first_value, 2);
+          std::memcpy(target + i * 4 + 2, &second_value, 2);
+        }
+      });
 }
 
 // The plain C++ kernel: the same layout, in GCC's portable vectors of 8 int32 (as
@@ -148,20 +138,6 @@ __attribute__((target("avx2"))) void Avx2MicroKernel(int groups, const uint8_t* 
   }
 }
 
-// The matrix-vector layout: for each pair of k-steps, the pair as two int16, kColumns times.
-void ExpandVectorInt16Pairs(const uint8_t* x, int stride, int k, uint8_t* expanded) {
-  const int pairs = Int8Kernel::PaddedDepth(k) / 2;
-  for (int pair = 0; pair < pairs; ++pair) {
-    const int p = 2 * pair;
-    const uint16_t first_value = p < k ? x[static_cast<size_t>(p) * stride] : 0;
-    const uint16_t second_value = p + 1 < k ? x[static_cast<size_t>(p + 1) * stride] : 0;
-    for (int j = 0; j < kColumns; ++j, expanded += 4) {
-      std::memcpy(expanded, &first_value, 2);
-      std::memcpy(expanded + 2, &second_value, 2);
-    }
-  }
-}
-
 // Adds the products of cells [first, cells) (one int16 pair of the panel times one of the expanded
 // row each) to the sum of their column, cell % kColumns.
 void AddCellProducts(int first, int cells, const uint8_t* expanded, const uint8_t* panel,
@@ -224,15 +200,19 @@ const Int8Kernel& GenericInt8Kernel() {
                                  2,
                                  PackRowsInt16Pairs,
                                  GenericMicroKernel,
-                                 ExpandVectorInt16Pairs,
+                                 ExpandVectorGroups<kColumns, 2>,
                                  GenericPanelVector};
   return kernel;
 }
 
 const Int8Kernel& Avx2Int8Kernel() {
-  static const Int8Kernel kernel{
-      kRows,          kColumns, 2, PackRowsInt16Pairs, Avx2MicroKernel, ExpandVectorInt16Pairs,
-      Avx2PanelVector};
+  static const Int8Kernel kernel{kRows,
+                                 kColumns,
+                                 2,
+                                 PackRowsInt16Pairs,
+                                 Avx2MicroKernel,
+                                 ExpandVectorGroups<kColumns, 2>,
+                                 Avx2PanelVector};
   return kernel;
 }
 

@@ -10,8 +10,10 @@
 #ifndef LUMEN_MATH_INT8_GEMM_KERNELS_HPP_
 #define LUMEN_MATH_INT8_GEMM_KERNELS_HPP_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "math/int8_gemm.hpp"
 
@@ -63,6 +65,46 @@ inline void PrefetchColumns(const uint8_t* a, int lda, int m, int k, int first, 
     const uint8_t* column = a + static_cast<size_t>(p) * lda;
     for (int i = 0; i < m; i += 64) __builtin_prefetch(column + i);
     __builtin_prefetch(column + m - 1);
+  }
+}
+
+// What every pack_rows does but the bytes of one group: walks A's k in groups of `kGroupDepth`
+// steps (prefetching the columns ahead) and each group across the row panels of `kPanelRows`
+// rows, calling fill_group(target, column, valid, p): write the group of k-steps p.. of the
+// panel's rows into `target` (kPanelRows x 4 bytes), reading rows [0, valid) of A's column p at
+// `column` (column p + e at column + e * lda); rows from `valid` on and k-steps from k on are 0.
+template <int kPanelRows, int kGroupDepth, typename FillGroup>
+void PackRowPanels(const uint8_t* a, int lda, int m, int k, uint8_t* packed, FillGroup fill_group) {
+  const int groups = Int8Kernel::PaddedDepth(k) / kGroupDepth;
+  const int panels = (m + kPanelRows - 1) / kPanelRows;
+  const size_t group_bytes = static_cast<size_t>(kPanelRows) * 4;
+  const size_t panel_bytes = static_cast<size_t>(groups) * group_bytes;
+  for (int group = 0; group < groups; ++group) {
+    const int p = kGroupDepth * group;
+    PrefetchColumns(a, lda, m, k, p + kPrefetchDistance, kGroupDepth);
+    for (int panel = 0; panel < panels; ++panel) {
+      const int first = panel * kPanelRows;
+      fill_group(packed + panel * panel_bytes + group * group_bytes,
+                 a + static_cast<size_t>(p) * lda + first, std::min(kPanelRows, m - first), p);
+    }
+  }
+}
+
+// What every expand_vector writes, for a layout of `kPanelColumns` columns and `kGroupDepth`
+// k-steps per group: each group's 4 bytes (its kGroupDepth values of x, widened to 4 / kGroupDepth
+// bytes each, little-endian, zero beyond k), kPanelColumns times.
+template <int kPanelColumns, int kGroupDepth>
+void ExpandVectorGroups(const uint8_t* x, int stride, int k, uint8_t* expanded) {
+  constexpr int kValueBytes = 4 / kGroupDepth;
+  const int groups = Int8Kernel::PaddedDepth(k) / kGroupDepth;
+  for (int group = 0; group < groups; ++group) {
+    uint8_t cell[4] = {};
+    for (int step = 0; step < kGroupDepth; ++step) {
+      const int p = kGroupDepth * group + step;
+      // The value's low byte; an int16's high byte stays 0 (x86 is little-endian).
+      if (p < k) cell[step * kValueBytes] = x[static_cast<size_t>(p) * stride];
+    }
+    for (int j = 0; j < kPanelColumns; ++j, expanded += 4) std::memcpy(expanded, cell, 4);
   }
 }
 

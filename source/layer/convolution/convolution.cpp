@@ -9,36 +9,18 @@
 #include <vector>
 
 #include "base/checked_math.hpp"
-#include "layer/convolution/convolution_axes.hpp"
 #include "layer/layer_registry.hpp"
-#include "layer/window.hpp"
 #include "lumen/error.hpp"
 
 namespace lumen {
 
-Convolution::Convolution(const LayerConfig& config) : Layer(config) {
-  spec_.in_channels = config.IntParam("in_channels");
-  spec_.out_channels = config.IntParam("out_channels");
-  spec_.groups = config.IntParam("groups", 1);
-  one_dimensional_ = config.type() == "nn.Conv1d";
-  padding_mode_ = ReadPaddingMode(config);
-  spec_.window = one_dimensional_ ? ReadWindow1d(config, false) : ReadWindow2d(config, false);
-  if (padding_mode_ != PaddingMode::kConstant) {
-    // PyTorch pads with F.pad in this mode, then convolves without padding: so does Lumen.
-    padding_ = spec_.window;
-    spec_.window.pad_top = spec_.window.pad_bottom = 0;
-    spec_.window.pad_left = spec_.window.pad_right = 0;
-  }
+Convolution::Convolution(const LayerConfig& config) : ConvolutionLayer(config) {
+  // The algorithms' copy of the geometry.
+  spec_.in_channels = in_channels_;
+  spec_.out_channels = out_channels_;
+  spec_.groups = groups_;
+  spec_.window = window_;
   const Window2d& w = spec_.window;
-  if (config.HasParam("padding") && config.Param("padding").type() == Parameter::Type::kString &&
-      config.Param("padding").AsString() == "same" && (w.stride_h != 1 || w.stride_w != 1)) {
-    Fail("padding='same' is not supported for strided convolutions");  // nor in PyTorch
-  }
-  if (spec_.groups < 1 || spec_.in_channels < 1 || spec_.out_channels < 1 ||
-      spec_.in_channels % spec_.groups != 0 || spec_.out_channels % spec_.groups != 0) {
-    Fail(Concat("in_channels ", spec_.in_channels, " and out_channels ", spec_.out_channels,
-                " must be positive multiples of groups ", spec_.groups));
-  }
   // The kernels index one output channel's weights, and the im2col depth, with ints.
   const int64_t taps = int64_t{w.kernel_h} * w.kernel_w;  // < 2^62: no overflow here or below
   if (taps > INT_MAX || taps * (spec_.in_channels / spec_.groups) > INT_MAX) {
@@ -59,7 +41,8 @@ Convolution::Convolution(const LayerConfig& config) : Layer(config) {
 }
 
 Convolution::Convolution(const LayerConfig& config, ConvolutionSpec spec)
-    : Layer(config), spec_(std::move(spec)) {
+    : ConvolutionLayer(config, spec.in_channels, spec.out_channels, spec.groups, spec.window),
+      spec_(std::move(spec)) {
   BuildTheOnlyAlgorithm();
 }
 
@@ -70,69 +53,6 @@ void Convolution::BuildTheOnlyAlgorithm() {
         MakeConvolutionAlgorithm(candidates[0], spec_);
     std::vector<float>().swap(spec_.weights);
   }
-}
-
-ConvolutionShape Convolution::SampleShape(const Shape& input) const {
-  const size_t rank = input.size();
-  const size_t plane_rank = one_dimensional_ ? 1 : 2;  // dimensions after the channels
-  if ((rank != plane_rank + 1 && rank != plane_rank + 2) ||
-      input[rank - plane_rank - 1] != static_cast<uint32_t>(spec_.in_channels)) {
-    const char* plane = one_dimensional_ ? "L" : "H,W";
-    Fail(Concat("expected an input of shape (N,", spec_.in_channels, ",", plane, ") or (",
-                spec_.in_channels, ",", plane, "), got ", ShapeToString(input)));
-  }
-  const uint32_t input_h = one_dimensional_ ? 1 : input[rank - 2];
-  const uint32_t input_w = input[rank - 1];
-  if (input_h == 0 || input_w == 0) {
-    Fail(Concat("the input ", ShapeToString(input), " has an empty plane"));
-  }
-  // The plane the algorithm sees: padded first when the padding mode is not zeros.
-  int64_t staged_h = input_h;
-  int64_t staged_w = input_w;
-  if (padding_mode_ != PaddingMode::kConstant) {
-    const AxisPadding rows{input_h, padding_.pad_top, padding_.pad_bottom};
-    const AxisPadding cols{input_w, padding_.pad_left, padding_.pad_right};
-    for (const AxisPadding& axis : {rows, cols}) {
-      if (const char* problem = PaddingProblem(padding_mode_, axis)) {
-        Fail(Concat("padding_mode ", PaddingModeName(padding_mode_), " cannot pad the input ",
-                    ShapeToString(input), " by ", axis.before, ": ", problem));
-      }
-    }
-    staged_h = rows.PaddedExtent();
-    staged_w = cols.PaddedExtent();
-  }
-  ConvolutionShape shape;
-  try {
-    shape = MakeConvolutionShape(spec_.window, CheckedInt(staged_h, "convolution input height"),
-                                 CheckedInt(staged_w, "convolution input width"));
-  } catch (const Error& error) {
-    Fail(Concat("input ", ShapeToString(input), ": ", error.what()));
-  }
-  if (shape.output_h < 1 || shape.output_w < 1) {
-    const Window2d& w = spec_.window;
-    const Window2d& pads = padding_mode_ != PaddingMode::kConstant ? padding_ : w;
-    Fail(Concat("the ", w.kernel_h, "x", w.kernel_w, " kernel (dilation ", w.dilation_h, "x",
-                w.dilation_w, ") does not fit in the input ", ShapeToString(input), " padded to ",
-                int64_t{input_h} + pads.pad_top + pads.pad_bottom, "x",
-                int64_t{input_w} + pads.pad_left + pads.pad_right));
-  }
-  return shape;
-}
-
-Shapes Convolution::OutputShapes(const Shapes& input_shapes) const {
-  CheckInputCount(input_shapes, 1);
-  const ConvolutionShape shape = SampleShape(input_shapes[0]);
-  Shape output = input_shapes[0];
-  const size_t rank = output.size();
-  if (one_dimensional_) {
-    output[rank - 2] = static_cast<uint32_t>(spec_.out_channels);
-    output[rank - 1] = static_cast<uint32_t>(shape.output_w);
-    return {output};
-  }
-  output[rank - 3] = static_cast<uint32_t>(spec_.out_channels);
-  output[rank - 2] = static_cast<uint32_t>(shape.output_h);
-  output[rank - 1] = static_cast<uint32_t>(shape.output_w);
-  return {output};
 }
 
 PaddingPlan Convolution::StagingPlan(const Shape& input) const {

@@ -10,7 +10,7 @@
 
 #include "kernel/convolution_algorithm.hpp"
 #include "kernel/padding.hpp"
-#include "layer/layer.hpp"
+#include "layer/convolution/convolution_layer.hpp"
 #include "tensor/strided.hpp"
 
 namespace lumen {
@@ -54,7 +54,7 @@ class ConvolutionState : public LayerState {
 // constructor. 3x3 stride-1 layers use im2col, F(2x2, 3x3) or F(4x4, 3x3) depending on the map
 // size: each is built by the first Prepare that chooses it (under a mutex, since sessions prepare
 // concurrently), so a model run at one size holds one form of each layer's weights, not three.
-class Convolution : public Layer {
+class Convolution : public ConvolutionLayer {
  public:
   // Reads the nn.Conv2d (nn.Conv1d) parameters and weights; throws lumen::Error on inconsistent
   // ones.
@@ -62,9 +62,6 @@ class Convolution : public Layer {
   // A 2-D convolution of `spec` (zero padding), named by `config`, whose type and name only are
   // read: the channels-first form of a layer that is a 1x1 convolution per pixel (nn.Linear).
   Convolution(const LayerConfig& config, ConvolutionSpec spec);
-  // (N, in_channels, H, W) or (in_channels, H, W) -> the same with out_channels and the size the
-  // window gives; for nn.Conv1d, (N, in_channels, L) or (in_channels, L).
-  Shapes OutputShapes(const Shapes&) const override;
   // Chooses the algorithm for the input size (building its weights on first use), plans it for
   // the session's threads and reserves its scratch.
   StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
@@ -75,11 +72,6 @@ class Convolution : public Layer {
   bool FuseActivation(const Activation& activation) override;
 
  private:
-  // The planes of one sample of `input` as the algorithm sees them (after padding; a 1-D input is
-  // a plane of height 1); throws lumen::Error naming the layer when the input is not
-  // (N, in_channels, H, W) or (in_channels, H, W) (1-D: (N, in_channels, L) or (in_channels, L)),
-  // the padding mode cannot pad it, or the window does not fit.
-  ConvolutionShape SampleShape(const Shape& input) const;
   // Plans the staging of `input` (see ConvolutionState::staging).
   PaddingPlan StagingPlan(const Shape& input) const;
   // When one algorithm serves every input size: builds it now and drops PyTorch's weights.
@@ -87,12 +79,6 @@ class Convolution : public Layer {
   // The algorithm `kind` with its weights, built on first use.
   const ConvolutionAlgorithm& PreparedAlgorithm(ConvolutionAlgorithmKind kind) const;
 
-  // nn.Conv1d: the signal is a plane of height 1, the kernel a 1 x k window.
-  bool one_dimensional_ = false;
-  // Padding other than zeros is done by staging the input: then the window's own padding is 0 and
-  // `padding_` holds the amounts (pad_top, pad_bottom, pad_left, pad_right).
-  PaddingMode padding_mode_ = PaddingMode::kConstant;
-  Window2d padding_;
   ConvolutionSpec spec_;  // weights released once every candidate algorithm is built
   Activation activation_;
   bool activation_fused_ = false;

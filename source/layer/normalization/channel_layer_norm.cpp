@@ -35,26 +35,19 @@ class ChannelLayerNorm : public NormalizationLayer {
       : NormalizationLayer(config, {NormalizationStatistic::kStandardize, eps}, std::move(affine)),
         channels_(channels) {}
 
-  // One input, (N, C, H, W) with C = normalized_shape.
-  Shapes OutputShapes(const Shapes& input_shapes) const override {
-    CheckInputCount(input_shapes, 1);
-    const Shape& input = input_shapes[0];
+  // (channels), once the input is (N, channels, H, W).
+  Shape AffineShape(const Shape& input) const override {
     if (input.size() != 4 || input[1] != channels_) {
       Fail(
           Concat("expected an input of shape (N,", channels_, ",H,W), got ", ShapeToString(input)));
     }
-    return {input};
+    return {channels_};
   }
 
   // Group (n, pixel) holds the C values at memory (n * C + c) * H * W + pixel.
-  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
-                       const PrepareContext& context) const override {
-    const Shape& input = input_shapes[0];
-    auto state = std::make_unique<NormalizationState>();
+  void LayOutGroups(const Shape& input, NormalizationState* state) const override {
     state->groups = {input[0], input[1], static_cast<size_t>(input[2]) * input[3], 1};
     state->affine.extent_step = 1;
-    state->ReserveScratch(context);
-    return state;
   }
 
  private:

@@ -30,10 +30,8 @@ class GroupNorm : public NormalizationLayer {
     }
   }
 
-  // One input of shape (N, C, *) with C divisible by num_groups, plus F.group_norm's operands.
-  Shapes OutputShapes(const Shapes& input_shapes) const override {
-    CheckInputCount(input_shapes, affine().InputCount());
-    const Shape& input = input_shapes[0];
+  // (C), once the input is (N, C, *) with C divisible by num_groups.
+  Shape AffineShape(const Shape& input) const override {
     if (input.size() < 2) {
       Fail(Concat("expected an input of shape (N,C,*), got ", ShapeToString(input)));
     }
@@ -46,15 +44,11 @@ class GroupNorm : public NormalizationLayer {
       Fail(Concat("input ", ShapeToString(input), " has ", channels,
                   " channels, not divisible by num_groups ", groups_));
     }
-    affine().CheckOperandShapes(*this, input_shapes, Shape{channels});
-    return {input};
+    return {channels};
   }
 
   // Lays the groups out for the input's rank (see the comments inside).
-  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
-                       const PrepareContext& context) const override {
-    auto state = std::make_unique<NormalizationState>();
-    const Shape& input = input_shapes[0];
+  void LayOutGroups(const Shape& input, NormalizationState* state) const override {
     const size_t batch = input[0];
     const size_t channels = input[1];
     const auto groups = static_cast<size_t>(groups_);
@@ -73,8 +67,6 @@ class GroupNorm : public NormalizationLayer {
       state->affine.outer_step = per_group;
       state->affine.extent_step = 1;
     }
-    state->ReserveScratch(context);
-    return state;
   }
 
  private:

@@ -77,10 +77,8 @@ class InstanceNorm : public NormalizationLayer {
     }
   }
 
-  // One input, (N, C, *spatial) or for the modules also (C, *spatial), plus F's operands.
-  Shapes OutputShapes(const Shapes& input_shapes) const override {
-    CheckInputCount(input_shapes, functional_ ? operand_count_ : affine().InputCount());
-    const Shape& input = input_shapes[0];
+  // (C), once the input is (N, C, *spatial) or, for the modules, also (C, *spatial).
+  Shape AffineShape(const Shape& input) const override {
     const size_t rank = input.size();
     if (spatial_rank_ > 0) {
       const auto batched = static_cast<size_t>(spatial_rank_) + 2;
@@ -105,28 +103,32 @@ class InstanceNorm : public NormalizationLayer {
       Fail(Concat("expected more than 1 spatial element per channel, got input ",
                   ShapeToString(input)));
     }
-    affine().CheckOperandShapes(*this, input_shapes, Shape{channels});
-    return {input};
+    return {channels};
+  }
+
+  // F.instance_norm's operands include the running statistics.
+  size_t InputCount() const override {
+    return functional_ ? operand_count_ : affine().InputCount();
+  }
+
+  // Keeps the channel count beside the layout, for the running statistics.
+  std::unique_ptr<NormalizationState> NewState() const override {
+    return std::make_unique<InstanceNormState>();
   }
 
   // Lays the channels out: contiguous planes with two or more spatial dimensions, lanes with one.
-  StatePointer Prepare(const Shapes& input_shapes, const Shapes& /*output_shapes*/,
-                       const PrepareContext& context) const override {
-    auto state = std::make_unique<InstanceNormState>();
-    const Shape& input = input_shapes[0];
+  void LayOutGroups(const Shape& input, NormalizationState* state) const override {
     const size_t rank = input.size();
     const size_t spatial = spatial_rank_ > 0 ? static_cast<size_t>(spatial_rank_) : rank - 2;
     const size_t first_spatial = rank - spatial;
     const size_t channels = input[first_spatial - 1];
     const size_t batch = first_spatial == 2 ? input[0] : 1;
-    state->channels = channels;
+    static_cast<InstanceNormState*>(state)->channels = channels;
     // Each channel is a group of its own: plane o has channel o % C; (N, C, L) or (C, L) are
     // stored as slices of C x L column-major, so channels are the lanes.
     size_t positions = 1;
     for (size_t d = first_spatial; d < rank; ++d) positions *= input[d];
     state->LayOutChannelGroups(batch, channels, /*per_group=*/1, positions, spatial >= 2);
-    state->ReserveScratch(context);
-    return state;
   }
 
   // Normalises every channel of every sample (or applies the running statistics).

@@ -32,6 +32,19 @@ NormalizationLayer::NormalizationLayer(const LayerConfig& config, const Normaliz
                                        AffineParameters affine)
     : Layer(config), spec_(spec), affine_(std::move(affine)) {}
 
+StatePointer NormalizationLayer::Prepare(const Shapes& input_shapes,
+                                         const Shapes& /*output_shapes*/,
+                                         const PrepareContext& context) const {
+  std::unique_ptr<NormalizationState> state = NewState();
+  LayOutGroups(input_shapes[0], state.get());
+  state->ReserveScratch(context);
+  return state;
+}
+
+std::unique_ptr<NormalizationState> NormalizationLayer::NewState() const {
+  return std::make_unique<NormalizationState>();
+}
+
 void NormalizationLayer::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                                  const ForwardContext& context) const {
   const NormalizationState& state = context.state_as<NormalizationState>();
@@ -122,28 +135,20 @@ TrailingNormalization::TrailingNormalization(const LayerConfig& config, Shape no
     : NormalizationLayer(config, spec, std::move(affine)),
       normalized_shape_(std::move(normalized_shape)) {}
 
-Shapes TrailingNormalization::OutputShapes(const Shapes& input_shapes) const {
-  CheckInputCount(input_shapes, affine().InputCount());
-  const Shape& input = input_shapes[0];
+Shape TrailingNormalization::AffineShape(const Shape& input) const {
   const size_t trailing = normalized_shape_.size();
   if (input.size() < trailing || !std::equal(normalized_shape_.begin(), normalized_shape_.end(),
                                              input.end() - static_cast<std::ptrdiff_t>(trailing))) {
     Fail(Concat("expected an input whose last dimensions are normalized_shape ",
                 ShapeToString(normalized_shape_), ", got ", ShapeToString(input)));
   }
-  affine().CheckOperandShapes(*this, input_shapes, normalized_shape_);
-  return {input};
+  return normalized_shape_;
 }
 
-StatePointer TrailingNormalization::Prepare(const Shapes& input_shapes,
-                                            const Shapes& /*output_shapes*/,
-                                            const PrepareContext& context) const {
-  auto state = std::make_unique<NormalizationState>();
-  state->groups = TrailingGroups(input_shapes[0], normalized_shape_.size());
+void TrailingNormalization::LayOutGroups(const Shape& input, NormalizationState* state) const {
+  state->groups = TrailingGroups(input, normalized_shape_.size());
   // Element e of a group has weight e: the weights are stored in the group's memory order.
   state->affine.extent_step = 1;
-  state->ReserveScratch(context);
-  return state;
 }
 
 // nn.LayerNorm's weight and bias are stored with the model when elementwise_affine is True (newer

@@ -62,6 +62,15 @@ struct NormalizationState : LayerState {
 // only in their checks and in where their groups lie, so Forward is this one.
 class NormalizationLayer : public Layer {
  public:
+  // The input's shape, once AffineShape accepts the input and the weight and bias operands (the
+  // F.* spellings) have the shape it returns.
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
+    CheckInputCount(input_shapes, InputCount());
+    affine_.CheckOperandShapes(*this, input_shapes, AffineShape(input_shapes[0]));
+    return {input_shapes[0]};
+  }
+  // Lays the groups out for the input's shape (LayOutGroups) and reserves the kernel's scratch.
+  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Normalises every group of inputs[0] into outputs[0], as the session's NormalizationState lays
   // the groups and the weights out.
   void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
@@ -70,6 +79,17 @@ class NormalizationLayer : public Layer {
   // A layer computing `spec` with the weight and bias `affine` (absent ones allowed).
   NormalizationLayer(const LayerConfig& config, const NormalizationSpec& spec,
                      AffineParameters affine = {});
+
+  // Throws lumen::Error naming the layer unless it normalises inputs of shape `input`; returns
+  // the shape of the weight and bias for that input.
+  virtual Shape AffineShape(const Shape& input) const = 0;
+  // Sets where the groups of an input of shape `input` lie in memory, and which weight each of
+  // their elements takes.
+  virtual void LayOutGroups(const Shape& input, NormalizationState* state) const = 0;
+  // The inputs the layer reads: its data, plus the weight and bias where they are operands.
+  virtual size_t InputCount() const { return affine_.InputCount(); }
+  // A new state for Prepare to fill; a subclass that keeps more per session returns its own.
+  virtual std::unique_ptr<NormalizationState> NewState() const;
 
   // What the layer was built with.
   const NormalizationSpec& spec() const { return spec_; }
@@ -92,16 +112,15 @@ float EpsParam(const LayerConfig& config, float fallback, float none_value);
 // Normalises over the last len(normalized_shape) dimensions of its input, whose trailing extents
 // must equal normalized_shape, with a weight and bias of that shape (LayerNorm, RMSNorm).
 class TrailingNormalization : public NormalizationLayer {
- public:
-  // One input plus the operands weight and bias read (the F.* spellings).
-  Shapes OutputShapes(const Shapes&) const override;
-  // Finds the groups in memory for this input shape and reserves the kernel's scratch.
-  StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
-
  protected:
   // A layer computing `spec` over `normalized_shape`, with optional weight and bias.
   TrailingNormalization(const LayerConfig& config, Shape normalized_shape,
                         const NormalizationSpec& spec, AffineParameters affine);
+
+  // normalized_shape, once the input's last dimensions are it.
+  Shape AffineShape(const Shape& input) const override;
+  // Each group is one contiguous block of the trailing dimensions (TrailingGroups).
+  void LayOutGroups(const Shape& input, NormalizationState* state) const override;
 
   // What the layer was built with, for a subclass's channels-first form.
   const Shape& normalized_shape() const { return normalized_shape_; }

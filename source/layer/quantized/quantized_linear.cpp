@@ -57,22 +57,23 @@ class QuantizedLinear : public Layer {
   // Reads and checks the parameters and weights, and packs the weights once.
   explicit QuantizedLinear(const LayerConfig& config);
   // The input's shape with its last dimension in_features replaced by out_features.
-  Shapes OutputShapes(const Shapes&) const override;
+  Shapes OutputShapes(const Shapes& input_shapes) const override {
+    return LastDimensionMapped(input_shapes, in_features_, out_features_);
+  }
   // Sizes the session's quantised input and reserves the GEMM's scratch.
   StatePointer Prepare(const Shapes&, const Shapes&, const PrepareContext&) const override;
   // Quantises the input and multiplies every slice.
   void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
   // Applies `activation` in the GEMM's epilogue, if none is fused yet.
-  bool FuseActivation(const Activation& activation) override;
+  bool FuseActivation(const Activation& activation) override {
+    return edges_.FuseActivation(activation);
+  }
 
  private:
   int in_features_ = 0;
   int out_features_ = 0;
-  Uint8Quantization input_quantization_;
   Int8PackedWeights weights_;
-  std::vector<float> bias_;  // empty without bias
-  Activation activation_;
-  bool activation_fused_ = false;
+  QuantizedEdges edges_;  // input quantisation, bias, fused activation
 };
 
 QuantizedLinear::QuantizedLinear(const LayerConfig& config)
@@ -86,15 +87,10 @@ QuantizedLinear::QuantizedLinear(const LayerConfig& config)
   if (in_features_ > kInt8GemmMaxDepth) {
     Fail(Concat("in_features ", in_features_, " is more than the int8 GEMM's ", kInt8GemmMaxDepth));
   }
-  input_quantization_ = ReadInputQuantization(config);
+  edges_ = QuantizedEdges(config, out_features_);
   const QuantizedWeights weights = ReadQuantizedWeights(config, {out_features_, in_features_});
   weights_ = Int8PackedWeights(weights.values.data(), out_features_, in_features_, in_features_,
                                weights.scales.data());
-  if (config.BoolParam("bias", false)) bias_ = config.AttributeFloats("bias", {out_features_});
-}
-
-Shapes QuantizedLinear::OutputShapes(const Shapes& input_shapes) const {
-  return LastDimensionMapped(input_shapes, in_features_, out_features_);
 }
 
 StatePointer QuantizedLinear::Prepare(const Shapes& input_shapes, const Shapes&,
@@ -125,7 +121,7 @@ void QuantizedLinear::Forward(const InputTensors& inputs, const OutputTensors& o
   const size_t slice_size = static_cast<size_t>(rows) * in_features_;
   const size_t slices = input.channels();
   ParallelForRuns(context.compute.pool, slices, slice_size, [&](size_t first, size_t end) {
-    QuantizeToUint8(input.channel_data(first), (end - first) * slice_size, input_quantization_,
+    QuantizeToUint8(input.channel_data(first), (end - first) * slice_size, edges_.input(),
                     quantized + first * slice_size);
   });
   if (!state.stacked_output.empty()) {
@@ -140,9 +136,8 @@ void QuantizedLinear::Forward(const InputTensors& inputs, const OutputTensors& o
         }
       }
     });
-    Int8Gemm(stacked_rows, stacked, stacked_rows, input_quantization_, weights_,
-             bias_.empty() ? nullptr : bias_.data(), activation_, state.stacked_output.data(),
-             stacked_rows, context.compute);
+    Int8Gemm(stacked_rows, stacked, stacked_rows, edges_.input(), weights_, edges_.bias(),
+             edges_.activation(), state.stacked_output.data(), stacked_rows, context.compute);
     TransposeMatrix(state.stacked_output.data(), out_features_, slices, output.data(),
                     context.compute.pool);
     return;
@@ -150,17 +145,9 @@ void QuantizedLinear::Forward(const InputTensors& inputs, const OutputTensors& o
   // Slice s is the column-major (rows x in_features) A at quantized + s * slice_size; its output
   // the column-major (rows x out_features) C.
   for (size_t slice = 0; slice < slices; ++slice) {
-    Int8Gemm(rows, quantized + slice * slice_size, rows, input_quantization_, weights_,
-             bias_.empty() ? nullptr : bias_.data(), activation_, output.channel_data(slice), rows,
-             context.compute);
+    Int8Gemm(rows, quantized + slice * slice_size, rows, edges_.input(), weights_, edges_.bias(),
+             edges_.activation(), output.channel_data(slice), rows, context.compute);
   }
-}
-
-bool QuantizedLinear::FuseActivation(const Activation& activation) {
-  if (activation_fused_) return false;
-  activation_ = activation;
-  activation_fused_ = true;
-  return true;
 }
 
 LUMEN_REGISTER_LAYER(QuantizedLinear, "lumen.QuantizedLinear");

@@ -64,4 +64,16 @@ QuantizedWeights ReadQuantizedWeights(const LayerConfig& config, const std::vect
   return weights;
 }
 
+QuantizedEdges::QuantizedEdges(const LayerConfig& config, int outputs)
+    : input_(ReadInputQuantization(config)) {
+  if (config.BoolParam("bias", false)) bias_ = config.AttributeFloats("bias", {outputs});
+}
+
+bool QuantizedEdges::FuseActivation(const Activation& activation) {
+  if (activation_fused_) return false;
+  activation_ = activation;
+  activation_fused_ = true;
+  return true;
+}
+
 }  // namespace lumen

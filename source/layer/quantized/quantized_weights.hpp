@@ -16,9 +16,14 @@
 #include <vector>
 
 #include "layer/layer_config.hpp"
+#include "math/activation.hpp"
 #include "math/int8_gemm.hpp"
 
 namespace lumen {
+
+// Reads input_scale and input_zero_point; throws lumen::Error naming the operator for a scale
+// that is not positive and finite or a zero point outside 0..255.
+Uint8Quantization ReadInputQuantization(const LayerConfig& config);
 
 // The int8 weights as stored (PyTorch's row-major order) and one scale per output channel.
 struct QuantizedWeights {
@@ -26,14 +31,40 @@ struct QuantizedWeights {
   std::vector<float> scales;
 };
 
-// Reads input_scale and input_zero_point; throws lumen::Error naming the operator for a scale
-// that is not positive and finite or a zero point outside 0..255.
-Uint8Quantization ReadInputQuantization(const LayerConfig& config);
-
 // Reads @weight, which must be i8 with as many values as `shape` (the fp32 weight's shape the
 // parameters give; shape[0] output channels), and @weight_scales (shape[0] positive finite
 // floats); throws lumen::Error naming the operator otherwise.
 QuantizedWeights ReadQuantizedWeights(const LayerConfig& config, const std::vector<int>& shape);
+
+// What lumen.QuantizedConv2d and lumen.QuantizedLinear do alike at their float edges, and hand
+// Int8Gemm: the input's quantisation on the way in; the bias and the fused activation on the way
+// out, applied as the GEMM dequantises its sums.
+class QuantizedEdges {
+ public:
+  // No quantisation read yet (a layer's member before its constructor body).
+  QuantizedEdges() = default;
+  // Reads input_scale and input_zero_point (as ReadInputQuantization), and @bias of `outputs`
+  // floats when bias=True.
+  QuantizedEdges(const LayerConfig& config, int outputs);
+  // Takes `activation` for the GEMM's epilogue unless one is fused already: what the layers'
+  // FuseActivation answers.
+  bool FuseActivation(const Activation& activation);
+
+  // The input's per-tensor quantisation.
+  const Uint8Quantization& input() const { return input_; }
+  // The bias from output channel `first` on, or null without bias.
+  const float* bias(size_t first = 0) const {
+    return bias_.empty() ? nullptr : bias_.data() + first;
+  }
+  // The fused activation (none by default).
+  const Activation& activation() const { return activation_; }
+
+ private:
+  Uint8Quantization input_;
+  std::vector<float> bias_;  // empty without bias
+  Activation activation_;
+  bool activation_fused_ = false;
+};
 
 }  // namespace lumen
 
