@@ -17,21 +17,12 @@
 namespace lumen {
 
 int FuseActivations(LayerGraph* graph) {
-  const std::vector<int> sole_readers = graph->SoleReaders();
-  int fused = 0;
-  for (size_t index = 0; index < graph->steps.size(); ++index) {
-    LayerGraph::Step& step = graph->steps[index];
-    const int reader_index = graph->NextStep(sole_readers, index);
-    if (step.removed || reader_index < 0) continue;
-    const LayerGraph::Step& reader = graph->steps[static_cast<size_t>(reader_index)];
-    if (reader.inputs.size() != 1 || reader.outputs.size() != 1) continue;
+  return graph->FoldSoleReaders([graph](size_t step, size_t reader_index, const std::vector<int>&) {
+    const LayerGraph::Step& reader = graph->steps[reader_index];
+    if (reader.inputs.size() != 1 || reader.outputs.size() != 1) return false;
     const Activation* activation = reader.layer->ElementwiseActivation();
-    if (activation == nullptr || !step.layer->FuseActivation(*activation)) continue;
-    graph->AbsorbSoleReader(index, static_cast<size_t>(reader_index));
-    ++fused;
-  }
-  graph->DropRemovedSteps();
-  return fused;
+    return activation != nullptr && graph->steps[step].layer->FuseActivation(*activation);
+  });
 }
 
 }  // namespace lumen

@@ -52,26 +52,21 @@ int AddedVector(const LayerGraph& graph, const Step& step, int a) {
 }  // namespace
 
 int FuseBiasAdditions(LayerGraph* graph) {
-  std::vector<Step>& steps = graph->steps;
-  const std::vector<int> sole_readers = graph->SoleReaders();
-  int rewritten = 0;
-  for (size_t index = 0; index < steps.size(); ++index) {
-    Step& step = steps[index];
-    const int reader = graph->NextStep(sole_readers, index);
-    if (step.removed || reader < 0) continue;
-    const int constant = AddedVector(*graph, steps[static_cast<size_t>(reader)], step.outputs[0]);
-    if (constant < 0) continue;
-    Step& bias_step = steps[static_cast<size_t>(constant)];
-    if (!step.layer->FuseBias(bias_step.layer->ConstantValue()->ToRowMajor())) continue;
-    graph->AbsorbSoleReader(index, static_cast<size_t>(reader));
-    // The constant is the layer's now; its step goes if nothing else reads it.
-    if (sole_readers[static_cast<size_t>(bias_step.outputs[0])] == reader) {
-      graph->AbsorbConstant(static_cast<size_t>(constant), index);
-    }
-    ++rewritten;
-  }
-  graph->DropRemovedSteps();
-  return rewritten;
+  return graph->FoldSoleReaders(
+      [graph](size_t step, size_t reader, const std::vector<int>& sole_readers) {
+        std::vector<Step>& steps = graph->steps;
+        const int constant = AddedVector(*graph, steps[reader], steps[step].outputs[0]);
+        if (constant < 0) return false;
+        Step& bias_step = steps[static_cast<size_t>(constant)];
+        if (!steps[step].layer->FuseBias(bias_step.layer->ConstantValue()->ToRowMajor())) {
+          return false;
+        }
+        // The constant is the layer's now; its step goes if nothing else reads it.
+        if (sole_readers[static_cast<size_t>(bias_step.outputs[0])] == static_cast<int>(reader)) {
+          graph->AbsorbConstant(static_cast<size_t>(constant), step);
+        }
+        return true;
+      });
 }
 
 }  // namespace lumen

@@ -76,6 +76,20 @@ void LayerGraph::AbsorbSoleReader(size_t step, size_t reader) {
   steps[reader].removed = true;
 }
 
+int LayerGraph::FoldSoleReaders(const SoleReaderFold& fold) {
+  const std::vector<int> sole_readers = SoleReaders();
+  int folded = 0;
+  for (size_t index = 0; index < steps.size(); ++index) {
+    const int reader = NextStep(sole_readers, index);
+    if (steps[index].removed || reader < 0) continue;
+    if (!fold(index, static_cast<size_t>(reader), sole_readers)) continue;
+    AbsorbSoleReader(index, static_cast<size_t>(reader));
+    ++folded;
+  }
+  DropRemovedSteps();
+  return folded;
+}
+
 void LayerGraph::AbsorbConstant(size_t constant, size_t into) {
   for (int output : steps[constant].outputs) {
     operands[static_cast<size_t>(output)].fused_into = steps[into].description;

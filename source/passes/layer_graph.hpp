@@ -5,6 +5,7 @@
 #ifndef LUMEN_PASSES_LAYER_GRAPH_HPP_
 #define LUMEN_PASSES_LAYER_GRAPH_HPP_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,6 +70,14 @@ struct LayerGraph {
   // among its fused nodes, the operand between them names step as what absorbed it, and reader is
   // marked removed.
   void AbsorbSoleReader(size_t step, size_t reader);
+  // What the passes that fold a step's sole reader into the step (an activation, a bias addition)
+  // ask of each pair: true when step `step`'s layer took over the work of `reader`, the step that
+  // alone reads its only output (`sole_readers` is SoleReaders()' table, taken before the walk).
+  using SoleReaderFold =
+      std::function<bool(size_t step, size_t reader, const std::vector<int>& sole_readers)>;
+  // Offers every live step with a sole reader to `fold`, in order, and absorbs each reader it
+  // takes (AbsorbSoleReader); then drops the removed steps. Returns how many readers it absorbed.
+  int FoldSoleReaders(const SoleReaderFold& fold);
   // Step `constant`, a stored value nothing else reads, is held by step `into`'s layer now (a
   // fused weight or bias): its outputs name `into` as what absorbed them, and it is marked
   // removed (unlike AbsorbStep, `into` does not list it among its fused nodes).
