@@ -77,19 +77,9 @@ export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:allocator_ma
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:allocator_may_return_null=1
 # Under ThreadSanitizer ResNet18 runs below instead, through lumen_run, 2 runs per session.
-# Two shards on two cores; each prints only failures and its summary.
-shards=$(nproc)
-pids=()
-for ((shard = 0; shard < shards; ++shard)); do
-  GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard "$build/lumen_tests" \
-    --gtest_filter="$filter" --gtest_brief=1 >"$build/shard$shard.log" 2>&1 &
-  pids+=($!)
-done
+# One shard per core (scripts/unit_tests.sh); each prints only failures and its summary.
 failed=0
-for ((shard = 0; shard < shards; ++shard)); do
-  if ! wait "${pids[$shard]}"; then failed=1; fi
-  cat "$build/shard$shard.log"
-done
+scripts/unit_tests.sh "$build" "$filter" || failed=1
 if [ "$sanitizers" = thread ] && ((!failed)); then
   # One whole model in 4 concurrent sessions of 2 threads each, every output bit-identical.
   if ! "$build/lumen_run" --case tmp/models/resnet18 --sessions 4 --threads 2 --repeat 2; then

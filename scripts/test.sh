@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite from any state: installs what is missing, builds Release in build/, runs
-# ctest and the Python tests, the unit tests under ASan/UBSan (build-sanitize), the libFuzzer
+# the unit tests (scripts/unit_tests.sh), ctest's other tests and the Python tests, the unit tests under ASan/UBSan (build-sanitize), the libFuzzer
 # harnesses for 60 s (linked in build-sanitize), the unit tests under ThreadSanitizer with
 # concurrent sessions (build-sanitize-thread: only the library is compiled, the rest comes from
 # build/ through ccache), then proves the course works (scripts/course.sh verify: for every lesson,
@@ -22,7 +22,10 @@ scripts/install_deps.sh
 # settings they are served from the cache instead of costing CI's two cores a full build each.
 source scripts/ccache_settings.sh "$PWD"
 stage build scripts/release_build.sh
-stage ctest ctest --test-dir build --output-on-failure -j"$(nproc)"
+# The unit tests in one process per core, then ctest for every other test (scripts/unit_tests.sh
+# says why the unit tests do not go through ctest here).
+stage unit scripts/unit_tests.sh build
+stage ctest ctest --test-dir build --output-on-failure -j"$(nproc)" --label-exclude unit
 # The Python module against PyTorch's outputs, and lumen.compare on a planted difference.
 stage pytest env PYTHONPATH=build/python /usr/bin/python3 -m pytest -q python/tests
 # Every hostile model of issue 9 through lumen_run: exit status 2, one line, under 5 s.
