@@ -59,7 +59,8 @@ struct NormalizationState : LayerState {
 
 // A layer that normalises the groups its Prepare lays out in a NormalizationState, with one spec
 // and one weight and bias: LayerNorm, RMSNorm, GroupNorm, InstanceNorm and ChannelLayerNorm differ
-// only in their checks and in where their groups lie, so Forward is this one.
+// only in their checks and in where their groups lie, so OutputShapes, Prepare and Forward are
+// these, and a subclass says the two things that differ (AffineShape, LayOutGroups).
 class NormalizationLayer : public Layer {
  public:
   // The input's shape, once AffineShape accepts the input and the weight and bias operands (the
