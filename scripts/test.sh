@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite from any state: installs what is missing, builds Release in build/, runs
-# the unit tests (scripts/unit_tests.sh), ctest's other tests and the Python tests, the unit tests under ASan/UBSan (build-sanitize), the libFuzzer
+# the unit tests (scripts/unit_tests.sh), ctest's other tests and the Python tests, the unit tests
+# under ASan/UBSan (build-sanitize), the libFuzzer
 # harnesses for 60 s (linked in build-sanitize), the unit tests under ThreadSanitizer with
 # concurrent sessions (build-sanitize-thread: only the library is compiled, the rest comes from
 # build/ through ccache), then proves the course works (scripts/course.sh verify: for every lesson,
