@@ -289,7 +289,9 @@ run_tests_at_once() {
   [ -n "$ran" ] || return 1
   passed=$(grep -c '^\[       OK \]' "$4" || true)
   case $6 in
-    expect-pass) [ "$status" -eq 0 ] && [ "$passed" -eq "$ran" ] && ! grep -q '^\[  SKIPPED \]' "$4" ;;
+    expect-pass)
+      [ "$status" -eq 0 ] && [ "$passed" -eq "$ran" ] && ! grep -q '^\[  SKIPPED \]' "$4"
+      ;;
     expect-fail) [ "$passed" -eq 0 ] ;;
     *) return 1 ;;
   esac

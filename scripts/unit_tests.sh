@@ -6,8 +6,8 @@
 #   scripts/unit_tests.sh BUILD [GTEST_FILTER]
 #
 # Why not ctest: ctest starts one process per test, and with 3,900 tests the starts cost more than
-# the tests (scripts/test.sh's ctest stage took 237 s, where these shards take about 40). ctest still
-# lists and runs every test one by one (`ctest --test-dir build`, label `unit`) for anyone who
+# the tests (scripts/test.sh's ctest stage took 237 s, where these shards take about 20). ctest
+# still lists and runs every test one by one (`ctest --test-dir build`, label `unit`) for anyone who
 # wants one test's own result; scripts/test.sh runs the unit tests here and ctest for the rest.
 # The sanitizer runs (scripts/sanitize.sh) call this with their own tree and filter, and the
 # sanitizers' options in the environment.
