@@ -32,20 +32,39 @@ struct LayerShape {
 };
 
 constexpr LayerShape kLayers[] = {
-    {"resnet18", 3, 64, 224, 7, 2, 3},   {"resnet18", 64, 64, 56, 3, 1, 1},
-    {"resnet18", 64, 128, 56, 3, 2, 1},  {"resnet18", 128, 128, 28, 3, 1, 1},
-    {"resnet18", 64, 128, 56, 1, 2, 0},  {"resnet18", 128, 256, 28, 3, 2, 1},
-    {"resnet18", 256, 256, 14, 3, 1, 1}, {"resnet18", 256, 512, 14, 3, 2, 1},
-    {"resnet18", 512, 512, 7, 3, 1, 1},  {"yolov5s", 3, 32, 640, 6, 2, 2},
-    {"yolov5s", 32, 64, 320, 3, 2, 1},   {"yolov5s", 32, 32, 160, 3, 1, 1},
-    {"yolov5s", 64, 32, 160, 1, 1, 0},   {"yolov5s", 64, 64, 80, 3, 1, 1},
-    {"yolov5s", 128, 128, 40, 3, 1, 1},  {"yolov5s", 256, 128, 40, 1, 1, 0},
-    {"yolov5s", 256, 256, 20, 3, 1, 1},  {"yolov5s", 512, 256, 20, 1, 1, 0},
-    {"yolov5s", 128, 256, 80, 3, 2, 1},  {"superres", 1, 64, 128, 5, 1, 2},
-    {"superres", 64, 32, 128, 3, 1, 1},  {"superres", 32, 9, 128, 3, 1, 1},
+    {"resnet18", 3, 64, 224, 7, 2, 3},
+    {"resnet18", 64, 64, 56, 3, 1, 1},
+    {"resnet18", 64, 128, 56, 3, 2, 1},
+    {"resnet18", 128, 128, 28, 3, 1, 1},
+    {"resnet18", 64, 128, 56, 1, 2, 0},
+    {"resnet18", 128, 256, 28, 3, 2, 1},
+    {"resnet18", 256, 256, 14, 3, 1, 1},
+    {"resnet18", 256, 512, 14, 3, 2, 1},
+    {"resnet18", 512, 512, 7, 3, 1, 1},
+    {"yolov5s", 3, 32, 640, 6, 2, 2},
+    {"yolov5s", 32, 64, 320, 3, 2, 1},
+    {"yolov5s", 32, 32, 160, 3, 1, 1},
+    {"yolov5s", 64, 32, 160, 1, 1, 0},
+    {"yolov5s", 64, 64, 80, 3, 1, 1},
+    {"yolov5s", 128, 128, 40, 3, 1, 1},
+    {"yolov5s", 256, 128, 40, 1, 1, 0},
+    {"yolov5s", 256, 256, 20, 3, 1, 1},
+    {"yolov5s", 512, 256, 20, 1, 1, 0},
+    {"yolov5s", 128, 256, 80, 3, 2, 1},
+    {"superres", 1, 64, 128, 5, 1, 2},
+    {"superres", 64, 32, 128, 3, 1, 1},
+    {"superres", 32, 9, 128, 3, 1, 1},
+    // The stems of the other classifiers and image-to-image nets: few input channels, so the
+    // im2col depth K is 27..243 and the GEMM has few columns.
+    {"mnasnet", 3, 16, 224, 3, 2, 1},
+    {"regnet", 3, 32, 224, 3, 2, 1},
+    {"squeezenet", 3, 64, 224, 3, 2, 0},
+    {"densenet", 3, 32, 160, 7, 2, 3},
+    {"unet", 3, 16, 128, 3, 1, 1},
+    {"style", 3, 16, 128, 9, 1, 4},
 };
 
-enum Algorithm { kChosen, kIm2col, kPointwise, kWinograd, kWinograd2x2, kReference };
+enum Algorithm { kChosen, kIm2col, kPointwise, kWinograd, kWinograd2x2, kSmallDepth, kReference };
 
 // A depthwise layer: channels (groups == in == out), input size, kernel, stride; padding k / 2.
 struct DepthwiseShape {
@@ -87,7 +106,8 @@ void BM_Convolution(benchmark::State& state) {
   const ConvolutionSpec spec = MakeSpec(layer);
   const ConvolutionShape shape = MakeConvolutionShape(spec.window, layer.size, layer.size);
   if ((algorithm == kPointwise && !PointwiseApplies(spec)) ||
-      ((algorithm == kWinograd || algorithm == kWinograd2x2) && !WinogradApplies(spec))) {
+      ((algorithm == kWinograd || algorithm == kWinograd2x2) && !WinogradApplies(spec)) ||
+      (algorithm == kSmallDepth && !SmallDepthApplies(spec))) {
     state.SkipWithError("not applicable");
     return;
   }
@@ -97,6 +117,7 @@ void BM_Convolution(benchmark::State& state) {
       : algorithm == kPointwise   ? ConvolutionAlgorithmKind::kPointwise
       : algorithm == kWinograd    ? ConvolutionAlgorithmKind::kWinograd4x4
       : algorithm == kWinograd2x2 ? ConvolutionAlgorithmKind::kWinograd2x2
+      : algorithm == kSmallDepth  ? ConvolutionAlgorithmKind::kSmallDepth
                                   : ConvolutionAlgorithmKind::kReference;
   const std::unique_ptr<ConvolutionAlgorithm> convolution = MakeConvolutionAlgorithm(kind, spec);
   // What a session owns: the threads and their scratch, reserved by the plan as Prepare does.
@@ -125,7 +146,7 @@ void BM_Convolution(benchmark::State& state) {
 void ConvolutionArguments(benchmark::internal::Benchmark* benchmark) {
   for (int threads : {1, 2}) {
     for (size_t layer = 0; layer < std::size(kLayers); ++layer) {
-      for (int algorithm : {kChosen, kIm2col, kPointwise, kWinograd, kWinograd2x2}) {
+      for (int algorithm : {kChosen, kIm2col, kPointwise, kWinograd, kWinograd2x2, kSmallDepth}) {
         benchmark->Args({static_cast<int64_t>(layer), algorithm, threads});
       }
     }

@@ -7,6 +7,8 @@
 //
 //   reference    seven nested loops, straight from the definition: the ground truth
 //   im2col       copy each receptive field into a column, then one GEMM per group
+//   small-depth  im2col and GEMM fused in blocks that stay in the L1 cache, for stems whose
+//                receptive field is a few dozen values
 //   pointwise    a 1x1, stride-1 convolution needs no im2col: the input already is the matrix
 //   depthwise    one input channel per output channel: direct loops, no GEMM
 //   winograd     3x3 stride 1: F(4x4, 3x3) trades 144 multiplications per tile for 36,
@@ -102,8 +104,9 @@ enum class ConvolutionAlgorithmKind {
   kDepthwise,
   kWinograd4x4,
   kWinograd2x2,
+  kSmallDepth,
 };
-inline constexpr size_t kConvolutionAlgorithmKinds = 6;
+inline constexpr size_t kConvolutionAlgorithmKinds = 7;
 
 // Short name for profiles, tests and benchmarks ("im2col", "winograd", ...).
 const char* ConvolutionAlgorithmName(ConvolutionAlgorithmKind kind);
@@ -155,6 +158,11 @@ class ConvolutionAlgorithm {
 bool PointwiseApplies(const ConvolutionSpec& spec);
 bool DepthwiseApplies(const ConvolutionSpec& spec);
 bool WinogradApplies(const ConvolutionSpec& spec);
+bool SmallDepthApplies(const ConvolutionSpec& spec);
+
+// The largest im2col depth (in_channels / groups * kH * kW) the small-depth algorithm takes: one
+// slice of the GEMM's shared dimension.
+inline constexpr int kMaxSmallDepth = 256;
 
 // Builds `kind` for `spec`, preparing its weights; throws lumen::Error when the algorithm cannot
 // compute this geometry (see the Applies functions).

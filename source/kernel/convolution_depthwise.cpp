@@ -1,11 +1,9 @@
 // Depthwise convolution (groups == in_channels): each output channel reads one input channel, so
 // there is nothing for a GEMM to share. Direct loops instead, arranged for the vector unit: the
-// channel's input is first copied into a zero-padded plane (so no tap needs a bounds check), then
-// each tile of output rows x output columns is summed over every tap in registers and stored once.
-// The padded plane keeps each column's rows split by phase (row % stride): with stride 2 the even
-// rows, then the odd ones. Output rows oy, oy+1, ... read padded rows oy*stride + offset, which
-// then lie next to each other in one phase, so every tap is one contiguous multiply-add run
-// whatever the stride.
+// channel's input is first copied into a zero-padded, phase-split plane (kernel/padded_plane.hpp:
+// no tap needs a bounds check, and whatever the stride each tap of a tile of output rows is one
+// contiguous run), then each tile of output rows x output columns is summed over every tap in
+// registers and stored once.
 //
 // Why tiles of several columns: one tap of one column is a chain of multiply-adds into the same
 // sums, and each must wait for the one before (4-5 cycles). A tile of kTileColumns columns gives
@@ -22,6 +20,7 @@
 #include "base/thread_pool.hpp"
 #include "convolution_factories.hpp"
 #include "kernel/convolution_algorithm.hpp"
+#include "kernel/padded_plane.hpp"
 #include "lumen/error.hpp"
 
 // The tap loops ask to be unrolled: fully for the kernel sizes given at compile time, which is
@@ -49,94 +48,6 @@ Vector LoadVector(const float* source) {
   Vector value;
   std::memcpy(&value, source, sizeof(value));
   return value;
-}
-
-// The zero-padded, phase-split copy of one input plane: exactly the rows and columns the windows
-// read (never more than the padded input, whose sizes MakeConvolutionShape has checked).
-struct PaddedPlane {
-  int rows = 0;        // padded rows the windows read
-  int cols = 0;        // padded columns the windows read
-  int stride = 1;      // the row stride: the number of phases
-  int phase_rows = 0;  // rows per phase: ceil(rows / stride)
-  // Floats from one column to the next.
-  size_t column_floats() const { return static_cast<size_t>(phase_rows) * stride; }
-  // Floats to reserve: the plane, plus what a last partial tile reads past its end.
-  size_t floats() const { return column_floats() * cols + kTileRows; }
-};
-
-PaddedPlane PaddedPlaneFor(const Window2d& window, const ConvolutionShape& shape) {
-  const auto extent = [](int outputs, int stride, int kernel, int dilation) {
-    return static_cast<int>(int64_t{outputs - 1} * stride + int64_t{kernel - 1} * dilation + 1);
-  };
-  PaddedPlane plane;
-  plane.rows = extent(shape.output_h, window.stride_h, window.kernel_h, window.dilation_h);
-  plane.cols = extent(shape.output_w, window.stride_w, window.kernel_w, window.dilation_w);
-  plane.stride = window.stride_h;
-  plane.phase_rows = (plane.rows + plane.stride - 1) / plane.stride;
-  return plane;
-}
-
-// Stride 2: input rows 0..rows of one column into the padded column `to`, split by phase in one
-// pass. Padded row r + pad_top lands in phase (r + pad_top) % 2 at (r + pad_top) / 2, so the even
-// input rows go together to one phase from pad_top / 2 on, the odd ones to the other from
-// (pad_top + 1) / 2 on. Sixteen input rows at a time become eight of each by two shuffles.
-void SplitColumnInTwo(const float* from, int rows, int pad_top, const PaddedPlane& plane,
-                      float* to) {
-  float* even = to + static_cast<size_t>(pad_top % 2) * plane.phase_rows + pad_top / 2;
-  float* odd = to + static_cast<size_t>(1 - pad_top % 2) * plane.phase_rows + (pad_top + 1) / 2;
-  int k = 0;  // even[k] = from[2k], odd[k] = from[2k + 1]
-  for (; 2 * k + 2 * kLanes <= rows; k += kLanes) {
-    const Vector low = LoadVector(from + 2 * k);
-    const Vector high = LoadVector(from + 2 * k + kLanes);
-    // Lanes of (low, high) by index, 0-7 low and 8-15 high (GCC 12 and clang both have this).
-    const Vector evens = __builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14);
-    const Vector odds = __builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15);
-    std::memcpy(even + k, &evens, sizeof(evens));
-    std::memcpy(odd + k, &odds, sizeof(odds));
-  }
-  for (; 2 * k < rows; ++k) {
-    even[k] = from[2 * k];
-    if (2 * k + 1 < rows) odd[k] = from[2 * k + 1];
-  }
-}
-
-// Copies the column-major input_h x input_w `source` into `plane` with its top-left input pixel
-// at padded (pad_top, pad_left). Writes only where input lands: the caller zeroes the plane once
-// for all the channels it pads into it, since their zeros lie in the same places.
-void CopyIntoPlane(const float* source, int input_h, int input_w, int pad_top, int pad_left,
-                   const PaddedPlane& plane, float* target) {
-  // The input rows and columns that land inside the plane (the last windows may stop before the
-  // input's end).
-  const int end_row = std::min(input_h, plane.rows - pad_top);
-  const int end_col = std::min(input_w, plane.cols - pad_left);
-  const int stride = plane.stride;
-  if (stride == 2) {
-    for (int col = 0; col < end_col; ++col) {
-      SplitColumnInTwo(source + static_cast<size_t>(col) * input_h, end_row, pad_top, plane,
-                       target + static_cast<size_t>(col + pad_left) * plane.column_floats());
-    }
-    return;
-  }
-  // One phase at a time: a phase's range of rows is the same in every column (two divisions per
-  // phase, not per column, which cost more than the copy on small maps).
-  for (int phase = 0; phase < stride; ++phase) {
-    // Padded rows phase + j * stride, that is input rows phase + j * stride - pad_top, for the j
-    // that put them inside the input.
-    const int first_j =
-        std::min(plane.phase_rows, std::max(0, (pad_top - phase + stride - 1) / stride));
-    const int end_j = std::max(
-        first_j, std::min(plane.phase_rows, (end_row + pad_top - phase + stride - 1) / stride));
-    for (int col = 0; col < end_col; ++col) {
-      float* to = target + static_cast<size_t>(col + pad_left) * plane.column_floats() +
-                  static_cast<size_t>(phase) * plane.phase_rows;
-      const float* input_row = source + static_cast<size_t>(col) * input_h + phase - pad_top;
-      if (stride == 1) {  // a plain copy, which the compiler vectorises
-        std::copy(input_row + first_j, input_row + end_j, to + first_j);
-      } else {
-        for (int j = first_j; j < end_j; ++j) to[j] = input_row[static_cast<ptrdiff_t>(j) * stride];
-      }
-    }
-  }
 }
 
 // Output rows first_row..first_row + Vectors * kLanes of output columns ox..ox + Columns of one
@@ -427,7 +338,7 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
       plan.block = kLanes;
       plan.scratch(ScratchSlot::kFirst) = InterleavedPlaneFor(window_, shape).floats();
     } else {
-      plan.scratch(ScratchSlot::kFirst) = PaddedPlaneFor(window_, shape).floats();
+      plan.scratch(ScratchSlot::kFirst) = PaddedPlaneFor(window_, shape).floats(kTileRows);
     }
     return plan;
   }
@@ -458,8 +369,9 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
     const ChannelFunction compute_channel = ChannelFunctionFor(w);
     const int tasks = Tasks(context, out_channels_);
     ParallelFor(context.pool, tasks, [&](std::ptrdiff_t task) {
-      float* padded = context.Scratch(ScratchSlot::kFirst, plane.floats());
-      std::fill(padded, padded + plane.floats(), 0.0f);  // the padding, and the read-past tail
+      float* padded = context.Scratch(ScratchSlot::kFirst, plane.floats(kTileRows));
+      std::fill(padded, padded + plane.floats(kTileRows),
+                0.0f);  // the padding, and the read-past tail
       const int first_channel = static_cast<int>(task * out_channels_ / tasks);
       const int end_channel = static_cast<int>((task + 1) * out_channels_ / tasks);
       for (int channel = first_channel; channel < end_channel; ++channel) {

@@ -15,6 +15,7 @@ std::unique_ptr<ConvolutionAlgorithm> MakeReferenceConvolution(const Convolution
 std::unique_ptr<ConvolutionAlgorithm> MakeIm2colConvolution(const ConvolutionSpec& spec);
 std::unique_ptr<ConvolutionAlgorithm> MakePointwiseConvolution(const ConvolutionSpec& spec);
 std::unique_ptr<ConvolutionAlgorithm> MakeDepthwiseConvolution(const ConvolutionSpec& spec);
+std::unique_ptr<ConvolutionAlgorithm> MakeSmallDepthConvolution(const ConvolutionSpec& spec);
 // Winograd F(tile_size x tile_size, 3x3), tile_size 4 or 2.
 std::unique_ptr<ConvolutionAlgorithm> MakeWinogradConvolution(const ConvolutionSpec& spec,
                                                               int tile_size);

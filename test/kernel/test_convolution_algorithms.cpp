@@ -62,9 +62,9 @@ constexpr float kTolerance = 1e-4f;
 // coefficient or misplaced tile, which is off by 0.01 or more.
 constexpr float kWinogradTolerance = 1e-3f;
 
-constexpr Algorithm kFastAlgorithms[] = {Algorithm::kIm2col, Algorithm::kPointwise,
-                                         Algorithm::kDepthwise, Algorithm::kWinograd4x4,
-                                         Algorithm::kWinograd2x2};
+constexpr Algorithm kFastAlgorithms[] = {Algorithm::kIm2col,      Algorithm::kPointwise,
+                                         Algorithm::kDepthwise,   Algorithm::kWinograd4x4,
+                                         Algorithm::kWinograd2x2, Algorithm::kSmallDepth};
 
 // One convolution to test, built by Conv() and the methods below so that each case of the table
 // reads as a sentence.
@@ -350,6 +350,8 @@ bool Applies(Algorithm algorithm, const ConvolutionSpec& spec) {
     case Algorithm::kWinograd4x4:
     case Algorithm::kWinograd2x2:
       return WinogradApplies(spec);
+    case Algorithm::kSmallDepth:
+      return SmallDepthApplies(spec);
     default:
       return true;
   }
@@ -717,7 +719,16 @@ TEST(ConvolutionAlgorithmChoice, FollowsTheMeasuredRules) {
   EXPECT_EQ(choose(Conv("c", 64, 32, 160, 160, 1, 1)), Algorithm::kPointwise);
   EXPECT_EQ(choose(Conv("c", 64, 128, 56, 56, 1, 1).Stride(2, 2)), Algorithm::kIm2col);
   EXPECT_EQ(choose(Conv("c", 32, 32, 56, 56, 3, 3).Groups(32).Padding(1)), Algorithm::kDepthwise);
-  EXPECT_EQ(choose(Conv("c", 3, 64, 224, 224, 7, 7).Stride(2, 2).Padding(3)), Algorithm::kIm2col);
+  // Stems (a few input channels, an im2col depth of at most kMaxSmallDepth) read the padded input
+  // in place, once their columns are at least half a tile tall.
+  EXPECT_EQ(choose(Conv("c", 3, 64, 224, 224, 7, 7).Stride(2, 2).Padding(3)),
+            Algorithm::kSmallDepth);
+  EXPECT_EQ(choose(Conv("c", 3, 16, 224, 224, 3, 3).Stride(2, 2).Padding(1)),
+            Algorithm::kSmallDepth);
+  EXPECT_EQ(choose(Conv("c", 1, 64, 128, 128, 5, 5).Padding(2)), Algorithm::kSmallDepth);
+  EXPECT_EQ(choose(Conv("c", 3, 16, 6, 6, 3, 3).Padding(1)), Algorithm::kIm2col);
+  EXPECT_EQ(choose(Conv("c", 3, 16, 128, 128, 11, 11).Padding(5)), Algorithm::kIm2col);  // K 363
+  EXPECT_EQ(choose(Conv("c", 8, 16, 128, 128, 3, 3).Padding(1)), Algorithm::kIm2col);
 }
 
 // A layer builds the candidates' weights ahead of Prepare, or on the first Prepare that needs
@@ -796,6 +807,13 @@ TEST(ConvolutionAlgorithmFactory, DepthwiseRejectsGroupsOtherThanTheInputChannel
   EXPECT_EQ(FactoryError(Algorithm::kDepthwise, Conv("conv", 4, 8, 9, 9, 3, 3).Groups(4)), "");
 }
 
+TEST(ConvolutionAlgorithmFactory, SmallDepthRejectsADeepReceptiveField) {
+  EXPECT_THAT(FactoryError(Algorithm::kSmallDepth, Conv("conv", 3, 8, 32, 32, 11, 11)),
+              HasSubstr("im2col depth of at most 256, not 363"));
+  // 8 channels x 9 taps per group: RegNet's grouped convolutions.
+  EXPECT_EQ(FactoryError(Algorithm::kSmallDepth, Conv("conv", 64, 64, 32, 32, 3, 3).Groups(8)), "");
+}
+
 TEST(ConvolutionAlgorithmFactory, NamesEveryAlgorithm) {
   const Geometry conv3x3 = Conv("conv", 4, 4, 9, 9, 3, 3);
   std::mt19937 generator(7);
@@ -806,6 +824,7 @@ TEST(ConvolutionAlgorithmFactory, NamesEveryAlgorithm) {
   EXPECT_STREQ(MakeConvolutionAlgorithm(Algorithm::kWinograd2x2, spec)->name(), "winograd-2x2");
   EXPECT_STREQ(ConvolutionAlgorithmName(Algorithm::kPointwise), "pointwise");
   EXPECT_STREQ(ConvolutionAlgorithmName(Algorithm::kDepthwise), "depthwise");
+  EXPECT_STREQ(MakeConvolutionAlgorithm(Algorithm::kSmallDepth, spec)->name(), "small-depth");
 }
 
 }  // namespace

@@ -398,21 +398,27 @@ TEST(Convolution, PointwiseDepthwiseAndStridedLayersComputeOtherSizes) {
   const RandomConvolution convs[] = {
       MakeRandomConvolution(12, 20, 1, 1, 1, 0, true, &generator),  // pointwise
       MakeRandomConvolution(8, 16, 3, 8, 2, 1, true, &generator),   // depthwise, multiplier 2
-      MakeRandomConvolution(6, 9, 5, 3, 2, 2, false, &generator),   // im2col, groups 3
-      MakeRandomConvolution(3, 8, 3, 1, 1, 1, true, &generator),    // few channels: im2col
+      MakeRandomConvolution(6, 9, 5, 3, 2, 2, false, &generator),   // groups 3, 2 channels each
+      MakeRandomConvolution(3, 8, 3, 1, 1, 1, true, &generator),    // a stem's 3 channels
   };
-  const char* algorithms[] = {"pointwise", "depthwise", "im2col", "im2col"};
+  // The last two read their few channels in place (small-depth) where the output's columns are
+  // at least half a tile tall, and use im2col where they are shorter.
+  const auto algorithm_for = [&](size_t index, uint32_t height) -> std::string {
+    if (index < 2) return index == 0 ? "pointwise" : "depthwise";
+    const int output_h = convs[index].spec.window.OutputHeight(static_cast<int>(height));
+    return output_h >= kPanelRows / 2 ? "small-depth" : "im2col";
+  };
   for (size_t index = 0; index < std::size(convs); ++index) {
     const std::unique_ptr<Layer> layer = LayerRegistry::Create(LayerConfig(convs[index].op));
     for (const auto& [batch, height, width] :
          std::vector<std::array<uint32_t, 3>>{{1, 9, 7}, {3, 30, 17}, {2, 1, 40}, {1, 64, 64}}) {
       const int threads = 1 + static_cast<int>(height % 3);
-      SCOPED_TRACE(testing::Message() << algorithms[index] << " " << batch << "x" << height << "x"
-                                      << width << " on " << threads << " threads");
+      SCOPED_TRACE(testing::Message() << "convolution " << index << " " << batch << "x" << height
+                                      << "x" << width << " on " << threads << " threads");
       const Tensor input = RandomInput(batch, static_cast<uint32_t>(convs[index].spec.in_channels),
                                        height, width, &generator);
       const LayerRun run = RunPrepared(*layer, input, threads);
-      EXPECT_EQ(run.algorithm, algorithms[index]);
+      EXPECT_EQ(run.algorithm, algorithm_for(index, height));
       EXPECT_FALSE(run.scratch_grew) << "Forward used scratch Prepare did not reserve";
       ExpectClose(Elements(run.output), ReferenceOutput(convs[index].spec, input, {}), 1e-4f, 1e-4f,
                   run.algorithm);

@@ -1,0 +1,206 @@
+// Small-depth convolutions: a GEMM whose left operand is read straight from the padded input, for
+// an im2col depth K (input channels per group x kernel taps) of at most kMaxSmallDepth. That is a
+// network's stem (3 input channels and a 3x3 to 9x9 window, K = 27..243), a single-channel input,
+// the narrow groups of RegNet's grouped convolutions (K = 72), a ViT's patch embedding.
+//
+// Why not im2col? With a small K each output pixel costs few multiply-adds, so the copies around
+// them weigh as much as the arithmetic: im2col gathers K values per pixel into a megabyte block,
+// PackedGemm reads the block back to pack it into row panels, and the bias and activation pass
+// reads the output once more. Here nothing is gathered. The input is copied once into padded,
+// phase-split planes (kernel/padded_plane.hpp), where the values that tap k reads for a run of
+// output rows of one column are contiguous: im2col's row panel for those pixels is already there,
+// at a fixed offset per tap. The micro-kernel below is PackedGemm's (a tile of kPanelRows pixels
+// times kPanelColumns output channels in registers, the packed weights broadcast one by one), with
+// its loads of A taken at offsets[k] from the tile's origin instead of from a packed panel.
+//
+// A tile never spans two output columns, so a map whose columns are shorter than a tile
+// (output_h < kPanelRows) leaves part of every tile empty; ChooseConvolutionAlgorithm keeps such
+// maps on im2col, whose row panels run on from one column into the next.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+
+#include "base/checked_math.hpp"
+#include "base/thread_pool.hpp"
+#include "convolution_factories.hpp"
+#include "kernel/convolution_algorithm.hpp"
+#include "kernel/padded_plane.hpp"
+#include "lumen/error.hpp"
+#include "math/packed_gemm.hpp"
+
+namespace lumen {
+namespace {
+
+// The tile: kRows output pixels (two vectors of kLanes) by kColumns output channels, the shape of
+// PackedGemm's micro-kernel and of the weights' column panels.
+constexpr int kRows = kPanelRows;
+constexpr int kColumns = kPanelColumns;
+constexpr int kLanes = kRows / 2;
+
+// GCC's portable SIMD type: arithmetic on it compiles to AVX-512, AVX2 or SSE instructions.
+using Vector = float __attribute__((vector_size(kLanes * sizeof(float))));
+
+Vector LoadVector(const float* source) {
+  Vector value;
+  std::memcpy(&value, source, sizeof(value));
+  return value;
+}
+
+void StoreVector(float* target, const Vector& value) { std::memcpy(target, &value, sizeof(value)); }
+
+// C[0:rows, 0:cols] = sum over k of A_k * B[k], where A_k is the kRows floats at origin +
+// offsets[k] (tap k's inputs for the tile's pixels) and B[k] the kColumns weights of row k of a
+// packed column panel. `c` is column-major with leading dimension ldc (an output plane's area).
+void DirectTile(int depth, const float* origin, const size_t* offsets, const float* b, float* c,
+                size_t ldc, int rows, int cols) {
+  Vector sum[2][kColumns];
+#pragma GCC unroll 16
+  for (int j = 0; j < kColumns; ++j) sum[0][j] = sum[1][j] = Vector{};
+  for (int k = 0; k < depth; ++k) {
+    const float* a = origin + offsets[k];
+    const Vector a0 = LoadVector(a);
+    const Vector a1 = LoadVector(a + kLanes);
+    const float* bk = b + k * kColumns;
+#pragma GCC unroll 16
+    for (int j = 0; j < kColumns; ++j) {
+      sum[0][j] += a0 * bk[j];  // a vector times a scalar: the scalar is broadcast
+      sum[1][j] += a1 * bk[j];
+    }
+  }
+  if (rows == kRows && cols == kColumns) {
+#pragma GCC unroll 16
+    for (int j = 0; j < kColumns; ++j) {
+      StoreVector(c + j * ldc, sum[0][j]);
+      StoreVector(c + j * ldc + kLanes, sum[1][j]);
+    }
+    return;
+  }
+  // A tile on the edge: the rows past the column's end (read from the next phase or column, or
+  // the plane's tail) are thrown away, and so are the channels past the last.
+  float tile[kColumns][kRows];
+#pragma GCC unroll 16
+  for (int j = 0; j < kColumns; ++j) {
+    StoreVector(tile[j], sum[0][j]);
+    StoreVector(tile[j] + kLanes, sum[1][j]);
+  }
+  for (int j = 0; j < cols; ++j) std::copy(tile[j], tile[j] + rows, c + j * ldc);
+}
+
+class SmallDepthConvolution : public ConvolutionAlgorithm {
+ public:
+  // Packs each group's weights, a column-major K x C_out/groups matrix, as im2col does.
+  explicit SmallDepthConvolution(const ConvolutionSpec& spec)
+      : ConvolutionAlgorithm(spec),
+        depth_(CheckedInt(
+            int64_t{spec.in_channels / spec.groups} * spec.window.kernel_h * spec.window.kernel_w,
+            "small-depth convolution depth")) {
+    if (!SmallDepthApplies(spec)) {
+      throw Error(Concat("the small-depth convolution takes an im2col depth of at most ",
+                         kMaxSmallDepth, ", not ", depth_));
+    }
+    const int group_out = spec.out_channels / spec.groups;
+    for (int group = 0; group < spec.groups; ++group) {
+      weights_.emplace_back(spec.weights.data() + static_cast<size_t>(group) * group_out * depth_,
+                            depth_, group_out, depth_);
+    }
+  }
+  ConvolutionAlgorithmKind kind() const override { return ConvolutionAlgorithmKind::kSmallDepth; }
+
+  // The padded planes of every input channel, in the calling thread's scratch; the work is cut
+  // into tasks of plan.block output columns of one group, about four per thread.
+  ConvolutionPlan Plan(const ConvolutionShape& shape, const Activation& activation,
+                       int threads) const override {
+    ConvolutionPlan plan = BasicPlan(shape, activation);
+    const int64_t tasks_wanted = 4 * int64_t{std::max(threads, 1)};
+    const int64_t blocks_wanted = (tasks_wanted + groups_ - 1) / groups_;
+    plan.block = static_cast<int>(std::max<int64_t>(1, shape.output_w / blocks_wanted));
+    const PaddedPlane plane = PaddedPlaneFor(window_, shape);
+    plan.scratch(ScratchSlot::kFirst) =
+        CheckedMultiply(plane.plane_floats(), static_cast<size_t>(in_channels_),
+                        "small-depth convolution padded input") +
+        kRows;
+    return plan;
+  }
+
+  void Run(const ConvolutionPlan& plan, const float* input, float* output,
+           const ComputeContext& context) const override {
+    const ConvolutionShape& s = plan.shape;
+    const PaddedPlane plane = PaddedPlaneFor(window_, s);
+    // Every task reads these planes: they live in the calling thread's scratch.
+    float* padded = context.Scratch(ScratchSlot::kFirst, plan.scratch(ScratchSlot::kFirst));
+    const size_t input_area = static_cast<size_t>(s.input_h) * s.input_w;
+    ParallelFor(context.pool, in_channels_, [&](std::ptrdiff_t channel) {
+      float* target = padded + channel * plane.plane_floats();
+      std::fill(target, target + plane.plane_floats(), 0.0f);
+      CopyIntoPlane(input + channel * input_area, s.input_h, s.input_w, window_.pad_top,
+                    window_.pad_left, plane, target);
+    });
+    // The tail that a last, partial tile reads past the last plane.
+    std::fill(padded + in_channels_ * plane.plane_floats(),
+              padded + plan.scratch(ScratchSlot::kFirst), 0.0f);
+    // Where each of a group's K taps lies, from a tile's origin in the group's first plane.
+    std::array<size_t, kMaxSmallDepth> offsets;
+    const int kernel_area = window_.kernel_h * window_.kernel_w;
+    for (int k = 0; k < depth_; ++k) {
+      offsets[k] =
+          k / kernel_area * plane.plane_floats() +
+          plane.TapOffset(window_, (k % kernel_area) / window_.kernel_w, k % window_.kernel_w);
+    }
+    const int blocks = (s.output_w + plan.block - 1) / plan.block;
+    ParallelFor(
+        context.pool, static_cast<std::ptrdiff_t>(groups_) * blocks,
+        [&](std::ptrdiff_t task) {
+          const int group = static_cast<int>(task / blocks);
+          const int first_column = static_cast<int>(task % blocks) * plan.block;
+          const int end_column = std::min(s.output_w, first_column + plan.block);
+          const float* group_planes =
+              padded + static_cast<size_t>(group) * (in_channels_ / groups_) * plane.plane_floats();
+          for (int column = first_column; column < end_column; ++column) {
+            RunColumn(plane, group_planes, offsets.data(), group, column, s, output);
+          }
+          // The block's columns of each channel are one contiguous run, still in the cache.
+          const int group_out = out_channels_ / groups_;
+          const size_t area = static_cast<size_t>(s.output_h) * s.output_w;
+          const size_t first_pixel = static_cast<size_t>(first_column) * s.output_h;
+          for (int channel = group * group_out; channel < (group + 1) * group_out; ++channel) {
+            FinishChannel(plan.activation, channel, output + channel * area + first_pixel,
+                          static_cast<size_t>(end_column - first_column) * s.output_h);
+          }
+        },
+        Schedule::kDynamic);
+  }
+
+ private:
+  // Output column `column` of every output channel of `group`, before bias and activation: tiles
+  // of kRows pixels times column panels of weights.
+  void RunColumn(const PaddedPlane& plane, const float* group_planes, const size_t* offsets,
+                 int group, int column, const ConvolutionShape& s, float* output) const {
+    const size_t area = static_cast<size_t>(s.output_h) * s.output_w;
+    const int group_out = out_channels_ / groups_;
+    const PackedMatrix& weights = weights_[group];
+    const float* column_origin =
+        group_planes + static_cast<size_t>(column) * window_.stride_w * plane.column_floats();
+    float* result = output + static_cast<size_t>(group) * group_out * area +
+                    static_cast<size_t>(column) * s.output_h;
+    for (int panel = 0; panel < weights.panels(); ++panel) {
+      const int cols = std::min(kColumns, group_out - panel * kColumns);
+      for (int first_row = 0; first_row < s.output_h; first_row += kRows) {
+        DirectTile(depth_, column_origin + first_row, offsets, weights.panel(panel),
+                   result + panel * kColumns * area + first_row, area,
+                   std::min(kRows, s.output_h - first_row), cols);
+      }
+    }
+  }
+
+  int depth_;                          // K: (in_channels / groups) * kH * kW
+  std::vector<PackedMatrix> weights_;  // one per group
+};
+
+}  // namespace
+
+std::unique_ptr<ConvolutionAlgorithm> MakeSmallDepthConvolution(const ConvolutionSpec& spec) {
+  return std::make_unique<SmallDepthConvolution>(spec);
+}
+
+}  // namespace lumen
