@@ -370,8 +370,8 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
     const int tasks = Tasks(context, out_channels_);
     ParallelFor(context.pool, tasks, [&](std::ptrdiff_t task) {
       float* padded = context.Scratch(ScratchSlot::kFirst, plane.floats(kTileRows));
-      std::fill(padded, padded + plane.floats(kTileRows),
-                0.0f);  // the padding, and the read-past tail
+      // The padding, and the tail that a last partial tile reads past the plane.
+      std::fill(padded, padded + plane.floats(kTileRows), 0.0f);
       const int first_channel = static_cast<int>(task * out_channels_ / tasks);
       const int end_channel = static_cast<int>((task + 1) * out_channels_ / tasks);
       for (int channel = first_channel; channel < end_channel; ++channel) {

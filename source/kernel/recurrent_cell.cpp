@@ -12,7 +12,7 @@ namespace {
 
 // The gate functions, on FastExp and FastTanh (math/) so that the gate loops vectorise (std::tanh
 // is a libm call that took 40% of an LSTM's time).
-float Sigmoid(float x) { return 1.0f / (1.0f + FastExp(-x)); }
+float Sigmoid(float x) { return 1.0f / (1.0f + FastExpWithNarrowRange(-x)); }
 
 // W_hh is kept transposed, gate by gate, each gate's units padded to whole vectors and cut into
 // panels of kPanelUnits columns stored one after another (depth x width floats each, row by

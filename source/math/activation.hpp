@@ -97,10 +97,10 @@ void WithActivation(const Activation& activation, Body body) {
       body([alpha](float x) { return x > 0.0f ? x : alpha * std::expm1(x); });
       break;
     case Activation::Kind::kSigmoid:
-      body([](float x) { return 1.0f / (1.0f + FastExp(-x)); });
+      body([](float x) { return 1.0f / (1.0f + FastExpWithNarrowRange(-x)); });
       break;
     case Activation::Kind::kSilu:
-      body([](float x) { return x / (1.0f + FastExp(-x)); });
+      body([](float x) { return x / (1.0f + FastExpWithNarrowRange(-x)); });
       break;
     case Activation::Kind::kTanh:
       // FastTanh, within 1 ulp, vectorises: std::tanh is a libm call per element.
@@ -119,7 +119,7 @@ void WithActivation(const Activation& activation, Body body) {
       // 0.5 * x * (1 + tanh(u)) is exactly x / (1 + exp(-2u)): one vectorisable exp, no tanh.
       body([](float x) {
         const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
-        return x / (1.0f + FastExp(-2.0f * inner));
+        return x / (1.0f + FastExpWithNarrowRange(-2.0f * inner));
       });
       break;
     case Activation::Kind::kClamp:

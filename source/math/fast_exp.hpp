@@ -82,15 +82,31 @@ LUMEN_ALWAYS_INLINE float FastExp(float x) {
   return x != x ? x : saturated;  // NaN in, NaN out
 }
 
+// exp(x) for an x the caller has already clamped to [-87.3, 88.0] (so not NaN either): FastExp's
+// polynomial times a single power of two (k <= 127 there), without the tests for overflow,
+// underflow and NaN that FastExp makes for any argument, which are half of its instructions.
+LUMEN_ALWAYS_INLINE float FastExpInRange(float clamped) {
+  float k;
+  const float p = fast_exp_detail::ReducedExp(clamped, &k);
+  return p * fast_exp_detail::PowerOfTwo(static_cast<int32_t>(k));
+}
+
+// exp(x) as FastExp gives it on [-87.3, 88.0], infinity above 88.0 (where exp is still finite up
+// to 88.72) and the smallest normal float, 1.2e-38, below -87.3; NaN for NaN. For quotients such
+// as sigmoid's 1 / (1 + exp(-x)), which those tails change by less than 1e-38 and where infinity
+// still gives PyTorch's 0 (and SiLU's -inf / inf its NaN): it takes about 30% fewer
+// instructions than FastExp.
+LUMEN_ALWAYS_INLINE float FastExpWithNarrowRange(float x) {
+  const float result = FastExpInRange(std::max(-87.3f, std::min(x, 88.0f)));
+  return x > 88.0f ? std::numeric_limits<float>::infinity() : x != x ? x : result;
+}
+
 // exp(x) for x <= 0, as FastExp computes it (the same bits from -87.3 to 0; below -87.3 the
 // smallest normal float, 1.2e-38, where FastExp eventually gives 0), NaN for NaN. Without the
 // overflow handling that only positive arguments need, it is about a quarter fewer
 // instructions: erf's exp(-x^2), in every GELU, uses it.
 LUMEN_ALWAYS_INLINE float FastExpOfNonPositive(float x) {
-  const float clamped = std::max(-87.3f, std::min(x, 0.0f));
-  float k;
-  const float p = fast_exp_detail::ReducedExp(clamped, &k);
-  const float result = p * fast_exp_detail::PowerOfTwo(static_cast<int32_t>(k));
+  const float result = FastExpInRange(std::max(-87.3f, std::min(x, 0.0f)));
   return x != x ? x : result;
 }
 

@@ -1,5 +1,6 @@
 // FastExp against std::exp: the activations (sigmoid, SiLU) trust it, so it gets its own test;
-// its variant for non-positive arguments (GELU's erf) against FastExp.
+// its variants for non-positive arguments (GELU's erf) and for quotients (sigmoid, SiLU) against
+// FastExp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -71,6 +72,33 @@ TEST(FastExpOfNonPositive, StaysTinyBelowTheRangeAndKeepsNaN) {
   EXPECT_LT(FastExpOfNonPositive(-1000.0f), 1e-37f);
   EXPECT_GE(FastExpOfNonPositive(-std::numeric_limits<float>::infinity()), 0.0f);
   EXPECT_TRUE(std::isnan(FastExpOfNonPositive(std::numeric_limits<float>::quiet_NaN())));
+}
+
+// The narrow-range variant must be FastExp, bit for bit, on [-87.3, 88], so that sigmoid and SiLU
+// round as before there; outside it only its tails differ, and they must keep the quotients right.
+TEST(FastExpWithNarrowRange, GivesFastExpsBitsFromMinus87To88) {
+  int mismatches = 0;
+  float first_mismatch = 0;
+  for (float x = -87.3f; x <= 88.0f; x += 0.000731f) {
+    if (FastExpWithNarrowRange(x) != FastExp(x) && mismatches++ == 0) first_mismatch = x;
+  }
+  EXPECT_EQ(mismatches, 0) << "first at x = " << first_mismatch;
+  EXPECT_EQ(FastExpWithNarrowRange(0.0f), 1.0f);
+}
+
+TEST(FastExpWithNarrowRange, KeepsTheQuotientsOfItsTails) {
+  const float infinity = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(FastExpWithNarrowRange(88.5f), infinity);
+  EXPECT_EQ(FastExpWithNarrowRange(infinity), infinity);
+  EXPECT_GE(FastExpWithNarrowRange(-1000.0f), 0.0f);
+  EXPECT_LT(FastExpWithNarrowRange(-1000.0f), 1e-37f);
+  EXPECT_TRUE(std::isnan(FastExpWithNarrowRange(std::numeric_limits<float>::quiet_NaN())));
+  // sigmoid(-1000) = 0 and sigmoid(1000) = 1, as PyTorch gives them; SiLU(-inf) is NaN there
+  // (-inf / inf) and SiLU(inf) is inf.
+  EXPECT_EQ(1.0f / (1.0f + FastExpWithNarrowRange(1000.0f)), 0.0f);
+  EXPECT_EQ(1.0f / (1.0f + FastExpWithNarrowRange(-1000.0f)), 1.0f);
+  EXPECT_TRUE(std::isnan(-infinity / (1.0f + FastExpWithNarrowRange(infinity))));
+  EXPECT_EQ(infinity / (1.0f + FastExpWithNarrowRange(-infinity)), infinity);
 }
 
 }  // namespace

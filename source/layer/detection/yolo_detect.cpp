@@ -241,7 +241,7 @@ void YoloDetect::Forward(const InputTensors& inputs, const OutputTensors& output
             float* values = convolved + static_cast<size_t>(channel) * cells;
             const float bias = level.bias[static_cast<size_t>(channel)];
             for (int c = 0; c < cells; ++c)
-              values[c] = 1.0f / (1.0f + FastExp(-(values[c] + bias)));
+              values[c] = 1.0f / (1.0f + FastExpWithNarrowRange(-(values[c] + bias)));
             // Then decode. Feature maps are column-major (x * ny + y) while output rows run
             // y-major (y * nx + x), so the read walks down columns and the write along rows.
             float* column = result + static_cast<size_t>(feature) * total_rows + first_row +
