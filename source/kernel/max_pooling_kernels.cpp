@@ -31,6 +31,20 @@ void ValidRange(int64_t offset, int stride, int size, int outputs, int* first, i
       std::clamp<int64_t>((int64_t{size} - offset + stride - 1) / stride, *first, outputs));
 }
 
+// maxima[oy] = max(maxima[oy], column[oy * stride + offset]) for oy in [first, end). A template
+// so that the caller can spell the usual strides as constants: the compiler then vectorises the
+// strided reads (two loads and a shuffle per vector for stride 2), where a stride known only at
+// run time left the loop reading one float at a time (SqueezeNet's three 3x3 stride-2 poolings
+// took 2.4 ms of its 12).
+template <int Stride>
+void MaxDownColumn(const float* column, int64_t offset, int stride, int first, int end,
+                   float* maxima) {
+  const int64_t step = Stride > 0 ? Stride : stride;
+  for (int oy = first; oy < end; ++oy) {
+    maxima[oy] = MaxKeepingNan(maxima[oy], column[oy * step + offset]);
+  }
+}
+
 }  // namespace
 
 size_t MaxPoolSeparableScratchSize(const PoolingPlane& plane) {
@@ -81,8 +95,12 @@ void MaxPoolSeparable(const Window2d& w, const PoolingPlane& plane, const float*
       const int64_t offset = int64_t{ky} - w.pad_top;
       int first = 0, end = 0;
       ValidRange(offset, w.stride_h, plane.input_h, output_h, &first, &end);
-      for (int oy = first; oy < end; ++oy) {
-        maxima[oy] = MaxKeepingNan(maxima[oy], column[oy * int64_t{w.stride_h} + offset]);
+      if (w.stride_h == 1) {
+        MaxDownColumn<1>(column, offset, 1, first, end, maxima);
+      } else if (w.stride_h == 2) {
+        MaxDownColumn<2>(column, offset, 2, first, end, maxima);
+      } else {
+        MaxDownColumn<0>(column, offset, w.stride_h, first, end, maxima);
       }
     }
   }
