@@ -1,6 +1,7 @@
 // Every convolution algorithm at the convolution shapes of ResNet18 (224x224) and YOLOv5s
 // (640x640), batch 1, on 1 and 2 threads, with a GFLOP/s counter (2 * multiply-adds / time); and
-// the depthwise kernel at MobileNetV3's and ConvNeXt's depthwise shapes, with GFLOP/s and GB/s.
+// the depthwise kernel at MobileNetV3's and ConvNeXt's depthwise shapes, with GFLOP/s and GB/s;
+// and the max pooling kernels at the 3x3 stride-2 poolings that follow the classifiers' stems.
 //
 //   build/lumen_bench --benchmark_filter=Convolution
 //
@@ -12,6 +13,7 @@
 // ChooseConvolutionAlgorithm's thresholds come from these numbers.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <vector>
@@ -20,6 +22,7 @@
 #include "base/thread_pool.hpp"
 #include "base/workspace.hpp"
 #include "kernel/convolution_algorithm.hpp"
+#include "kernel/max_pooling_kernels.hpp"
 #include "lumen/error.hpp"
 
 namespace lumen {
@@ -209,6 +212,72 @@ void DepthwiseArguments(benchmark::internal::Benchmark* benchmark) {
 
 BENCHMARK(BM_DepthwiseConvolution)
     ->Apply(DepthwiseArguments)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// A 3x3 stride-2 max pooling: channels, input size, padding, ceil mode.
+struct MaxPoolingShape {
+  const char* model;
+  int channels, size, padding;
+  bool ceil_mode;
+};
+
+constexpr MaxPoolingShape kMaxPoolingLayers[] = {
+    {"resnet18", 64, 112, 1, false},  {"shufflenet", 24, 112, 1, false},
+    {"squeezenet", 64, 111, 0, true}, {"squeezenet", 128, 55, 0, true},
+    {"squeezenet", 256, 27, 0, true}, {"small map", 64, 15, 0, true},
+};
+
+// Arguments: layer index, kernel (0 separable, 1 reference, 2 tiled); one thread (the layer
+// spreads the channels over the threads). GB/s counts the input and output once.
+void BM_MaxPooling(benchmark::State& state) {
+  const MaxPoolingShape& layer = kMaxPoolingLayers[state.range(0)];
+  const int kernel = static_cast<int>(state.range(1));
+  Window2d window;
+  window.kernel_h = window.kernel_w = 3;
+  window.stride_h = window.stride_w = 2;
+  window.pad_top = window.pad_bottom = window.pad_left = window.pad_right = layer.padding;
+  PoolingPlane plane;
+  plane.input_h = plane.input_w = layer.size;
+  plane.output_h = window.OutputHeight(layer.size, layer.ceil_mode);
+  plane.output_w = window.OutputWidth(layer.size, layer.ceil_mode);
+  const size_t input_area = static_cast<size_t>(layer.size) * layer.size;
+  const size_t output_area = static_cast<size_t>(plane.output_h) * plane.output_w;
+  std::vector<float> input(layer.channels * input_area);
+  std::mt19937 generator(3);
+  std::normal_distribution<float> normal;
+  for (float& value : input) value = normal(generator);
+  std::vector<float> output(layer.channels * output_area);
+  if (kernel == 2 && !MaxPoolTiledApplies(window, plane)) {
+    state.SkipWithError("not applicable");
+    return;
+  }
+  std::vector<float> scratch(
+      std::max(MaxPoolSeparableScratchSize(plane), MaxPoolTiledScratchSize(window, plane)));
+  for (auto _ : state) {
+    for (int channel = 0; channel < layer.channels; ++channel) {
+      const float* source = input.data() + channel * input_area;
+      float* target = output.data() + channel * output_area;
+      if (kernel == 1) {
+        MaxPoolReference(window, plane, source, target);
+      } else if (kernel == 2) {
+        MaxPoolTiled(window, plane, source, target, scratch.data());
+      } else {
+        MaxPoolSeparable(window, plane, source, target, scratch.data());
+      }
+    }
+    benchmark::DoNotOptimize(output.data());
+  }
+  state.counters["GB"] = benchmark::Counter((input.size() + output.size()) * sizeof(float) * 1e-9,
+                                            benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(Concat(layer.model, " ", layer.channels, " @", layer.size,
+                        kernel == 1   ? " reference"
+                        : kernel == 2 ? " tiled"
+                                      : " separable"));
+}
+BENCHMARK(BM_MaxPooling)
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {0, 1, 2}})
+    ->ArgNames({"layer", "kernel"})
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "base/checked_math.hpp"
+#include "kernel/padded_plane.hpp"
 
 namespace lumen {
 namespace {
@@ -44,6 +46,19 @@ void MaxDownColumn(const float* column, int64_t offset, int stride, int first, i
     maxima[oy] = MaxKeepingNan(maxima[oy], column[oy * step + offset]);
   }
 }
+
+// GCC's portable SIMD type, one AVX2 register: a tile of MaxPoolTiled is one vector of rows.
+constexpr int kLanes = 8;
+using Vector = float __attribute__((vector_size(kLanes * sizeof(float))));
+
+Vector LoadVector(const float* source) {
+  Vector value;
+  std::memcpy(&value, source, sizeof(value));
+  return value;
+}
+
+// MaxKeepingNan lane by lane.
+Vector MaxKeepingNan(const Vector& a, const Vector& b) { return ((b > a) | (b != b)) ? b : a; }
 
 }  // namespace
 
@@ -117,6 +132,46 @@ void MaxPoolSeparable(const Window2d& w, const PoolingPlane& plane, const float*
     }
   }
   // LESSON 07 END
+}
+
+bool MaxPoolTiledApplies(const Window2d& window, const PoolingPlane& plane) {
+  return window.dilation_h == 1 && window.dilation_w == 1 &&
+         int64_t{window.kernel_h} * window.kernel_w <= kMaxPoolTiledMaxTaps &&
+         plane.output_h >= kMaxPoolTiledMinRows && plane.output_w >= 1;
+}
+
+size_t MaxPoolTiledScratchSize(const Window2d& window, const PoolingPlane& plane) {
+  return PaddedPlaneFor(window, plane).floats(kLanes);
+}
+
+void MaxPoolTiled(const Window2d& w, const PoolingPlane& plane, const float* input, float* output,
+                  float* scratch) {
+  const PaddedPlane padded = PaddedPlaneFor(w, plane);
+  // -infinity wherever no input lands (padding never wins), and in the tail a last tile reads.
+  std::fill(scratch, scratch + padded.floats(kLanes), kMinusInfinity);
+  CopyIntoPlane(input, plane.input_h, plane.input_w, w.pad_top, w.pad_left, padded, scratch);
+  const size_t column_step = static_cast<size_t>(w.stride_w) * padded.column_floats();
+  for (int ox = 0; ox < plane.output_w; ++ox) {
+    const float* origin = scratch + ox * column_step;
+    float* target = output + static_cast<size_t>(ox) * plane.output_h;
+    for (int first_row = 0; first_row < plane.output_h; first_row += kLanes) {
+      Vector maximum = Vector{} + kMinusInfinity;
+      for (int ky = 0; ky < w.kernel_h; ++ky) {
+        for (int kx = 0; kx < w.kernel_w; ++kx) {
+          const float* rows = origin + padded.TapOffset(w, ky, kx) + first_row;
+          maximum = MaxKeepingNan(maximum, LoadVector(rows));
+        }
+      }
+      const int rows = std::min(kLanes, plane.output_h - first_row);
+      if (rows == kLanes) {
+        std::memcpy(target + first_row, &maximum, sizeof(maximum));
+      } else {  // the rows past the column's end were read from the next phase: drop them
+        float tile[kLanes];
+        std::memcpy(tile, &maximum, sizeof(tile));
+        std::copy(tile, tile + rows, target + first_row);
+      }
+    }
+  }
 }
 
 }  // namespace lumen

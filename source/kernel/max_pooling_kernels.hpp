@@ -26,6 +26,27 @@ void MaxPoolReference(const Window2d& window, const PoolingPlane& plane, const f
 void MaxPoolSeparable(const Window2d& window, const PoolingPlane& plane, const float* input,
                       float* output, float* scratch);
 
+// Whether MaxPoolTiled computes `window` on `plane`: dilation 1 (as for the separable kernel) and
+// output columns of at least half of its tile of eight rows. Measured with BM_MaxPooling: it is
+// 1.5-2.4x faster than the separable kernel on ResNet's and SqueezeNet's 3x3 stride-2 poolings and
+// 3.4x on a 7-row output; shorter columns were not measured. It visits every tap of every window,
+// padding included, so windows of more than kMaxPoolTiledMaxTaps taps (a hostile file's 2^30 x
+// 2^30 one) stay with the kernels that visit only the taps inside the input.
+inline constexpr int kMaxPoolTiledMinRows = 4;
+inline constexpr int kMaxPoolTiledMaxTaps = 256;
+bool MaxPoolTiledApplies(const Window2d& window, const PoolingPlane& plane);
+
+// Floats of scratch MaxPoolTiled needs for `plane`: a padded copy of the input plane.
+size_t MaxPoolTiledScratchSize(const Window2d& window, const PoolingPlane& plane);
+
+// The same result again, for the large maps after a network's stem: the input is copied once into
+// a padded, phase-split plane filled with -infinity (kernel/padded_plane.hpp), where each tap of
+// a run of output rows is a contiguous vector load, and each tile of eight output rows takes the
+// maximum over the window's taps in registers and is stored once. No pass over short columns, as
+// in the separable kernel, whose loop overheads outweighed its work on 56-row columns.
+void MaxPoolTiled(const Window2d& window, const PoolingPlane& plane, const float* input,
+                  float* output, float* scratch);
+
 }  // namespace lumen
 
 #endif  // LUMEN_KERNEL_MAX_POOLING_KERNELS_HPP_

@@ -1,8 +1,9 @@
-// The separable max pooling against the reference one, on random planes and windows.
+// The separable and the tiled max pooling against the reference one, on random planes and windows.
 //
-// A maximum involves no rounding, so the two must agree exactly: the comparisons below use a
-// tolerance of zero (with NaN matching NaN). MaxPoolSeparable needs dilation 1, so every window
-// here has dilation 1; the layer sends dilated windows to the reference.
+// A maximum involves no rounding, so they must agree exactly: the comparisons below use a
+// tolerance of zero (with NaN matching NaN). MaxPoolSeparable and MaxPoolTiled need dilation 1, so
+// every window here has dilation 1; the layer sends dilated windows to the reference. The tiled
+// kernel runs wherever MaxPoolTiledApplies (output columns of at least 4 rows).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -107,22 +108,36 @@ std::vector<PoolingCase> Cases() {
   return cases;
 }
 
-// What the two kernels computed for one input plane.
+// What the kernels computed for one input plane (`tiled` empty where MaxPoolTiled does not apply).
 struct Results {
-  std::vector<float> reference, separable;
+  std::vector<float> reference, separable, tiled;
 };
 
-// Runs MaxPoolReference and MaxPoolSeparable on `input`. Both outputs start as NaN (as does the
-// separable kernel's scratch), so that an element never written, or a scratch value read before
-// it is written, shows up as a NaN the other result does not have.
-Results RunBoth(const PoolingCase& pooling, const std::vector<float>& input) {
+// Runs MaxPoolReference, MaxPoolSeparable and MaxPoolTiled on `input`. Every output starts as NaN
+// (as does the scratch), so that an element never written, or a scratch value read before it is
+// written, shows up as a NaN the reference does not have.
+Results RunAll(const PoolingCase& pooling, const std::vector<float>& input) {
   const PoolingPlane plane = pooling.Plane();
   const size_t outputs = static_cast<size_t>(plane.output_h) * plane.output_w;
-  Results results{std::vector<float>(outputs, kNan), std::vector<float>(outputs, kNan)};
+  Results results{std::vector<float>(outputs, kNan), std::vector<float>(outputs, kNan), {}};
   std::vector<float> scratch(MaxPoolSeparableScratchSize(plane), kNan);
   MaxPoolReference(pooling.window, plane, input.data(), results.reference.data());
   MaxPoolSeparable(pooling.window, plane, input.data(), results.separable.data(), scratch.data());
+  if (MaxPoolTiledApplies(pooling.window, plane)) {
+    results.tiled.assign(outputs, kNan);
+    std::vector<float> tiled_scratch(MaxPoolTiledScratchSize(pooling.window, plane), kNan);
+    MaxPoolTiled(pooling.window, plane, input.data(), results.tiled.data(), tiled_scratch.data());
+  }
   return results;
+}
+
+// Expects both fast kernels to equal the reference exactly.
+void ExpectAllAgree(const Results& results) {
+  ExpectAgree(results.separable, "MaxPoolSeparable", results.reference, "MaxPoolReference", 0.0f,
+              0.0f);
+  if (!results.tiled.empty()) {
+    ExpectAgree(results.tiled, "MaxPoolTiled", results.reference, "MaxPoolReference", 0.0f, 0.0f);
+  }
 }
 
 class MaxPoolingKernelsTest : public testing::TestWithParam<PoolingCase> {
@@ -140,23 +155,23 @@ class MaxPoolingKernelsTest : public testing::TestWithParam<PoolingCase> {
   }
 };
 
-TEST_P(MaxPoolingKernelsTest, SeparableMatchesReference) {
+TEST_P(MaxPoolingKernelsTest, SeparableAndTiledMatchReference) {
   std::mt19937 generator = Generator();
-  const Results results = RunBoth(GetParam(), RandomPlane(&generator, -1.0f, 1.0f));
-  ExpectAgree(results.separable, "MaxPoolSeparable", results.reference, "MaxPoolReference", 0.0f,
-              0.0f);
+  ExpectAllAgree(RunAll(GetParam(), RandomPlane(&generator, -1.0f, 1.0f)));
 }
 
 // Padding never wins: with every input negative, a kernel that let a zero of the padding into
 // the maximum would return 0 at the borders.
 TEST_P(MaxPoolingKernelsTest, PaddingNeverWinsOverNegativeValues) {
   std::mt19937 generator = Generator();
-  const Results results = RunBoth(GetParam(), RandomPlane(&generator, -2.0f, -1.0f));
-  ExpectAgree(results.separable, "MaxPoolSeparable", results.reference, "MaxPoolReference", 0.0f,
-              0.0f);
+  const Results results = RunAll(GetParam(), RandomPlane(&generator, -2.0f, -1.0f));
+  ExpectAllAgree(results);
   for (size_t i = 0; i < results.reference.size(); ++i) {
     EXPECT_LE(results.reference[i], -1.0f) << "reference output " << i;
     EXPECT_LE(results.separable[i], -1.0f) << "separable output " << i;
+    if (!results.tiled.empty()) {
+      EXPECT_LE(results.tiled[i], -1.0f) << "tiled output " << i;
+    }
   }
 }
 
@@ -169,9 +184,7 @@ TEST_P(MaxPoolingKernelsTest, NanPropagatesLikeTheReference) {
   for (float& value : input) {
     if (is_nan(generator)) value = kNan;
   }
-  const Results results = RunBoth(GetParam(), input);
-  ExpectAgree(results.separable, "MaxPoolSeparable", results.reference, "MaxPoolReference", 0.0f,
-              0.0f);
+  ExpectAllAgree(RunAll(GetParam(), input));
 }
 
 INSTANTIATE_TEST_SUITE_P(MaxPoolingKernels, MaxPoolingKernelsTest, testing::ValuesIn(Cases()),
@@ -180,8 +193,8 @@ INSTANTIATE_TEST_SUITE_P(MaxPoolingKernels, MaxPoolingKernelsTest, testing::Valu
                          });
 
 // One NaN in a 5x5 plane under a 3x3 window with stride 1 and padding 1: exactly the outputs
-// whose window covers it are NaN, in both kernels, whether the NaN comes before or after larger
-// values in the window (the values around it are larger than every other input).
+// whose window covers it are NaN, in all three kernels, whether the NaN comes before or after
+// larger values in the window (the values around it are larger than every other input).
 TEST(MaxPoolingKernels, OneNanMakesExactlyTheWindowsAroundItNan) {
   const PoolingCase pooling = Pool(5, 5, 3, 3, 1, 1, {1, 1, 1, 1}, false);
   std::mt19937 generator(5);
@@ -191,7 +204,8 @@ TEST(MaxPoolingKernels, OneNanMakesExactlyTheWindowsAroundItNan) {
     for (int y = nan_row - 1; y <= nan_row + 1; ++y) input[x * 5 + y] = 100.0f + x + y;
   }
   input[nan_column * 5 + nan_row] = kNan;
-  const Results results = RunBoth(pooling, input);
+  const Results results = RunAll(pooling, input);
+  ASSERT_FALSE(results.tiled.empty()) << "a 5-row output is tiled";
   for (int x = 0; x < 5; ++x) {
     for (int y = 0; y < 5; ++y) {
       const bool covers_nan = std::abs(x - nan_column) <= 1 && std::abs(y - nan_row) <= 1;
@@ -199,6 +213,7 @@ TEST(MaxPoolingKernels, OneNanMakesExactlyTheWindowsAroundItNan) {
           << "reference " << y << "," << x;
       EXPECT_EQ(std::isnan(results.separable[x * 5 + y]), covers_nan)
           << "separable " << y << "," << x;
+      EXPECT_EQ(std::isnan(results.tiled[x * 5 + y]), covers_nan) << "tiled " << y << "," << x;
     }
   }
 }
@@ -215,7 +230,7 @@ TEST(HostileMaxPoolingWindow, CostsNoMoreThanTheInput) {
   std::mt19937 generator(9);
   std::vector<float> input = RandomValues(25, &generator, -1.0f, 1.0f);
   input[13] = 5.0f;
-  const Results results = RunBoth(pooling, input);
+  const Results results = RunAll(pooling, input);
   EXPECT_EQ(results.reference, std::vector<float>{5.0f});
   EXPECT_EQ(results.separable, std::vector<float>{5.0f});
   // Dilated (the reference kernel's job): of 2^30 taps 4 apart, only taps 0 and 1 (rows and
@@ -229,6 +244,12 @@ TEST(HostileMaxPoolingWindow, CostsNoMoreThanTheInput) {
   input[0] = 7.0f;
   MaxPoolReference(pooling.window, plane, input.data(), &output);
   EXPECT_EQ(output, 7.0f);
+  // Stride 1: six outputs per column, enough for the tiled kernel, but 2^60 taps each, which it
+  // would visit one by one: it must leave the window to the others.
+  const PoolingCase wide =
+      Pool(5, 5, kHuge, kHuge, 1, 1, {kHuge / 2, kHuge / 2, kHuge / 2, kHuge / 2}, false);
+  ASSERT_GE(wide.Plane().output_h, kMaxPoolTiledMinRows);
+  EXPECT_FALSE(MaxPoolTiledApplies(wide.window, wide.Plane()));
 }
 
 }  // namespace

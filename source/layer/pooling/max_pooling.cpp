@@ -28,7 +28,8 @@ class MaxPooling : public PoolingLayer {
   }
   // Reserves the separable kernel's and the depth pass's scratch.
   void ReserveScratch(const PoolingVolume& volume, Workspace* workspace) const override;
-  // Pools each depth slice (separably when dilation is 1), then across depth.
+  // Pools each depth slice (tiled on large maps, separably on small ones when dilation is 1, else
+  // by the definition), then across depth.
   void PoolChannel(const PoolingVolume& volume, const float* input, float* output,
                    const ComputeContext& compute) const override;
   // The maximum of each window, with its position.
@@ -43,26 +44,36 @@ class MaxPooling : public PoolingLayer {
     return sliding_.window.plane.dilation_h == 1 && sliding_.window.plane.dilation_w == 1;
   }
 
+  // Floats of scratch the kernel for `plane` needs: the tiled one for large maps, the separable
+  // one for small maps, none for the reference.
+  size_t PlaneScratchSize(const PoolingPlane& plane) const {
+    const Window2d& window = sliding_.window.plane;
+    if (MaxPoolTiledApplies(window, plane)) return MaxPoolTiledScratchSize(window, plane);
+    return Separable() ? MaxPoolSeparableScratchSize(plane) : 0;
+  }
+
   SlidingWindow sliding_;  // the window, ceil_mode, 1-D, 2-D or 3-D
 };
 
 void MaxPooling::ReserveScratch(const PoolingVolume& volume, Workspace* workspace) const {
-  workspace->Reserve(ScratchSlot::kFirst, MaxPoolSeparableScratchSize(volume.plane));
+  workspace->Reserve(ScratchSlot::kFirst, PlaneScratchSize(volume.plane));
   workspace->Reserve(ScratchSlot::kSecond, VolumeScratchSize(volume));
 }
 
 void MaxPooling::PoolChannel(const PoolingVolume& volume, const float* input, float* output,
                              const ComputeContext& compute) const {
   const Window3d& window = sliding_.window;
+  const bool tiled = MaxPoolTiledApplies(window.plane, volume.plane);
   const bool separable = Separable();
-  float* plane_scratch = compute.Scratch(ScratchSlot::kFirst,
-                                         separable ? MaxPoolSeparableScratchSize(volume.plane) : 0);
+  float* plane_scratch = compute.Scratch(ScratchSlot::kFirst, PlaneScratchSize(volume.plane));
   float* slices = compute.Scratch(ScratchSlot::kSecond, VolumeScratchSize(volume));
   const size_t slice_size = volume.OutputSliceSize();
   PoolVolume(
       volume, input, output, slices,
       [&](const float* slice, float* pooled) {
-        if (separable) {
+        if (tiled) {
+          MaxPoolTiled(window.plane, volume.plane, slice, pooled, plane_scratch);
+        } else if (separable) {
           MaxPoolSeparable(window.plane, volume.plane, slice, pooled, plane_scratch);
         } else {
           MaxPoolReference(window.plane, volume.plane, slice, pooled);
