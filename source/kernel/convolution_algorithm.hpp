@@ -7,8 +7,8 @@
 //
 //   reference    seven nested loops, straight from the definition: the ground truth
 //   im2col       copy each receptive field into a column, then one GEMM per group
-//   small-depth  im2col and GEMM fused in blocks that stay in the L1 cache, for stems whose
-//                receptive field is a few dozen values
+//   small-depth  a GEMM whose left operand is read in place from a padded copy of the input,
+//                for stems, whose receptive field is a few dozen values
 //   pointwise    a 1x1, stride-1 convolution needs no im2col: the input already is the matrix
 //   depthwise    one input channel per output channel: direct loops, no GEMM
 //   winograd     3x3 stride 1: F(4x4, 3x3) trades 144 multiplications per tile for 36,
@@ -160,8 +160,8 @@ bool DepthwiseApplies(const ConvolutionSpec& spec);
 bool WinogradApplies(const ConvolutionSpec& spec);
 bool SmallDepthApplies(const ConvolutionSpec& spec);
 
-// The largest im2col depth (in_channels / groups * kH * kW) the small-depth algorithm takes: one
-// slice of the GEMM's shared dimension.
+// The largest im2col depth (in_channels / groups * kH * kW) the small-depth algorithm takes: the
+// size of its table of tap offsets, which lives on the stack.
 inline constexpr int kMaxSmallDepth = 256;
 
 // Builds `kind` for `spec`, preparing its weights; throws lumen::Error when the algorithm cannot

@@ -14,8 +14,9 @@
 // its loads of A taken at offsets[k] from the tile's origin instead of from a packed panel.
 //
 // A tile never spans two output columns, so a map whose columns are shorter than a tile
-// (output_h < kPanelRows) leaves part of every tile empty; ChooseConvolutionAlgorithm keeps such
-// maps on im2col, whose row panels run on from one column into the next.
+// (output_h < kPanelRows) leaves part of every tile empty; ChooseConvolutionAlgorithm keeps maps
+// whose columns are shorter than half a tile on im2col, whose row panels run on from one column
+// into the next.
 #include <algorithm>
 #include <array>
 #include <cstdint>
