@@ -121,6 +121,19 @@ bool SmallDepthApplies(const ConvolutionSpec& spec) {
   return depth <= kMaxSmallDepth;
 }
 
+std::vector<PackedMatrix> PackGroupWeights(const ConvolutionSpec& spec) {
+  const int depth = CheckedInt(
+      int64_t{spec.in_channels / spec.groups} * spec.window.kernel_h * spec.window.kernel_w,
+      "convolution GEMM depth");
+  const int group_out = spec.out_channels / spec.groups;
+  std::vector<PackedMatrix> packed;
+  for (int group = 0; group < spec.groups; ++group) {
+    packed.emplace_back(spec.weights.data() + static_cast<size_t>(group) * group_out * depth, depth,
+                        group_out, depth);
+  }
+  return packed;
+}
+
 std::unique_ptr<ConvolutionAlgorithm> MakeConvolutionAlgorithm(ConvolutionAlgorithmKind kind,
                                                                const ConvolutionSpec& spec) {
   // The layer checks what a model file gives it; a spec that reaches here inconsistent is a bug.

@@ -22,6 +22,7 @@
 #include "kernel/convolution_algorithm.hpp"
 #include "kernel/padded_plane.hpp"
 #include "lumen/error.hpp"
+#include "math/simd.hpp"
 
 // The tap loops ask to be unrolled: fully for the kernel sizes given at compile time, which is
 // the point, and not at all for the general case, whose sizes are only known at run time. Clang
@@ -35,7 +36,7 @@ namespace {
 
 // GCC's portable SIMD type, one AVX2 register: arithmetic on it compiles to vector instructions.
 constexpr int kLanes = 8;
-using Vector = float __attribute__((vector_size(kLanes * sizeof(float))));
+using Vector = FloatVector<kLanes>;
 
 // A tile is at most kTileVectors vectors of rows (16 rows) by kTileColumns output columns: 8
 // sums, one broadcast weight, and the loads folded into the multiply-adds fit AVX2's 16
@@ -43,12 +44,6 @@ using Vector = float __attribute__((vector_size(kLanes * sizeof(float))));
 constexpr int kTileVectors = 2;
 constexpr int kTileRows = kTileVectors * kLanes;
 constexpr int kTileColumns = 6;
-
-Vector LoadVector(const float* source) {
-  Vector value;
-  std::memcpy(&value, source, sizeof(value));
-  return value;
-}
 
 // Output rows first_row..first_row + Vectors * kLanes of output columns ox..ox + Columns of one
 // channel: out[oy][ox] = bias + sum over taps of weight * padded[oy * stride + ky * dilation]
@@ -86,7 +81,7 @@ inline __attribute__((always_inline)) void DepthwiseTile(
       for (int j = 0; j < Columns; ++j) {
 #pragma GCC unroll 2
         for (int v = 0; v < Vectors; ++v) {
-          sum[j][v] += weight * LoadVector(rows + j * column_step + v * kLanes);
+          sum[j][v] += weight * LoadVector<Vector>(rows + j * column_step + v * kLanes);
         }
       }
     }
@@ -233,12 +228,13 @@ void InterleavedTile(const float* const* origin, const InterleavedPlane& plane,
   for (int kx = 0; kx < kernel_w; ++kx) {
 #pragma GCC unroll 7
     for (int ky = 0; ky < kernel_h; ++ky) {
-      const Vector weight = LoadVector(weights + static_cast<size_t>(ky * kernel_w + kx) * kLanes);
+      const Vector weight =
+          LoadVector<Vector>(weights + static_cast<size_t>(ky * kernel_w + kx) * kLanes);
       const size_t tap = (static_cast<size_t>(kx) * w.dilation_w * plane.rows +
                           static_cast<size_t>(ky) * w.dilation_h) *
                          kLanes;
 #pragma GCC unroll 8
-      for (int p = 0; p < Pixels; ++p) sum[p] += weight * LoadVector(origin[p] + tap);
+      for (int p = 0; p < Pixels; ++p) sum[p] += weight * LoadVector<Vector>(origin[p] + tap);
     }
   }
 #pragma GCC unroll 8
@@ -410,7 +406,7 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
         const float* weights =
             interleaved_weights_.data() + static_cast<size_t>(group) * Taps() * kLanes;
         const Vector bias =
-            LoadVector(interleaved_bias_.data() + static_cast<size_t>(group) * kLanes);
+            LoadVector<Vector>(interleaved_bias_.data() + static_cast<size_t>(group) * kLanes);
         float* target = output + first * output_area;
         compute_group(padded, plane, weights, bias, w, s, count, target);
         for (int lane = 0; lane < count; ++lane) {

@@ -4,8 +4,10 @@
 #define LUMEN_SOURCE_KERNEL_CONVOLUTION_FACTORIES_HPP_
 
 #include <memory>
+#include <vector>
 
 #include "kernel/convolution_algorithm.hpp"
+#include "math/packed_gemm.hpp"
 
 namespace lumen {
 
@@ -19,6 +21,11 @@ std::unique_ptr<ConvolutionAlgorithm> MakeSmallDepthConvolution(const Convolutio
 // Winograd F(tile_size x tile_size, 3x3), tile_size 4 or 2.
 std::unique_ptr<ConvolutionAlgorithm> MakeWinogradConvolution(const ConvolutionSpec& spec,
                                                               int tile_size);
+
+// Each group's weights packed as the right-hand side of its GEMM: a column-major K x
+// out_channels / groups matrix, K = in_channels / groups * kH * kW. PyTorch's (out, in/groups, kH,
+// kW) buffer already is that matrix, group after group; im2col, small-depth and pointwise share it.
+std::vector<PackedMatrix> PackGroupWeights(const ConvolutionSpec& spec);
 
 }  // namespace lumen
 

@@ -25,16 +25,8 @@ class Im2colConvolution : public ConvolutionAlgorithm {
   // Packs each group's weights, a column-major K x C_out/groups matrix.
   explicit Im2colConvolution(const ConvolutionSpec& spec)
       : ConvolutionAlgorithm(spec),
-        kernel_size_(CheckedInt(
-            int64_t{spec.in_channels / spec.groups} * spec.window.kernel_h * spec.window.kernel_w,
-            "im2col depth")) {
-    const int group_out = spec.out_channels / spec.groups;
-    for (int group = 0; group < spec.groups; ++group) {
-      weights_.emplace_back(
-          spec.weights.data() + static_cast<size_t>(group) * group_out * kernel_size_, kernel_size_,
-          group_out, kernel_size_);
-    }
-  }
+        weights_(PackGroupWeights(spec)),
+        kernel_size_(weights_[0].rows()) {}
   ConvolutionAlgorithmKind kind() const override { return ConvolutionAlgorithmKind::kIm2col; }
 
   // Blocks of whole output columns, about 1 MB of im2col rows each (at least one column): large
@@ -159,8 +151,8 @@ class Im2colConvolution : public ConvolutionAlgorithm {
     // LESSON 07 END
   }
 
-  int kernel_size_;                    // K: (in_channels / groups) * kH * kW
   std::vector<PackedMatrix> weights_;  // one per group
+  int kernel_size_;                    // K: (in_channels / groups) * kH * kW
 };
 
 }  // namespace

@@ -23,13 +23,8 @@ class PointwiseConvolution : public ConvolutionAlgorithm {
   // Packs each group's weights, a column-major C_in/groups x C_out/groups matrix.
   // Also keeps them as they are, (C_out, C_in/groups) row-major, for one-pixel maps.
   explicit PointwiseConvolution(const ConvolutionSpec& spec)
-      : ConvolutionAlgorithm(spec), weight_rows_(spec.weights) {
+      : ConvolutionAlgorithm(spec), weight_rows_(spec.weights), weights_(PackGroupWeights(spec)) {
     const int group_in = spec.in_channels / spec.groups;
-    const int group_out = spec.out_channels / spec.groups;
-    for (int group = 0; group < spec.groups; ++group) {
-      weights_.emplace_back(spec.weights.data() + static_cast<size_t>(group) * group_out * group_in,
-                            group_in, group_out, group_in);
-    }
     // A task's packed pixels stay within about 256 KB, at most 16 panels.
     const int panels = std::clamp(65536 / (kPanelRows * group_in), 1, 16);
     block_pixels_ = panels * kPanelRows;
@@ -116,8 +111,8 @@ class PointwiseConvolution : public ConvolutionAlgorithm {
   }
 
   std::vector<float> weight_rows_;     // (C_out, C_in/groups), row-major
-  int block_pixels_ = 0;               // output pixels per task, a multiple of kPanelRows
   std::vector<PackedMatrix> weights_;  // one per group: C_in/groups x C_out/groups
+  int block_pixels_ = 0;               // output pixels per task, a multiple of kPanelRows
 };
 
 }  // namespace

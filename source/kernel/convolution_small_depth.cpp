@@ -9,9 +9,10 @@
 // reads the output once more. Here nothing is gathered. The input is copied once into padded,
 // phase-split planes (kernel/padded_plane.hpp), where the values that tap k reads for a run of
 // output rows of one column are contiguous: im2col's row panel for those pixels is already there,
-// at a fixed offset per tap. The micro-kernel below is PackedGemm's (a tile of kPanelRows pixels
-// times kPanelColumns output channels in registers, the packed weights broadcast one by one), with
-// its loads of A taken at offsets[k] from the tile's origin instead of from a packed panel.
+// at a fixed offset per tap. The micro-kernel is PackedGemm's (math/micro_kernel.hpp: a tile of
+// kPanelRows pixels times kPanelColumns output channels in registers, the packed weights broadcast
+// one by one), with its loads of A taken at offsets[k] from the tile's origin instead of from a
+// packed panel.
 //
 // A tile never spans two output columns, so a map whose columns are shorter than a tile
 // (output_h < kPanelRows) leaves part of every tile empty; ChooseConvolutionAlgorithm keeps maps
@@ -20,7 +21,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstring>
 
 #include "base/checked_math.hpp"
 #include "base/thread_pool.hpp"
@@ -28,84 +28,22 @@
 #include "kernel/convolution_algorithm.hpp"
 #include "kernel/padded_plane.hpp"
 #include "lumen/error.hpp"
+#include "math/micro_kernel.hpp"
 #include "math/packed_gemm.hpp"
 
 namespace lumen {
 namespace {
 
-// The tile: kRows output pixels (two vectors of kLanes) by kColumns output channels, the shape of
-// PackedGemm's micro-kernel and of the weights' column panels.
+// The tile: kRows output pixels by kColumns output channels, the shape of PackedGemm's
+// micro-kernel and of the weights' column panels.
 constexpr int kRows = kPanelRows;
 constexpr int kColumns = kPanelColumns;
-constexpr int kLanes = kRows / 2;
-
-// GCC's portable SIMD type: arithmetic on it compiles to AVX-512, AVX2 or SSE instructions.
-using Vector = float __attribute__((vector_size(kLanes * sizeof(float))));
-
-Vector LoadVector(const float* source) {
-  Vector value;
-  std::memcpy(&value, source, sizeof(value));
-  return value;
-}
-
-void StoreVector(float* target, const Vector& value) { std::memcpy(target, &value, sizeof(value)); }
-
-// C[0:rows, 0:cols] = sum over k of A_k * B[k], where A_k is the kRows floats at origin +
-// offsets[k] (tap k's inputs for the tile's pixels) and B[k] the kColumns weights of row k of a
-// packed column panel. `c` is column-major with leading dimension ldc (an output plane's area).
-void DirectTile(int depth, const float* origin, const size_t* offsets, const float* b, float* c,
-                size_t ldc, int rows, int cols) {
-  Vector sum[2][kColumns];
-#pragma GCC unroll 16
-  for (int j = 0; j < kColumns; ++j) sum[0][j] = sum[1][j] = Vector{};
-  for (int k = 0; k < depth; ++k) {
-    const float* a = origin + offsets[k];
-    const Vector a0 = LoadVector(a);
-    const Vector a1 = LoadVector(a + kLanes);
-    const float* bk = b + k * kColumns;
-#pragma GCC unroll 16
-    for (int j = 0; j < kColumns; ++j) {
-      sum[0][j] += a0 * bk[j];  // a vector times a scalar: the scalar is broadcast
-      sum[1][j] += a1 * bk[j];
-    }
-  }
-  if (rows == kRows && cols == kColumns) {
-#pragma GCC unroll 16
-    for (int j = 0; j < kColumns; ++j) {
-      StoreVector(c + j * ldc, sum[0][j]);
-      StoreVector(c + j * ldc + kLanes, sum[1][j]);
-    }
-    return;
-  }
-  // A tile on the edge: the rows past the column's end (read from the next phase or column, or
-  // the plane's tail) are thrown away, and so are the channels past the last.
-  float tile[kColumns][kRows];
-#pragma GCC unroll 16
-  for (int j = 0; j < kColumns; ++j) {
-    StoreVector(tile[j], sum[0][j]);
-    StoreVector(tile[j] + kLanes, sum[1][j]);
-  }
-  for (int j = 0; j < cols; ++j) std::copy(tile[j], tile[j] + rows, c + j * ldc);
-}
 
 class SmallDepthConvolution : public ConvolutionAlgorithm {
  public:
   // Packs each group's weights, a column-major K x C_out/groups matrix, as im2col does.
   explicit SmallDepthConvolution(const ConvolutionSpec& spec)
-      : ConvolutionAlgorithm(spec),
-        depth_(CheckedInt(
-            int64_t{spec.in_channels / spec.groups} * spec.window.kernel_h * spec.window.kernel_w,
-            "small-depth convolution depth")) {
-    if (!SmallDepthApplies(spec)) {
-      throw Error(Concat("the small-depth convolution takes an im2col depth of at most ",
-                         kMaxSmallDepth, ", not ", depth_));
-    }
-    const int group_out = spec.out_channels / spec.groups;
-    for (int group = 0; group < spec.groups; ++group) {
-      weights_.emplace_back(spec.weights.data() + static_cast<size_t>(group) * group_out * depth_,
-                            depth_, group_out, depth_);
-    }
-  }
+      : ConvolutionAlgorithm(spec), weights_(PackGroupWeights(spec)), depth_(weights_[0].rows()) {}
   ConvolutionAlgorithmKind kind() const override { return ConvolutionAlgorithmKind::kSmallDepth; }
 
   // The padded planes of every input channel, in the calling thread's scratch; the work is cut
@@ -187,20 +125,30 @@ class SmallDepthConvolution : public ConvolutionAlgorithm {
     for (int panel = 0; panel < weights.panels(); ++panel) {
       const int cols = std::min(kColumns, group_out - panel * kColumns);
       for (int first_row = 0; first_row < s.output_h; first_row += kRows) {
-        DirectTile(depth_, column_origin + first_row, offsets, weights.panel(panel),
-                   result + panel * kColumns * area + first_row, area,
-                   std::min(kRows, s.output_h - first_row), cols);
+        // A's rows for tap k: the tile's pixels in tap k's padded plane, at offsets[k] from the
+        // tile's origin. The rows past the column's end (read from the next phase or column, or
+        // the plane's tail) are not stored.
+        const float* origin = column_origin + first_row;
+        MicroKernel(
+            depth_, [origin, offsets](int k) { return origin + offsets[k]; }, weights.panel(panel),
+            weights.panel(panel), result + panel * kColumns * area + first_row, area,
+            std::min(kRows, s.output_h - first_row), cols, false);
       }
     }
   }
 
-  int depth_;                          // K: (in_channels / groups) * kH * kW
   std::vector<PackedMatrix> weights_;  // one per group
+  int depth_;  // K: (in_channels / groups) * kH * kW, at most kMaxSmallDepth
 };
 
 }  // namespace
 
 std::unique_ptr<ConvolutionAlgorithm> MakeSmallDepthConvolution(const ConvolutionSpec& spec) {
+  if (!SmallDepthApplies(spec)) {
+    throw Error(Concat(
+        "the small-depth convolution takes an im2col depth of at most ", kMaxSmallDepth, ", not ",
+        int64_t{spec.in_channels / spec.groups} * spec.window.kernel_h * spec.window.kernel_w));
+  }
   return std::make_unique<SmallDepthConvolution>(spec);
 }
 

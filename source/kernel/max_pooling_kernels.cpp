@@ -7,6 +7,7 @@
 
 #include "base/checked_math.hpp"
 #include "kernel/padded_plane.hpp"
+#include "math/simd.hpp"
 
 namespace lumen {
 namespace {
@@ -49,13 +50,7 @@ void MaxDownColumn(const float* column, int64_t offset, int stride, int first, i
 
 // GCC's portable SIMD type, one AVX2 register: a tile of MaxPoolTiled is one vector of rows.
 constexpr int kLanes = 8;
-using Vector = float __attribute__((vector_size(kLanes * sizeof(float))));
-
-Vector LoadVector(const float* source) {
-  Vector value;
-  std::memcpy(&value, source, sizeof(value));
-  return value;
-}
+using Vector = FloatVector<kLanes>;
 
 // MaxKeepingNan lane by lane.
 Vector MaxKeepingNan(const Vector& a, const Vector& b) { return ((b > a) | (b != b)) ? b : a; }
@@ -159,7 +154,7 @@ void MaxPoolTiled(const Window2d& w, const PoolingPlane& plane, const float* inp
       for (int ky = 0; ky < w.kernel_h; ++ky) {
         for (int kx = 0; kx < w.kernel_w; ++kx) {
           const float* rows = origin + padded.TapOffset(w, ky, kx) + first_row;
-          maximum = MaxKeepingNan(maximum, LoadVector(rows));
+          maximum = MaxKeepingNan(maximum, LoadVector<Vector>(rows));
         }
       }
       const int rows = std::min(kLanes, plane.output_h - first_row);

@@ -4,18 +4,14 @@
 #include <cstdint>
 #include <cstring>
 
+#include "math/simd.hpp"
+
 namespace lumen {
 namespace {
 
 // GCC's portable SIMD type, one AVX2 register: the stride-2 split shuffles eight rows at a time.
 constexpr int kLanes = 8;
-using Vector = float __attribute__((vector_size(kLanes * sizeof(float))));
-
-Vector LoadVector(const float* source) {
-  Vector value;
-  std::memcpy(&value, source, sizeof(value));
-  return value;
-}
+using Vector = FloatVector<kLanes>;
 
 // Stride 2: input rows 0..rows of one column into the padded column `to`, split by phase in one
 // pass. Padded row r + pad_top lands in phase (r + pad_top) % 2 at (r + pad_top) / 2, so the even
@@ -27,8 +23,8 @@ void SplitColumnInTwo(const float* from, int rows, int pad_top, const PaddedPlan
   float* odd = to + static_cast<size_t>(1 - pad_top % 2) * plane.phase_rows + (pad_top + 1) / 2;
   int k = 0;  // even[k] = from[2k], odd[k] = from[2k + 1]
   for (; 2 * k + 2 * kLanes <= rows; k += kLanes) {
-    const Vector low = LoadVector(from + 2 * k);
-    const Vector high = LoadVector(from + 2 * k + kLanes);
+    const Vector low = LoadVector<Vector>(from + 2 * k);
+    const Vector high = LoadVector<Vector>(from + 2 * k + kLanes);
     // Lanes of (low, high) by index, 0-7 low and 8-15 high (GCC 12 and clang both have this).
     const Vector evens = __builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14);
     const Vector odds = __builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15);

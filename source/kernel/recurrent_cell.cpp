@@ -6,6 +6,7 @@
 
 #include "math/fast_exp.hpp"
 #include "math/fast_tanh.hpp"
+#include "math/simd.hpp"
 
 namespace lumen {
 namespace {
@@ -21,13 +22,7 @@ float Sigmoid(float x) { return 1.0f / (1.0f + FastExpWithNarrowRange(-x)); }
 // matrix lie a multiple of 4 KB apart and would all compete for the same cache sets.
 constexpr int kUnitStep = kRecurrentUnitStep;
 constexpr int kPanelUnits = 4 * kUnitStep;
-using UnitVector = float __attribute__((vector_size(kUnitStep * sizeof(float))));
-
-UnitVector LoadVector(const float* source) {
-  UnitVector value;
-  std::memcpy(&value, source, sizeof(value));
-  return value;
-}
+using UnitVector = FloatVector<kUnitStep>;
 
 // out[i * ldo + c] = sum_p h[i * ldh + p] * w[p * ldw + c] for kItems items and kVectors vectors
 // of columns: kItems * kVectors independent sums in registers, so that the loop is bound by the
@@ -39,7 +34,7 @@ void RecurrentTile(const float* w, int ldw, int depth, const float* h, int ldh, 
   for (int p = 0; p < depth; ++p) {
     const float* row = w + static_cast<size_t>(p) * ldw;
     UnitVector weights[kVectors];
-    for (int v = 0; v < kVectors; ++v) weights[v] = LoadVector(row + v * kUnitStep);
+    for (int v = 0; v < kVectors; ++v) weights[v] = LoadVector<UnitVector>(row + v * kUnitStep);
     for (int i = 0; i < kItems; ++i) {
       const float state = h[i * ldh + p];
       for (int v = 0; v < kVectors; ++v) sums[i][v] += weights[v] * state;

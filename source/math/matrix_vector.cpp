@@ -2,22 +2,18 @@
 
 #include <cstring>
 
+#include "math/simd.hpp"
+
 namespace lumen {
 namespace {
 
 // GCC's portable SIMD type, one AVX2 register.
 constexpr int kLanes = 8;
-using Vector = float __attribute__((vector_size(kLanes * sizeof(float))));
+using Vector = FloatVector<kLanes>;
 
 // Rows computed together: they share each load of x, and with two sums per row give eight
 // independent chains of multiply-adds, enough to keep both FMA units fed.
 constexpr int kRowsAtOnce = 4;
-
-Vector LoadVector(const float* source) {
-  Vector value;
-  std::memcpy(&value, source, sizeof(value));
-  return value;
-}
 
 float SumLanes(const Vector& value) {
   float sum = 0.0f;
@@ -32,12 +28,12 @@ void RowsTimesVector(const float* rows, size_t row_stride, const float* x, int n
   Vector odd[Rows] = {};
   int k = 0;
   for (; k + 2 * kLanes <= n; k += 2 * kLanes) {
-    const Vector x_even = LoadVector(x + k);
-    const Vector x_odd = LoadVector(x + k + kLanes);
+    const Vector x_even = LoadVector<Vector>(x + k);
+    const Vector x_odd = LoadVector<Vector>(x + k + kLanes);
 #pragma GCC unroll 4
     for (int r = 0; r < Rows; ++r) {
-      even[r] += LoadVector(rows + r * row_stride + k) * x_even;
-      odd[r] += LoadVector(rows + r * row_stride + k + kLanes) * x_odd;
+      even[r] += LoadVector<Vector>(rows + r * row_stride + k) * x_even;
+      odd[r] += LoadVector<Vector>(rows + r * row_stride + k + kLanes) * x_odd;
     }
   }
 #pragma GCC unroll 4

@@ -5,19 +5,14 @@
 #include <cstring>
 
 #include "base/compute_context.hpp"
+#include "math/micro_kernel.hpp"
 
 namespace lumen {
 namespace {
 
-// The micro-kernel keeps a kRows x kColumns tile of C in registers: 2 vectors of kLanes floats
-// per column. The sizes use (almost) every vector register: 2 * 14 accumulators + 2 for A + 1 for
-// the broadcast B value with AVX-512's 32 registers, 2 * 6 + 3 with AVX2's 16.
+// The micro-kernel (math/micro_kernel.hpp) keeps a kRows x kColumns tile of C in registers.
 constexpr int kRows = kPanelRows;
 constexpr int kColumns = kPanelColumns;
-constexpr int kLanes = kRows / 2;
-
-// GCC's portable SIMD type: arithmetic on it compiles to AVX-512, AVX2 or SSE instructions.
-using Vector = float __attribute__((vector_size(kLanes * sizeof(float))));
 
 // Steps of the shared dimension per pass: a 256-deep slice of an A panel is 32 KB with AVX-512.
 constexpr int kBlockDepth = 256;
@@ -25,66 +20,6 @@ constexpr int kBlockDepth = 256;
 // Row panels PackedGemm packs at a time: enough rows to reuse each B panel well, few enough for
 // the packed block to stay in the L2 cache.
 constexpr int kBlockPanels = 4;
-
-Vector LoadVector(const float* source) {
-  Vector value;
-  std::memcpy(&value, source, sizeof(value));
-  return value;
-}
-
-void StoreVector(float* target, const Vector& value) { std::memcpy(target, &value, sizeof(value)); }
-
-// C[0:rows, 0:cols] (=, or += when accumulate) A_panel * B_panel, over `depth` steps of kRows
-// floats of A and kColumns floats of B. The loop below is where a CNN spends most of its time.
-//
-// `next_b` is the B panel the caller multiplies next: its lines are requested from memory while
-// this panel computes. Weights too large for the caches (ResNet's last layers hold 2-9 MB each)
-// then stream in alongside the arithmetic instead of stalling it, one line per step.
-void MicroKernel(int depth, const float* a, const float* b, const float* next_b, float* c, int ldc,
-                 int rows, int cols, bool accumulate) {
-  // Every loop over j below is unrolled, so that `sum` lives in registers from start to end: with
-  // one loop left rolled, GCC kept the array on the stack, zeroed it with a call to memset and
-  // spilled the sums after the loop, a fixed cost that a short product (attention's depth-32
-  // Q K^T) paid on every tile.
-  Vector sum[2][kColumns];
-#pragma GCC unroll 16
-  for (int j = 0; j < kColumns; ++j) sum[0][j] = sum[1][j] = Vector{};
-  for (int p = 0; p < depth; ++p) {
-    const Vector a0 = LoadVector(a + p * kRows);
-    const Vector a1 = LoadVector(a + p * kRows + kLanes);
-    const float* bp = b + p * kColumns;
-    __builtin_prefetch(next_b + p * kColumns);
-#pragma GCC unroll 16
-    for (int j = 0; j < kColumns; ++j) {
-      sum[0][j] += a0 * bp[j];  // a vector times a scalar: the scalar is broadcast
-      sum[1][j] += a1 * bp[j];
-    }
-  }
-  if (rows == kRows && cols == kColumns) {
-#pragma GCC unroll 16
-    for (int j = 0; j < kColumns; ++j) {
-      float* column = c + static_cast<size_t>(j) * ldc;
-      if (accumulate) {
-        sum[0][j] += LoadVector(column);
-        sum[1][j] += LoadVector(column + kLanes);
-      }
-      StoreVector(column, sum[0][j]);
-      StoreVector(column + kLanes, sum[1][j]);
-    }
-    return;
-  }
-  // A tile on the edge of C: write only the part inside.
-  float tile[kColumns][kRows];
-#pragma GCC unroll 16
-  for (int j = 0; j < kColumns; ++j) {
-    StoreVector(tile[j], sum[0][j]);
-    StoreVector(tile[j] + kLanes, sum[1][j]);
-  }
-  for (int j = 0; j < cols; ++j) {
-    float* column = c + static_cast<size_t>(j) * ldc;
-    for (int i = 0; i < rows; ++i) column[i] = accumulate ? column[i] + tile[j][i] : tile[j][i];
-  }
-}
 
 }  // namespace
 
@@ -204,9 +139,10 @@ void GemmPacked(int m, const float* packed_a, const PackedPanels& b, float* c, i
             panel + 1 < end_panel
                 ? b_slice + static_cast<size_t>(k) * kColumns
                 : b.panel(first_panel) + static_cast<size_t>(first_depth + depth) * kColumns;
-        MicroKernel(depth, a_panel, b_slice, next_b,
-                    c + static_cast<size_t>(first_col) * ldc + first_row, ldc, rows,
-                    std::min(kColumns, n - first_col), first_depth > 0);
+        MicroKernel(
+            depth, [a_panel](int p) { return a_panel + p * kRows; }, b_slice, next_b,
+            c + static_cast<size_t>(first_col) * ldc + first_row, static_cast<size_t>(ldc), rows,
+            std::min(kColumns, n - first_col), first_depth > 0);
       }
     }
   }

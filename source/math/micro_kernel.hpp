@@ -1,0 +1,78 @@
+// The GEMM micro-kernel: PackedGemm's, and the small-depth convolution's, which reads its left
+// operand from a padded input instead of from packed panels. Both keep a kPanelRows x
+// kPanelColumns tile of C in vector registers while they walk the shared dimension: 2 vectors per
+// column, which use (almost) every register: 2 * 14 sums + 2 for A + 1 for the broadcast B value
+// with AVX-512's 32 registers, 2 * 6 + 3 with AVX2's 16.
+#ifndef LUMEN_MATH_MICRO_KERNEL_HPP_
+#define LUMEN_MATH_MICRO_KERNEL_HPP_
+
+#include <cstddef>
+
+#include "math/packed_gemm.hpp"
+#include "math/simd.hpp"
+
+namespace lumen {
+
+// C[0:rows, 0:cols] (=, or += when accumulate) A * B over `depth` steps: step p multiplies the
+// kPanelRows floats at a_rows(p) (a packed row panel's p-th column, or wherever the caller keeps
+// them) by the kPanelColumns floats at b + p * kPanelColumns (a packed column panel). C is
+// column-major with leading dimension ldc. The loop below is where a CNN spends most of its time.
+//
+// `next_b` is the B panel the caller multiplies next: its lines are requested from memory while
+// this panel computes. Weights too large for the caches (ResNet's last layers hold 2-9 MB each)
+// then stream in alongside the arithmetic instead of stalling it, one line per step.
+template <typename RowsOfA>
+void MicroKernel(int depth, RowsOfA a_rows, const float* b, const float* next_b, float* c,
+                 size_t ldc, int rows, int cols, bool accumulate) {
+  constexpr int kRows = kPanelRows;
+  constexpr int kColumns = kPanelColumns;
+  constexpr int kLanes = kRows / 2;
+  using Vector = FloatVector<kLanes>;
+  // Every loop over j below is unrolled, so that `sum` lives in registers from start to end: with
+  // one loop left rolled, GCC kept the array on the stack, zeroed it with a call to memset and
+  // spilled the sums after the loop, a fixed cost that a short product (attention's depth-32
+  // Q K^T) paid on every tile.
+  Vector sum[2][kColumns];
+#pragma GCC unroll 16
+  for (int j = 0; j < kColumns; ++j) sum[0][j] = sum[1][j] = Vector{};
+  for (int p = 0; p < depth; ++p) {
+    const float* a = a_rows(p);
+    const Vector a0 = LoadVector<Vector>(a);
+    const Vector a1 = LoadVector<Vector>(a + kLanes);
+    const float* bp = b + p * kColumns;
+    __builtin_prefetch(next_b + p * kColumns);
+#pragma GCC unroll 16
+    for (int j = 0; j < kColumns; ++j) {
+      sum[0][j] += a0 * bp[j];  // a vector times a scalar: the scalar is broadcast
+      sum[1][j] += a1 * bp[j];
+    }
+  }
+  if (rows == kRows && cols == kColumns) {
+#pragma GCC unroll 16
+    for (int j = 0; j < kColumns; ++j) {
+      float* column = c + j * ldc;
+      if (accumulate) {
+        sum[0][j] += LoadVector<Vector>(column);
+        sum[1][j] += LoadVector<Vector>(column + kLanes);
+      }
+      StoreVector(column, sum[0][j]);
+      StoreVector(column + kLanes, sum[1][j]);
+    }
+    return;
+  }
+  // A tile on the edge of C: write only the part inside.
+  float tile[kColumns][kRows];
+#pragma GCC unroll 16
+  for (int j = 0; j < kColumns; ++j) {
+    StoreVector(tile[j], sum[0][j]);
+    StoreVector(tile[j] + kLanes, sum[1][j]);
+  }
+  for (int j = 0; j < cols; ++j) {
+    float* column = c + j * ldc;
+    for (int i = 0; i < rows; ++i) column[i] = accumulate ? column[i] + tile[j][i] : tile[j][i];
+  }
+}
+
+}  // namespace lumen
+
+#endif  // LUMEN_MATH_MICRO_KERNEL_HPP_
