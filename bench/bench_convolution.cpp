@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "base/compute_context.hpp"
@@ -32,6 +33,7 @@ namespace {
 struct LayerShape {
   const char* model;
   int in_channels, out_channels, size, kernel, stride, padding;
+  int groups = 1;
 };
 
 constexpr LayerShape kLayers[] = {
@@ -65,6 +67,12 @@ constexpr LayerShape kLayers[] = {
     {"densenet", 3, 32, 160, 7, 2, 3},
     {"unet", 3, 16, 128, 3, 1, 1},
     {"style", 3, 16, 128, 9, 1, 4},
+    // RegNet's grouped convolutions, 8 channels per group, and a plain one with 8 input channels.
+    {"regnet", 24, 24, 112, 3, 2, 1, 3},
+    {"regnet", 48, 48, 28, 3, 1, 1, 6},
+    {"regnet", 104, 104, 28, 3, 2, 1, 13},
+    {"regnet", 216, 216, 7, 3, 1, 1, 27},
+    {"narrow", 8, 16, 56, 3, 1, 1},
 };
 
 enum Algorithm { kChosen, kIm2col, kPointwise, kWinograd, kWinograd2x2, kSmallDepth, kReference };
@@ -88,14 +96,15 @@ ConvolutionSpec MakeSpec(const LayerShape& layer) {
   ConvolutionSpec spec;
   spec.in_channels = layer.in_channels;
   spec.out_channels = layer.out_channels;
+  spec.groups = layer.groups;
   spec.window.kernel_h = spec.window.kernel_w = layer.kernel;
   spec.window.stride_h = spec.window.stride_w = layer.stride;
   spec.window.pad_top = spec.window.pad_bottom = layer.padding;
   spec.window.pad_left = spec.window.pad_right = layer.padding;
   std::mt19937 generator(7);
   std::normal_distribution<float> normal(0.0f, 0.05f);
-  spec.weights.resize(static_cast<size_t>(layer.out_channels) * layer.in_channels * layer.kernel *
-                      layer.kernel);
+  spec.weights.resize(static_cast<size_t>(layer.out_channels) * (layer.in_channels / layer.groups) *
+                      layer.kernel * layer.kernel);
   for (float& weight : spec.weights) weight = normal(generator);
   spec.bias.assign(layer.out_channels, 0.1f);
   return spec;
@@ -138,10 +147,11 @@ void BM_Convolution(benchmark::State& state) {
     benchmark::DoNotOptimize(output.data());
   }
   const double flops = 2.0 * layer.out_channels * shape.output_h * shape.output_w *
-                       layer.in_channels * layer.kernel * layer.kernel;
+                       (layer.in_channels / layer.groups) * layer.kernel * layer.kernel;
   state.counters["GFLOP"] =
       benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(Concat(layer.model, " ", layer.in_channels, "->", layer.out_channels, " k",
+  state.SetLabel(Concat(layer.model, " ", layer.in_channels, "->", layer.out_channels,
+                        layer.groups > 1 ? Concat(" g", layer.groups) : std::string(), " k",
                         layer.kernel, "s", layer.stride, " @", layer.size, " ",
                         convolution->name()));
 }

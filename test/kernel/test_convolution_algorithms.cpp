@@ -710,7 +710,7 @@ TEST(ConvolutionAlgorithmChoice, FollowsTheMeasuredRules) {
     EXPECT_EQ(choose(Conv("c", 256, 256, 14, 14, 3, 3).Padding(1)), Algorithm::kWinograd2x2);
     EXPECT_EQ(choose(Conv("c", 512, 512, 7, 7, 3, 3).Padding(1)), Algorithm::kIm2col);
   }
-  EXPECT_EQ(choose(Conv("c", 8, 16, 56, 56, 3, 3).Padding(1)), Algorithm::kIm2col);
+  EXPECT_EQ(choose(Conv("c", 16, 4, 56, 56, 3, 3).Padding(1)), Algorithm::kIm2col);
   // Few output channels still share the input transform well enough: the super-resolution net's
   // 32 -> 9 layer at 128x128 runs in 2.6 ms with F(4x4), 3.9 with im2col (AVX2, one thread).
   EXPECT_EQ(choose(Conv("c", 32, 9, 128, 128, 3, 3).Padding(1)), Algorithm::kWinograd4x4);
@@ -719,8 +719,9 @@ TEST(ConvolutionAlgorithmChoice, FollowsTheMeasuredRules) {
   EXPECT_EQ(choose(Conv("c", 64, 32, 160, 160, 1, 1)), Algorithm::kPointwise);
   EXPECT_EQ(choose(Conv("c", 64, 128, 56, 56, 1, 1).Stride(2, 2)), Algorithm::kIm2col);
   EXPECT_EQ(choose(Conv("c", 32, 32, 56, 56, 3, 3).Groups(32).Padding(1)), Algorithm::kDepthwise);
-  // Stems (a few input channels, an im2col depth of at most kMaxSmallDepth) read the padded input
-  // in place, once their columns are at least half a tile tall.
+  // Stems and narrow groups (at most 8 input channels per group, an im2col depth of at most
+  // kMaxSmallDepth) read the padded input in place; without groups, once their columns are at
+  // least half a tile tall.
   EXPECT_EQ(choose(Conv("c", 3, 64, 224, 224, 7, 7).Stride(2, 2).Padding(3)),
             Algorithm::kSmallDepth);
   EXPECT_EQ(choose(Conv("c", 3, 16, 224, 224, 3, 3).Stride(2, 2).Padding(1)),
@@ -728,7 +729,10 @@ TEST(ConvolutionAlgorithmChoice, FollowsTheMeasuredRules) {
   EXPECT_EQ(choose(Conv("c", 1, 64, 128, 128, 5, 5).Padding(2)), Algorithm::kSmallDepth);
   EXPECT_EQ(choose(Conv("c", 3, 16, 6, 6, 3, 3).Padding(1)), Algorithm::kIm2col);
   EXPECT_EQ(choose(Conv("c", 3, 16, 128, 128, 11, 11).Padding(5)), Algorithm::kIm2col);  // K 363
-  EXPECT_EQ(choose(Conv("c", 8, 16, 128, 128, 3, 3).Padding(1)), Algorithm::kIm2col);
+  EXPECT_EQ(choose(Conv("c", 8, 16, 56, 56, 3, 3).Padding(1)), Algorithm::kSmallDepth);
+  EXPECT_EQ(choose(Conv("c", 9, 16, 56, 56, 3, 3).Padding(1)), Algorithm::kIm2col);
+  // RegNet's groups of 8 channels, down to its 7x7 maps.
+  EXPECT_EQ(choose(Conv("c", 216, 216, 7, 7, 3, 3).Groups(27).Padding(1)), Algorithm::kSmallDepth);
 }
 
 // A layer builds the candidates' weights ahead of Prepare, or on the first Prepare that needs
