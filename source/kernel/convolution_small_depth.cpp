@@ -1,7 +1,8 @@
 // Small-depth convolutions: a GEMM whose left operand is read straight from the padded input, for
 // an im2col depth K (input channels per group x kernel taps) of at most kMaxSmallDepth. That is a
 // network's stem (3 input channels and a 3x3 to 9x9 window, K = 27..243), a single-channel input,
-// the narrow groups of RegNet's grouped convolutions (K = 72), a ViT's patch embedding.
+// the narrow groups of RegNet's grouped convolutions (8 channels, K = 72), a ViT's patch
+// embedding. ChooseConvolutionAlgorithm takes it for at most 8 input channels per group.
 //
 // Why not im2col? With a small K each output pixel costs few multiply-adds, so the copies around
 // them weigh as much as the arithmetic: im2col gathers K values per pixel into a megabyte block,
@@ -15,9 +16,9 @@
 // packed panel.
 //
 // A tile never spans two output columns, so a map whose columns are shorter than a tile
-// (output_h < kPanelRows) leaves part of every tile empty; ChooseConvolutionAlgorithm keeps maps
-// whose columns are shorter than half a tile on im2col, whose row panels run on from one column
-// into the next.
+// (output_h < kPanelRows) leaves part of every tile empty; ChooseConvolutionAlgorithm keeps
+// ungrouped maps whose columns are shorter than half a tile on im2col, whose row panels run on
+// from one column into the next (grouped ones gain more from skipping im2col's GEMM per group).
 #include <algorithm>
 #include <array>
 #include <cstdint>

@@ -35,10 +35,9 @@ void ValidRange(int64_t offset, int stride, int size, int outputs, int* first, i
 }
 
 // maxima[oy] = max(maxima[oy], column[oy * stride + offset]) for oy in [first, end). A template
-// so that the caller can spell the usual strides as constants: the compiler then vectorises the
-// strided reads (two loads and a shuffle per vector for stride 2), where a stride known only at
-// run time left the loop reading one float at a time (SqueezeNet's three 3x3 stride-2 poolings
-// took 2.4 ms of its 12).
+// so that the caller can spell the usual strides as constants: the compiler then reads stride 2
+// with two loads and a shuffle per vector, where a stride known only at run time leaves it a
+// gather or one float at a time.
 template <int Stride>
 void MaxDownColumn(const float* column, int64_t offset, int stride, int first, int end,
                    float* maxima) {

@@ -26,7 +26,7 @@ class MaxPooling : public PoolingLayer {
   Shape PooledOutput(const std::vector<Shape>& input_shapes) const override {
     return SlidingPooledShape(*this, input_shapes, sliding_);
   }
-  // Reserves the separable kernel's and the depth pass's scratch.
+  // Reserves the plane kernel's (tiled or separable) and the depth pass's scratch.
   void ReserveScratch(const PoolingVolume& volume, Workspace* workspace) const override;
   // Pools each depth slice (tiled on large maps, separably on small ones when dilation is 1, else
   // by the definition), then across depth.
