@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 
 #include "base/checked_math.hpp"
@@ -158,10 +157,10 @@ void MaxPoolTiled(const Window2d& w, const PoolingPlane& plane, const float* inp
       }
       const int rows = std::min(kLanes, plane.output_h - first_row);
       if (rows == kLanes) {
-        std::memcpy(target + first_row, &maximum, sizeof(maximum));
+        StoreVector(target + first_row, maximum);
       } else {  // the rows past the column's end were read from the next phase: drop them
         float tile[kLanes];
-        std::memcpy(tile, &maximum, sizeof(tile));
+        StoreVector(tile, maximum);
         std::copy(tile, tile + rows, target + first_row);
       }
     }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 
 #include "math/simd.hpp"
 
@@ -28,8 +27,8 @@ void SplitColumnInTwo(const float* from, int rows, int pad_top, const PaddedPlan
     // Lanes of (low, high) by index, 0-7 low and 8-15 high (GCC 12 and clang both have this).
     const Vector evens = __builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14);
     const Vector odds = __builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15);
-    std::memcpy(even + k, &evens, sizeof(evens));
-    std::memcpy(odd + k, &odds, sizeof(odds));
+    StoreVector(even + k, evens);
+    StoreVector(odd + k, odds);
   }
   for (; 2 * k < rows; ++k) {
     even[k] = from[2 * k];

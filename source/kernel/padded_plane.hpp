@@ -16,7 +16,8 @@
 namespace lumen {
 
 // The layout of one padded, phase-split plane: exactly the rows and columns the windows read
-// (never more than the padded input, whose sizes MakeConvolutionShape has checked).
+// (never more than the padded input plus one stride: MakeConvolutionShape checks that this fits
+// an int, and pooling layers refuse padding over half the window, as PyTorch does).
 struct PaddedPlane {
   int rows = 0;        // padded rows the windows read
   int cols = 0;        // padded columns the windows read

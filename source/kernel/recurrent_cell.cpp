@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "math/fast_exp.hpp"
 #include "math/fast_tanh.hpp"
@@ -42,7 +41,7 @@ void RecurrentTile(const float* w, int ldw, int depth, const float* h, int ldh, 
   }
   for (int i = 0; i < kItems; ++i) {
     for (int v = 0; v < kVectors; ++v) {
-      std::memcpy(out + i * ldo + v * kUnitStep, &sums[i][v], sizeof(UnitVector));
+      StoreVector(out + i * ldo + v * kUnitStep, sums[i][v]);
     }
   }
 }

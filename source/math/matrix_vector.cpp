@@ -1,7 +1,5 @@
 #include "math/matrix_vector.hpp"
 
-#include <cstring>
-
 #include "math/simd.hpp"
 
 namespace lumen {
