@@ -377,6 +377,81 @@ void BindModelSummary(py::module_& module) {
       "Shapes the model leaves open leave 'planned' False and say why in 'planning_note'.");
 }
 
+// lumen.quantize: lumen::Quantize with the calibration samples as numpy arrays (each sample as
+// Session.run takes its inputs: one array, a list of arrays, or a dict by input name). Returns
+// what the report says, as a dict.
+void BindQuantize(py::module_& module) {
+  module.def(
+      "quantize",
+      [](const py::object& path, const py::object& calibration, const py::object& output,
+         const py::object& weights, const std::string& to, const std::string& method,
+         double percentile, int threads, const std::vector<std::string>& keep_float) {
+        lumen::QuantizeOptions options;
+        options.keep_float = keep_float;
+        options.weights_path = weights.is_none() ? "" : PathArgument(weights, "weights");
+        if (to != "int8" && to != "bf16") {
+          throw py::value_error(
+              lumen::Concat("quantize: to must be 'int8' or 'bf16', got '", to, "'"));
+        }
+        if (method != "minmax" && method != "percentile") {
+          throw py::value_error(lumen::Concat(
+              "quantize: method must be 'minmax' or 'percentile', got '", method, "'"));
+        }
+        options.precision =
+            to == "bf16" ? lumen::QuantizedPrecision::kBFloat16 : lumen::QuantizedPrecision::kInt8;
+        options.method = method == "percentile" ? lumen::CalibrationMethod::kPercentile
+                                                : lumen::CalibrationMethod::kMinMax;
+        options.percentile = percentile;
+        options.threads = threads;
+        const std::string model_path = PathArgument(path, "path");
+        const std::string output_prefix = PathArgument(output, "output");
+        std::vector<std::vector<lumen::Tensor>> samples;
+        if (!calibration.is_none()) {
+          lumen::ModelOptions model_options;
+          model_options.weights_path = options.weights_path;
+          const auto model = lumen::Model::Load(model_path, model_options);
+          for (const py::handle sample : calibration) {
+            samples.push_back(InputsFrom(py::reinterpret_borrow<py::object>(sample), *model,
+                                         /*cast=*/false));
+          }
+        }
+        lumen::QuantizeReport report;
+        {
+          py::gil_scoped_release release;
+          report = lumen::Quantize(model_path, samples, output_prefix, options);
+        }
+        py::list layers;
+        for (const lumen::QuantizedLayer& layer : report.layers) {
+          py::dict entry;
+          entry["description"] = layer.description;
+          entry["type"] = layer.new_type;
+          if (options.precision == lumen::QuantizedPrecision::kInt8) {
+            entry["input_range"] = py::make_tuple(layer.input_min, layer.input_max);
+            entry["input_scale"] = layer.input_scale;
+            entry["input_zero_point"] = layer.input_zero_point;
+          }
+          layers.append(entry);
+        }
+        py::dict result;
+        result["param_path"] = report.param_path;
+        result["bin_path"] = report.bin_path;
+        result["calibration_samples"] = report.calibration_samples;
+        result["layers"] = layers;
+        return result;
+      },
+      py::arg("path"), py::arg("calibration"), py::arg("output"), py::arg("weights") = py::none(),
+      py::arg("to") = "int8", py::arg("method") = "minmax", py::arg("percentile") = 99.99,
+      py::arg("threads") = 0, py::arg("keep_float") = std::vector<std::string>(),
+      "Writes a quantised copy of the PNNX model at `path` to OUTPUT.pnnx.param and "
+      "OUTPUT.pnnx.bin, which lumen.Model loads. to='int8' (default) runs the fp32 model on "
+      "`calibration` (an iterable of samples, each as Session.run takes its inputs) to choose "
+      "each quantised layer's input range (method 'minmax' or 'percentile', keeping `percentile`% "
+      "on each side), and quantises nn.Conv2d (ungrouped) and nn.Linear weights per output "
+      "channel, except the operators named in keep_float; to='bf16' rounds those weights to "
+      "bfloat16 (calibration may be None). Returns "
+      "the files written and each layer changed, with its calibrated input range.");
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_lumen, module) {
@@ -565,4 +640,5 @@ PYBIND11_MODULE(_lumen, module) {
           "The input shapes the model was exported at (-1: left open).");
 
   BindModelSummary(module);
+  BindQuantize(module);
 }

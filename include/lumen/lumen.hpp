@@ -15,6 +15,7 @@
 
 #include "lumen/error.hpp"
 #include "lumen/model.hpp"
+#include "lumen/quantize.hpp"
 #include "lumen/session.hpp"
 #include "lumen/summary.hpp"
 #include "lumen/tensor.hpp"

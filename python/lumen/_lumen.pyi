@@ -1,6 +1,6 @@
 """Type stubs of lumen._lumen, the compiled module (python/lumen_module.cpp)."""
 import os
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -54,3 +54,8 @@ class Model:
     def export_input_shapes(self) -> List[List[int]]: ...
     # Model.summary comes from the summary binding (lumen::Summarize, point 5 of issue 27).
     def summary(self, input_shapes: Optional[Sequence[Sequence[int]]] = None) -> Dict[str, Any]: ...
+
+def quantize(path: _Path, calibration: Optional[Iterable[_Inputs]], output: _Path,
+             weights: Optional[_Path] = None, to: str = "int8", method: str = "minmax",
+             percentile: float = 99.99, threads: int = 0,
+             keep_float: Sequence[str] = ()) -> Dict[str, Any]: ...

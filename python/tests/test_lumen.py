@@ -211,3 +211,43 @@ def test_compare_command_line_exit_status(tmp_path, capsys):
     assert "every operand within" in capsys.readouterr().out
     assert compare.main([str(tmp_path)]) == 2
     assert "no case.txt" in capsys.readouterr().err
+
+
+def test_quantize_writes_a_model_that_loads_and_stays_close(tmp_path):
+    """lumen.quantize: int8 from numpy samples (bare arrays and dicts by input name), then bf16;
+    the written models load and stay close to the fp32 model; the report lists the layer."""
+    param = str(MODELS / "conv_bn/model.pnnx.param")
+    generator = np.random.default_rng(0)
+    samples = [generator.standard_normal((1, 4, 9, 11), dtype=np.float32) for _ in range(3)]
+    name = lumen.Model(param).input_names[0]
+    calibration = [samples[0], {name: samples[1]}, [samples[2]]]
+    report = lumen.quantize(param, calibration, tmp_path / "int8", method="percentile")
+    assert report["param_path"] == str(tmp_path / "int8") + ".pnnx.param"
+    assert report["calibration_samples"] == 3
+    (layer,) = report["layers"]
+    assert layer["type"] == "lumen.QuantizedConv2d" and "convbn2d_0" in layer["description"]
+    low, high = layer["input_range"]
+    assert low < 0 < high and layer["input_scale"] > 0 and 0 <= layer["input_zero_point"] <= 255
+    x = generator.standard_normal((1, 4, 9, 11), dtype=np.float32)
+    (exact,) = lumen.Model(param).session(threads=1).run(x)
+    (got,) = lumen.Model(report["param_path"]).session(threads=1).run(x)
+    assert np.linalg.norm(got - exact) < 0.03 * np.linalg.norm(exact)
+    bf16 = lumen.quantize(param, None, str(tmp_path / "bf16"), to="bf16")
+    (got,) = lumen.Model(bf16["param_path"]).session(threads=1).run(x)
+    assert np.linalg.norm(got - exact) < 0.01 * np.linalg.norm(exact)
+
+
+def test_quantize_errors():
+    """Bad arguments: ValueError for the options, lumen.Error (Lumen's message) for the rest."""
+    param = str(MODELS / "conv_bn/model.pnnx.param")
+    sample = np.zeros((1, 4, 9, 11), np.float32)
+    with pytest.raises(ValueError, match="to must be 'int8' or 'bf16'"):
+        lumen.quantize(param, [sample], "/tmp/x", to="int4")
+    with pytest.raises(ValueError, match="method must be"):
+        lumen.quantize(param, [sample], "/tmp/x", method="entropy")
+    with pytest.raises(lumen.Error, match="needs calibration inputs"):
+        lumen.quantize(param, [], "/tmp/x")
+    with pytest.raises(lumen.Error, match="calibration sample 0: "):
+        lumen.quantize(param, [np.zeros((1, 3, 9, 11), np.float32)], "/tmp/x")
+    with pytest.raises(TypeError):
+        lumen.quantize(param, [sample.astype(np.float64)], "/tmp/x")

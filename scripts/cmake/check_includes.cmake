@@ -4,7 +4,8 @@
 #   reader (pnnx/, onnx/) -> model description (graph/) -> layers (layer/ and its families)
 #   -> kernels (kernel/, math/) -> tensor/ -> base/
 #
-# with the graph passes (passes/) above the layers and the runtime (runtime/) on top; io/ (the test
+# with the graph passes (passes/) above the layers, the runtime (runtime/) above them, and the
+# quantiser (quantize/: it reads and writes PNNX files and runs models) on top; io/ (the test
 # harness) is included by no folder of the library. Internal headers are named from source/
 # ("layer/layer.hpp"); public ones from include/ ("lumen/session.hpp"), each at the level of the
 # folder whose code it declares. Also: the runtime names no concrete layer (only layer.hpp,
@@ -25,6 +26,7 @@ set(allowed_pnnx "base;tensor;graph;pnnx")
 set(allowed_onnx "base;tensor;graph;onnx")
 set(allowed_passes "base;tensor;math;graph;layer;passes")
 set(allowed_runtime "base;tensor;math;graph;layer;passes;runtime")
+set(allowed_quantize "base;tensor;math;graph;pnnx;layer;passes;runtime;quantize")
 set(runtime_layer_headers "layer/layer.hpp;layer/layer_config.hpp;layer/layer_registry.hpp")
 # The public headers (install() copies include/lumen/*.hpp), and the level of each.
 set(public_error "base")
@@ -32,7 +34,8 @@ set(public_tensor "tensor")
 set(public_model "runtime")
 set(public_session "runtime")
 set(public_summary "runtime")
-set(public_lumen "runtime")
+set(public_lumen "quantize")
+set(public_quantize "quantize")
 
 set(problems "")
 file(GLOB_RECURSE files "${ROOT}/include/lumen/*.hpp" "${ROOT}/source/*.cpp" "${ROOT}/source/*.hpp")

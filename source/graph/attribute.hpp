@@ -46,6 +46,9 @@ float HalfToFloat(uint16_t half);
 // bfloat16 -> binary32 (exact: bfloat16 is a float32 with the low 16 mantissa bits dropped).
 float BFloat16ToFloat(uint16_t bits);
 
+// binary32 -> bfloat16, rounded to the nearest (ties to even); NaN stays a (quiet) NaN.
+uint16_t FloatToBFloat16(float value);
+
 // Element `index` of a little-endian f16 (bf16) array at `bytes`, any alignment, as float32.
 float LoadHalf(const char* bytes, size_t index);
 float LoadBrainHalf(const char* bytes, size_t index);

@@ -159,6 +159,11 @@ class Layer {
   // output, as nn.Linear's bias) to its output; true if it will, and the model then drops the
   // addition's layer. By default a layer declines.
   virtual bool FuseBias(const std::vector<float>& /*bias*/) { return false; }
+  // The op type of this layer's int8 form, for lumen_quantize (source/quantize/): a file node of
+  // that type takes this node's parameters plus input_scale and input_zero_point, and its @weight
+  // as int8 per output channel with @weight_scales (layer/quantized/quantized_weights.hpp). ""
+  // (the default) when the layer has no int8 form or its configuration cannot take one.
+  virtual std::string QuantizedType() const { return ""; }
   // True if this layer's one output is its input 0 seen another way, its elements moved but not
   // computed (a permute, a slice, a reshape): the view-chain pass joins runs of such layers into
   // one strided copy, which ViewThrough describes.

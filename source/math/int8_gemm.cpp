@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "base/cpu_features.hpp"
 #include "lumen/error.hpp"
@@ -329,6 +330,9 @@ Uint8Quantization ChooseUint8Quantization(float min, float max) {
   if (max == min) return Uint8Quantization{};
   Uint8Quantization quantization;
   quantization.scale = (max - min) / 255.0f;
+  // A range too narrow for a normal scale (a subnormal or zero quotient) holds nothing but zero
+  // to any precision the int8 layers keep.
+  if (!(quantization.scale >= std::numeric_limits<float>::min())) return Uint8Quantization{};
   quantization.zero_point =
       static_cast<int>(std::clamp(std::nearbyint(-min / quantization.scale), 0.0f, 255.0f));
   return quantization;

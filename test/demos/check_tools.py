@@ -1,4 +1,4 @@
-"""lumen_run and the demos as their users call them, one check per ctest entry (CMakeLists.txt).
+"""lumen_run, lumen_quantize and the demos as their users call them, one check per ctest entry (CMakeLists.txt).
 
     check_tools.py ROOT CHECK PROGRAM...      e.g. check_tools.py . npy build/lumen_run
 
@@ -183,6 +183,47 @@ def check_demo_arguments(resnet, yolo):
                f"Lumen's message first, no OpenCV warning before it:\n{err}")
 
 
+def check_quantize(lumen_quantize, lumen_run):
+    """lumen_quantize on ResNet18 with a folder of .npy and .f32 samples, int8 (both methods) and
+    bf16; lumen_run runs what it writes, close to PyTorch's logits; bad input gives status 2."""
+    reference = np.fromfile(f"{RESNET}/out0.f32", dtype=np.float32)
+    with tempfile.TemporaryDirectory() as folder:
+        calibration = pathlib.Path(folder, "calibration")
+        calibration.mkdir()
+        generator = np.random.default_rng(5)
+        for i in range(3):
+            sample = generator.standard_normal((1, 3, 224, 224), dtype=np.float32)
+            np.save(calibration / f"s{i}.npy", sample)
+        generator.standard_normal((1, 3, 224, 224), dtype=np.float32).tofile(calibration / "s3.f32")
+        (calibration / "README.txt").write_text("skipped")
+        for arguments, name in (([], "minmax"), (["--method", "percentile"], "percentile"),
+                                (["--to", "bf16"], "bf16")):
+            prefix = f"{folder}/{name}"
+            calibration_arguments = [] if name == "bf16" else ["--calibration", calibration]
+            out, _ = run(lumen_quantize, f"{RESNET}/model.pnnx.param", *calibration_arguments,
+                         "--output", prefix, *arguments)
+            samples = 0 if name == "bf16" else 4
+            expect("21 layers" in out and f"({samples} calibration samples)" in out, out)
+            run(lumen_run, f"{prefix}.pnnx.param", "--input", f"{RESNET}/in0.f32",
+                "--output-dir", f"{folder}/{name}_out")
+            got = np.fromfile(f"{folder}/{name}_out/out0.f32", dtype=np.float32)
+            cosine = got @ reference / np.linalg.norm(got) / np.linalg.norm(reference)
+            expect(cosine > (0.999 if name == "bf16" else 0.995), f"{name}: cosine {cosine}")
+            expect(got.argmax() == reference.argmax(), f"{name}: top-1 differs")
+        empty = pathlib.Path(folder, "empty")
+        empty.mkdir()
+        for arguments, message in (
+                (["--calibration", empty], "no calibration file"),
+                ([], "int8 needs --calibration DIR"),
+                (["--to", "bf16", "--keep-float", "nope"], "keep_float names 'nope'")):
+            _, err = run(lumen_quantize, f"{RESNET}/model.pnnx.param", "--output",
+                         f"{folder}/x", *arguments, status=2)
+            expect(message in err, err)
+        _, err = run(lumen_quantize, "tmp/models/conv_depthwise/model.pnnx.param", "--to", "bf16",
+                     "--output", f"{folder}/x", status=2)
+        expect("nothing to quantise" in err, err)
+
+
 CHECKS = {
     "benchmark": check_benchmark,
     "json": check_json,
@@ -191,6 +232,7 @@ CHECKS = {
     "shapes": check_shapes,
     "version": check_version,
     "demo_arguments": check_demo_arguments,
+    "quantize": check_quantize,
 }
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "graph/attribute.hpp"
 #include "lumen/error.hpp"
@@ -111,6 +112,44 @@ TEST(Attribute, EveryFloat16PatternConverts) {
 
 TEST(Attribute, EveryBFloat16PatternConverts) {
   ExpectEveryPatternConverts(DataType::kBFloat16, BFloat16ByDefinition);
+}
+
+// FloatToBFloat16 against the definition, on a million random bit patterns: the nearer of the
+// two bfloat16 values around x (compared in double), the even one on a tie; past the largest
+// finite bfloat16 (by at least half a step) infinity; NaN a NaN.
+TEST(Attribute, FloatToBFloat16RoundsToTheNearestTiesToEven) {
+  uint32_t state = 12345;
+  int failures = 0;
+  for (int i = 0; i < 1000000 && failures < 10; ++i) {
+    state = state * 1664525u + 1013904223u;
+    float x;
+    std::memcpy(&x, &state, sizeof(x));
+    const uint16_t got = FloatToBFloat16(x);
+    if (std::isnan(x)) {
+      if (!std::isnan(BFloat16ToFloat(got))) ++failures, ADD_FAILURE() << "NaN became a number";
+      continue;
+    }
+    const uint16_t below = static_cast<uint16_t>(state >> 16);  // truncation: toward zero
+    const uint16_t above = static_cast<uint16_t>(below + 1);    // the next one away from zero
+    const double distance_below = std::fabs(double{x} - BFloat16ToFloat(below));
+    // Infinity stands, in IEEE rounding, where 2^128 would be: the step after the largest value.
+    const double value_above = (above & 0x7FFF) == 0x7F80 ? std::copysign(std::ldexp(1.0, 128), x)
+                                                          : double{BFloat16ToFloat(above)};
+    const double distance_above = std::fabs(double{x} - value_above);
+    const uint16_t expected = distance_below < distance_above   ? below
+                              : distance_above < distance_below ? above
+                              : (below & 1) == 0                ? below
+                                                                : above;
+    if (got != expected) {
+      ++failures;
+      ADD_FAILURE() << "bits 0x" << std::hex << state << ": expected 0x" << expected << ", got 0x"
+                    << got;
+    }
+  }
+  EXPECT_EQ(FloatToBFloat16(1.0f), 0x3F80);
+  EXPECT_EQ(FloatToBFloat16(-0.0f), 0x8000);
+  EXPECT_EQ(FloatToBFloat16(std::numeric_limits<float>::max()), 0x7F80);  // rounds to infinity
+  EXPECT_EQ(FloatToBFloat16(-std::numeric_limits<float>::infinity()), 0xFF80);
 }
 
 TEST(Attribute, BFloat16AndFloat64Convert) {

@@ -11,6 +11,7 @@
 #include "base/checked_math.hpp"
 #include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
+#include "math/int8_gemm.hpp"
 
 namespace lumen {
 
@@ -169,6 +170,15 @@ void Convolution::Forward(const InputTensors& inputs, const OutputTensors& outpu
     RunStridedCopy(state.output_copy, state.staged_output.data(), output.data(),
                    context.compute.pool);
   }
+}
+
+std::string Convolution::QuantizedType() const {
+  const int64_t depth = int64_t{in_channels_} * window_.kernel_h * window_.kernel_w;
+  if (one_dimensional_ || groups_ != 1 || padding_mode_ != PaddingMode::kConstant ||
+      depth > kInt8GemmMaxDepth) {
+    return "";
+  }
+  return "lumen.QuantizedConv2d";
 }
 
 bool Convolution::FuseActivation(const Activation& activation) {

@@ -70,6 +70,9 @@ class Convolution : public ConvolutionLayer {
   // Applies `activation` to the output as well, if no activation is fused yet: the graph fuses a
   // following ReLU or SiLU this way, saving one pass over memory.
   bool FuseActivation(const Activation& activation) override;
+  // lumen.QuantizedConv2d for a 2-D, zero-padded, ungrouped convolution. Grouped and depthwise
+  // layers stay float: the int8 GEMM would run one narrow product per group.
+  std::string QuantizedType() const override;
 
  private:
   // Plans the staging of `input` (see ConvolutionState::staging).

@@ -11,6 +11,7 @@
 #include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
 #include "math/activation.hpp"
+#include "math/int8_gemm.hpp"
 #include "math/matrix_vector.hpp"
 #include "math/packed_gemm.hpp"
 #include "tensor/strided.hpp"
@@ -43,6 +44,10 @@ class Linear : public Layer {
   // Per pixel of a channels-last map, x W^T + b is a 1x1 nn.Conv2d on the channels-first map,
   // with the same weights: PyTorch's (out, in) buffer is the (out, in, 1, 1) kernel.
   std::unique_ptr<Layer> ChannelsFirstForm() const override;
+  // lumen.QuantizedLinear, for any Linear whose input row fits the int8 GEMM's depth.
+  std::string QuantizedType() const override {
+    return in_features_ <= kInt8GemmMaxDepth ? "lumen.QuantizedLinear" : "";
+  }
 
  private:
   // Adds the bias to output features [first, end) of a column-major (rows x out) slice and

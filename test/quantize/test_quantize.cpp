@@ -1,0 +1,255 @@
+// lumen::Quantize on real exports: what it writes (types, scales, int8 and bf16 weights), that
+// the written model computes what its quantisation says it does, and the errors it gives.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "graph/graph.hpp"
+#include "lumen/error.hpp"
+#include "lumen/model.hpp"
+#include "lumen/quantize.hpp"
+#include "lumen/session.hpp"
+#include "math/int8_gemm.hpp"
+#include "pnnx/param_reader.hpp"
+#include "pnnx/pnnx_reader.hpp"
+#include "pnnx/pnnx_writer.hpp"
+#include "support/source_directory.hpp"
+#include "support/test_files.hpp"
+
+namespace lumen {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kModels = test_support::SourceDirectory() + "/tmp/models/";
+
+// A tensor of `shape` with values drawn from N(0, 1).
+Tensor RandomTensor(const Shape& shape, uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::normal_distribution<float> normal;
+  std::vector<float> values(ShapeElementCount(shape));
+  for (float& value : values) value = normal(generator);
+  return Tensor::FromRowMajor(values, shape);
+}
+
+// The file's graph, weights read.
+Graph ReadFile(const std::string& param_path) {
+  Graph graph = ReadPnnxParam(param_path);
+  ReadPnnxWeights(PnnxBinPathFor(param_path), param_path, &graph);
+  return graph;
+}
+
+// The node called `name`.
+const Node& NodeNamed(const Graph& graph, const std::string& name) {
+  for (const Node& node : graph.nodes) {
+    if (node.name == name) return node;
+  }
+  throw Error(Concat("no node '", name, "'"));
+}
+
+// The values of an attribute stored as `Value`.
+template <typename Value>
+std::vector<Value> Values(const Attribute& attribute) {
+  std::vector<Value> values(attribute.data.size() / sizeof(Value));
+  std::memcpy(values.data(), attribute.data.data(), attribute.data.size());
+  return values;
+}
+
+// The message of the lumen::Error `run` throws ("" if none).
+template <typename Run>
+std::string ErrorOf(Run run) {
+  try {
+    run();
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// A 3x3 convolution 4 -> 6 (tmp/models/conv_bn), calibrated on the very input it is then run on:
+// the written layer must compute exactly the fp32 convolution of the dequantised input with the
+// dequantised weights (what its scales, zero point and int8 weights say), to float rounding; and
+// the quantiser's choices must be the ones ChooseUint8Quantization and QuantizeWeightsPerChannel
+// make from what calibration saw.
+TEST(Quantize, WritesALayerThatComputesWhatItsQuantisationSays) {
+  const std::string model_path = kModels + "conv_bn/model.pnnx.param";
+  const Shape shape = {1, 4, 9, 11};
+  const Tensor input = RandomTensor(shape, 1);
+  const std::string prefix = test_support::TestDirectory() + "conv_int8";
+  const QuantizeReport report = Quantize(model_path, {{input}}, prefix);
+  ASSERT_EQ(report.layers.size(), 1u);
+  EXPECT_EQ(report.layers[0].new_type, "lumen.QuantizedConv2d");
+  EXPECT_EQ(report.calibration_samples, 1);
+
+  const std::vector<float> values = input.ToRowMajor();
+  float min = values[0];
+  float max = values[0];
+  for (float value : values) min = std::min(min, value), max = std::max(max, value);
+  EXPECT_EQ(report.layers[0].input_min, min);
+  EXPECT_EQ(report.layers[0].input_max, max);
+  const Uint8Quantization expected_input = ChooseUint8Quantization(min, max);
+  EXPECT_EQ(report.layers[0].input_scale, expected_input.scale);
+  EXPECT_EQ(report.layers[0].input_zero_point, expected_input.zero_point);
+
+  const Graph original = ReadFile(model_path);
+  const Graph written = ReadFile(report.param_path);
+  const Node& layer = NodeNamed(written, "convbn2d_0");
+  EXPECT_EQ(layer.type, "lumen.QuantizedConv2d");
+  EXPECT_EQ(layer.params.at("input_scale").AsFloat(), expected_input.scale);  // exactly
+  EXPECT_EQ(layer.params.at("input_zero_point").AsInt(), expected_input.zero_point);
+  const std::vector<float> weights =
+      NodeNamed(original, "convbn2d_0").attributes.at("weight").ToFloats();
+  std::vector<int8_t> expected_weights;
+  std::vector<float> expected_scales;
+  QuantizeWeightsPerChannel(weights.data(), 6, 36, &expected_weights, &expected_scales);
+  ASSERT_EQ(layer.attributes.at("weight").type, DataType::kInt8);
+  EXPECT_EQ(Values<int8_t>(layer.attributes.at("weight")), expected_weights);
+  EXPECT_EQ(Values<float>(layer.attributes.at("weight_scales")), expected_scales);
+  EXPECT_EQ(layer.attributes.at("bias").ToFloats(),
+            NodeNamed(original, "convbn2d_0").attributes.at("bias").ToFloats());
+
+  // The fp32 model with the dequantised weights, run on the dequantised input.
+  Graph dequantised = original;
+  for (Node& node : dequantised.nodes) {
+    if (node.name != "convbn2d_0") continue;
+    std::vector<float> rounded(weights.size());
+    for (size_t i = 0; i < rounded.size(); ++i) {
+      rounded[i] = expected_scales[i / 36] * expected_weights[i];
+    }
+    std::memcpy(node.attributes.at("weight").data.data(), rounded.data(),
+                rounded.size() * sizeof(float));
+  }
+  const std::string dequantised_path = test_support::TestDirectory() + "dequantised.pnnx.param";
+  WritePnnxModel(dequantised, dequantised_path, PnnxBinPathFor(dequantised_path));
+  std::vector<uint8_t> codes(values.size());
+  QuantizeToUint8(values.data(), values.size(), expected_input, codes.data());
+  std::vector<float> input_seen(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    input_seen[i] = expected_input.scale * (codes[i] - expected_input.zero_point);
+  }
+  const std::vector<float> expected = Session(Model::Load(dequantised_path))
+                                          .Run({Tensor::FromRowMajor(input_seen, shape)})[0]
+                                          .ToRowMajor();
+  const std::vector<float> got =
+      Session(Model::Load(report.param_path)).Run({input})[0].ToRowMajor();
+  const std::vector<float> exact = Session(Model::Load(model_path)).Run({input})[0].ToRowMajor();
+  ASSERT_EQ(got.size(), expected.size());
+  double error = 0.0;
+  double norm = 0.0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_NEAR(got[i], expected[i], 1e-4f * (1.0f + std::fabs(expected[i]))) << "at " << i;
+    error += (got[i] - exact[i]) * (got[i] - exact[i]);
+    norm += exact[i] * exact[i];
+  }
+  // And the quantisation itself costs about 1% here (a uint8 step of ~0.03 on N(0, 1) values).
+  EXPECT_LT(std::sqrt(error / norm), 0.02);
+}
+
+// A recurrent classifier (nn.LSTM, then nn.Linear): only the Linear has an int8 form; the
+// calibration runs see its input over several samples, and the mixed model stays close.
+TEST(Quantize, QuantisesTheLayersThatHaveAnInt8FormAndKeepsTheRest) {
+  const std::string model_path = kModels + "lstm_classifier/model.pnnx.param";
+  std::vector<std::vector<Tensor>> calibration;
+  for (uint32_t seed = 0; seed < 4; ++seed)
+    calibration.push_back({RandomTensor({1, 20, 16}, seed)});
+  QuantizeOptions options;
+  options.method = CalibrationMethod::kPercentile;
+  const QuantizeReport report =
+      Quantize(model_path, calibration, test_support::TestDirectory() + "lstm_int8", options);
+  ASSERT_EQ(report.layers.size(), 1u);
+  EXPECT_EQ(report.layers[0].new_type, "lumen.QuantizedLinear");
+  EXPECT_EQ(report.calibration_samples, 4);
+  const Graph written = ReadFile(report.param_path);
+  int lstm_layers = 0;
+  for (const Node& node : written.nodes) lstm_layers += node.type == "nn.LSTM";
+  EXPECT_EQ(lstm_layers, 1);
+
+  const Tensor input = RandomTensor({1, 20, 16}, 99);
+  const std::vector<float> exact = Session(Model::Load(model_path)).Run({input})[0].ToRowMajor();
+  const std::vector<float> got =
+      Session(Model::Load(report.param_path)).Run({input})[0].ToRowMajor();
+  ASSERT_EQ(got.size(), exact.size());
+  double dot = 0.0, got_norm = 0.0, exact_norm = 0.0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    dot += got[i] * exact[i];
+    got_norm += got[i] * got[i];
+    exact_norm += exact[i] * exact[i];
+  }
+  EXPECT_GT(dot / std::sqrt(got_norm * exact_norm), 0.999);
+}
+
+TEST(Quantize, RoundsWeightsToBFloat16WithoutCalibration) {
+  const std::string model_path = kModels + "conv_bn/model.pnnx.param";
+  QuantizeOptions options;
+  options.precision = QuantizedPrecision::kBFloat16;
+  const QuantizeReport report =
+      Quantize(model_path, {}, test_support::TestDirectory() + "conv_bf16", options);
+  ASSERT_EQ(report.layers.size(), 1u);
+  EXPECT_EQ(report.layers[0].new_type, "nn.Conv2d");
+  const Graph written = ReadFile(report.param_path);
+  const Attribute& weight = NodeNamed(written, "convbn2d_0").attributes.at("weight");
+  ASSERT_EQ(weight.type, DataType::kBFloat16);
+  const std::vector<float> original =
+      NodeNamed(ReadFile(model_path), "convbn2d_0").attributes.at("weight").ToFloats();
+  const std::vector<uint16_t> stored = Values<uint16_t>(weight);
+  ASSERT_EQ(stored.size(), original.size());
+  for (size_t i = 0; i < stored.size(); ++i) EXPECT_EQ(stored[i], FloatToBFloat16(original[i]));
+  const Tensor input = RandomTensor({1, 4, 9, 11}, 3);
+  const std::vector<float> exact = Session(Model::Load(model_path)).Run({input})[0].ToRowMajor();
+  const std::vector<float> got =
+      Session(Model::Load(report.param_path)).Run({input})[0].ToRowMajor();
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], exact[i], 0.02f) << "at " << i;
+}
+
+TEST(Quantize, KeepFloatLeavesTheNamedLayerAndRefusesUnknownNames) {
+  const std::string model_path = kModels + "conv_bn/model.pnnx.param";
+  const Tensor input = RandomTensor({1, 4, 9, 11}, 1);
+  QuantizeOptions options;
+  options.keep_float = {"convbn2d_0"};
+  EXPECT_THAT(ErrorOf([&] {
+                Quantize(model_path, {{input}}, test_support::TestDirectory() + "k", options);
+              }),
+              HasSubstr("nothing to quantise"));
+  options.keep_float = {"no_such_layer"};
+  EXPECT_THAT(ErrorOf([&] {
+                Quantize(model_path, {{input}}, test_support::TestDirectory() + "k", options);
+              }),
+              HasSubstr("keep_float names 'no_such_layer', no operator's name"));
+}
+
+TEST(Quantize, GivesClearErrors) {
+  const std::string conv = kModels + "conv_bn/model.pnnx.param";
+  const std::string out = test_support::TestDirectory() + "out";
+  const Tensor input = RandomTensor({1, 4, 9, 11}, 1);
+  EXPECT_THAT(ErrorOf([&] { Quantize(conv, {}, out); }),
+              HasSubstr("int8 quantisation needs calibration inputs"));
+  EXPECT_THAT(ErrorOf([&] {
+                Quantize(conv, {{input, input}}, out);
+              }),
+              HasSubstr("calibration sample 0 has 2 inputs, the model takes 1"));
+  EXPECT_THAT(ErrorOf([&] {
+                Quantize(conv, {{input}, {RandomTensor({1, 3, 9, 11}, 2)}}, out);
+              }),
+              HasSubstr("calibration sample 1: "));
+  EXPECT_THAT(
+      ErrorOf([&] { Quantize(kModels + "conv_depthwise/model.pnnx.param", {{input}}, out); }),
+      HasSubstr("nothing to quantise"));
+  const std::string text = test_support::WriteFile("model.onnx", "not a pnnx file");
+  EXPECT_THAT(ErrorOf([&] { Quantize(text, {{input}}, out); }),
+              HasSubstr("not a .pnnx.param file"));
+  QuantizeOptions options;
+  options.method = CalibrationMethod::kPercentile;
+  options.percentile = 30.0;
+  EXPECT_THAT(ErrorOf([&] { Quantize(conv, {{input}}, out, options); }),
+              HasSubstr("percentile must be in (50, 100], got 30"));
+  EXPECT_THAT(ErrorOf([&] { Quantize(conv, {{input}}, "/nonexistent-folder/out"); }),
+              HasSubstr("/nonexistent-folder/out.pnnx."));
+}
+
+}  // namespace
+}  // namespace lumen
