@@ -8,6 +8,7 @@
 #   scripts/bench.sh                          # every model, batch 1, 1 and 2 threads, 5 rounds
 #   ROUNDS=3 MODELS="resnet18 vit" THREADS=1 scripts/bench.sh
 #   ORT_VERSION=1.22.0 scripts/bench.sh       # ONNX Runtime pinned (default: its newest release)
+#   INT8_MODELS="resnet18" scripts/bench.sh   # the quantised rows' models ("" for none)
 #
 # Models (bench name -> golden case): resnet18 -> resnet18, yolov5s -> yolov5s_detect, mobilenet_v3
 # -> mobilenet_v3_large_075_160, vit -> vit_d96_p8, transformer -> transformer_prenorm, lstm ->
@@ -26,6 +27,13 @@
 # Machines are shared and noisy: alternating the engines round by round exposes them to the same
 # conditions, and each round's figure is already a median over REPEAT runs after a warm-up.
 # A model Lumen cannot run yet shows "n/a (reason)" in its columns; the table still completes.
+#
+# A second table quantises INT8_MODELS (default resnet18 mobilenet_v2) with lumen_quantize: int8
+# calibrated on 32 inputs (scripts/quantize_accuracy.py), int8 with percentile calibration and the
+# stem kept fp32, and bf16; it times each against the fp32 model, alternating round by round, and
+# gives their accuracy against the fp32 model on 32 other inputs. No ONNX Runtime int8 column:
+# producing its QDQ model needs onnxruntime's Python quantisation tools, which Debian does not
+# package and this machine's registries do not offer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,7 +64,8 @@ ort_version=$(node scripts/ort_peer.js --version)
 [ "$ort_version" = "$installed_ort" ] ||
   echo "Note: scripts/ort_peer.js loads onnxruntime-node $ort_version (NODE_PATH), not the" \
     "$installed_ort installed in $node_dir"
-scripts/release_build.sh lumen_run > /dev/null
+int8_models=${INT8_MODELS-"resnet18 mobilenet_v2"}
+scripts/release_build.sh lumen_run lumen_quantize lumen_python > /dev/null
 
 # ONNX exports of the selected models (kept from earlier runs; a bad export is refused, and that
 # model's ORT column then says so).
@@ -217,3 +226,54 @@ echo "(which also holds the case's inputs and PyTorch's outputs to check them); 
 echo "process.resourceUsage().maxRSS (node with the ORT library loaded starts at about 50 MB)."
 echo "ORT is timed around await session.run() in node: a small model's figure includes the call."
 printf '%s\n' "${notes[@]}" | sort -u | sed 's/^/- /'
+
+# --- quantised models against their fp32 model --------------------------------------------------
+[ -z "$int8_models" ] && exit 0
+echo
+echo "| model | threads | fp32 median | int8 median | int8 / fp32 | int8 accuracy |" \
+  "int8 (percentile, stem fp32) / fp32 | its accuracy | bf16 / fp32 | bf16 accuracy |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+export PYTHONPATH=build/python
+for model in $int8_models; do
+  folder=$(case_folder "$(case_name "$model")")
+  [ -z "$folder" ] && { echo "| $model | n/a (no case folder) |"; continue; }
+  /usr/bin/python3 scripts/quantize_accuracy.py calibrate "$folder" "$work/calibration_$model"
+  # The stem: the first convolution of the file, read from its line.
+  stem=$(awk '$1 == "nn.Conv2d" {print $2; exit}' "$folder/model.pnnx.param")
+  build/lumen_quantize "$folder/model.pnnx.param" --calibration "$work/calibration_$model" \
+    --output "$work/${model}_int8" > /dev/null
+  build/lumen_quantize "$folder/model.pnnx.param" --calibration "$work/calibration_$model" \
+    --method percentile --keep-float "$stem" --output "$work/${model}_int8p" > /dev/null
+  build/lumen_quantize "$folder/model.pnnx.param" --to bf16 --output "$work/${model}_bf16" \
+    > /dev/null
+  declare -A accuracy=()
+  for variant in int8 int8p bf16; do
+    accuracy[$variant]=$(/usr/bin/python3 scripts/quantize_accuracy.py compare "$folder" \
+      "$work/${model}_$variant.pnnx.param" | sed 's/top-1 agrees on/top-1/')
+  done
+  input=$(sed -n 's#^input \([^ ]*\) \([^ ]*\)#'"$folder"'/\1:\2#p' "$folder/case.txt" | head -1)
+  for threads in $threads_list; do
+    for variant in fp32 int8 int8p bf16; do : > "$work/$variant.times"; done
+    for ((round = 0; round < rounds; ++round)); do
+      for variant in fp32 int8 int8p bf16; do
+        param="$work/${model}_$variant.pnnx.param"
+        [ "$variant" = fp32 ] && param="$folder/model.pnnx.param"
+        build/lumen_run "$param" --input "$input" --threads "$threads" --repeat "$repeat" \
+          --output-dir "$work" 2>&1 | extract >> "$work/$variant.times" || true
+      done
+    done
+    fp32=$(median_of "$work/fp32.times")
+    int8=$(median_of "$work/int8.times")
+    int8p=$(median_of "$work/int8p.times")
+    bf16=$(median_of "$work/bf16.times")
+    echo "| $model | $threads | $(with_unit "$fp32") | $(with_unit "$int8") |" \
+      "$(ratio "$int8" "$fp32") | ${accuracy[int8]} | $(ratio "$int8p" "$fp32") |" \
+      "${accuracy[int8p]} | $(ratio "$bf16" "$fp32") | ${accuracy[bf16]} |"
+  done
+done
+echo
+echo "Accuracy: cosine similarity of the outputs with the fp32 model's (min and mean) and top-1"
+echo "agreement, on 32 N(0, 1) inputs the calibration (32 others) never saw. The CPU's ISA for the"
+echo "int8 kernels (VNNI's vpdpbusd where avx512_vnni is listed, else AVX2's vpmaddwd):" \
+  "$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
+    grep -E '^(avx2|fma|avx512f|avx512_vnni|avx512_bf16)$' | paste -sd' ')"
