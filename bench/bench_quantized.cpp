@@ -21,6 +21,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <memory>
@@ -155,38 +156,66 @@ Attribute FloatAttribute(const std::vector<int>& shape, const std::vector<float>
   return attribute;
 }
 
-// Arguments: shape index (a 3x3 one of kShapes), quantised (0 nn.Conv2d, 1 lumen.QuantizedConv2d).
+// Convolution layers of the quantised models (ResNet18's 3x3s, MobileNetV2-0.5's 1x1s), zero
+// padded to keep their size, ReLU fused.
+struct LayerGeometry {
+  const char* layer;
+  int in_channels;
+  int out_channels;
+  int kernel;  // square, stride 1
+  int side;    // square input and output maps
+};
+constexpr LayerGeometry kLayers[] = {
+    {"resnet18 conv3x3 64->64 @56", 64, 64, 3, 56},
+    {"resnet18 conv3x3 128->128 @28", 128, 128, 3, 28},
+    {"resnet18 conv3x3 256->256 @14", 256, 256, 3, 14},
+    {"resnet18 conv3x3 512->512 @7", 512, 512, 3, 7},
+    {"mobilenet_v2 conv1x1 8->48 @112", 8, 48, 1, 112},
+    {"mobilenet_v2 conv1x1 16->8 @112", 16, 8, 1, 112},
+    {"mobilenet_v2 conv1x1 24->144 @56", 24, 144, 1, 56},
+    {"mobilenet_v2 conv1x1 32->192 @28", 32, 192, 1, 28},
+    {"mobilenet_v2 conv1x1 192->32 @28", 192, 32, 1, 28},
+    {"mobilenet_v2 conv1x1 384->64 @14", 384, 64, 1, 14},
+};
+
+// Arguments: layer index (of kLayers), form: 0 nn.Conv2d, 1 lumen.QuantizedConv2d as the layer
+// chooses to compute it on this CPU (its float form where int8 loses), 2 lumen.QuantizedConv2d
+// on the int8 GEMM (LUMEN_QUANTIZED_KERNELS=int8).
 void BM_QuantizedConvolutionLayer(benchmark::State& state) {
-  const GemmShape& shape = kShapes[state.range(0)];
-  const bool quantized = state.range(1) == 1;
-  const int channels = shape.n;  // k = 9 * channels: 3x3, as many channels in as out
-  int side = 1;
-  while (side * side < shape.m) ++side;  // m = side * side output pixels
+  const LayerGeometry& geometry = kLayers[state.range(0)];
+  const bool quantized = state.range(1) >= 1;
+  const bool int8_everywhere = state.range(1) == 2;
+  const int side = geometry.side;
+  const int kernel = geometry.kernel;
   std::mt19937 generator(7);
   std::normal_distribution<float> normal(0.0f, 0.05f);
   std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
-  std::vector<float> weights(static_cast<size_t>(channels) * channels * 9);
+  std::vector<float> weights(static_cast<size_t>(geometry.out_channels) * geometry.in_channels *
+                             kernel * kernel);
   for (float& weight : weights) weight = normal(generator);
-  const std::vector<int> weight_shape = {channels, channels, 3, 3};
+  const std::vector<int> weight_shape = {geometry.out_channels, geometry.in_channels, kernel,
+                                         kernel};
 
   Node node;
   node.type = quantized ? "lumen.QuantizedConv2d" : "nn.Conv2d";
   node.name = "conv";
   node.input_names = {"in"};
   node.output_names = {"out"};
-  node.params["in_channels"] = Parameter::FromInt(channels);
-  node.params["out_channels"] = Parameter::FromInt(channels);
-  node.params["kernel_size"] = Parameter::FromIntArray({3, 3});
+  node.params["in_channels"] = Parameter::FromInt(geometry.in_channels);
+  node.params["out_channels"] = Parameter::FromInt(geometry.out_channels);
+  node.params["kernel_size"] = Parameter::FromIntArray({kernel, kernel});
   node.params["stride"] = Parameter::FromIntArray({1, 1});
-  node.params["padding"] = Parameter::FromIntArray({1, 1});
+  node.params["padding"] = Parameter::FromIntArray({kernel / 2, kernel / 2});
   node.params["dilation"] = Parameter::FromIntArray({1, 1});
   node.params["groups"] = Parameter::FromInt(1);
   node.params["bias"] = Parameter::FromBool(true);
-  node.attributes["bias"] = FloatAttribute({channels}, std::vector<float>(channels, 0.1f));
+  node.attributes["bias"] =
+      FloatAttribute({geometry.out_channels}, std::vector<float>(geometry.out_channels, 0.1f));
   if (quantized) {
     std::vector<int8_t> values;
     std::vector<float> scales;
-    QuantizeWeightsPerChannel(weights.data(), channels, channels * 9, &values, &scales);
+    QuantizeWeightsPerChannel(weights.data(), geometry.out_channels,
+                              geometry.in_channels * kernel * kernel, &values, &scales);
     const Uint8Quantization input = ChooseUint8Quantization(0.0f, 1.0f);
     node.params["input_scale"] = Parameter::FromFloat(input.scale);
     node.params["input_zero_point"] = Parameter::FromInt(input.zero_point);
@@ -194,15 +223,17 @@ void BM_QuantizedConvolutionLayer(benchmark::State& state) {
     weight.type = DataType::kInt8;
     weight.shape = weight_shape;
     weight.data.assign(values.begin(), values.end());
-    node.attributes["weight_scales"] = FloatAttribute({channels}, scales);
+    node.attributes["weight_scales"] = FloatAttribute({geometry.out_channels}, scales);
   } else {
     node.attributes["weight"] = FloatAttribute(weight_shape, weights);
   }
+  if (int8_everywhere) setenv("LUMEN_QUANTIZED_KERNELS", "int8", 1);
   std::unique_ptr<Layer> layer = LayerRegistry::Create(LayerConfig(node));
+  unsetenv("LUMEN_QUANTIZED_KERNELS");
   layer->FuseActivation(Activation{Activation::Kind::kRelu});
 
-  const Shape input_shape = {1, static_cast<uint32_t>(channels), static_cast<uint32_t>(side),
-                             static_cast<uint32_t>(side)};
+  const Shape input_shape = {1, static_cast<uint32_t>(geometry.in_channels),
+                             static_cast<uint32_t>(side), static_cast<uint32_t>(side)};
   std::vector<float> values(ShapeElementCount(input_shape));  // after a ReLU: [0, 1)
   for (float& value : values) value = uniform(generator);
   const Tensor input = Tensor::FromRowMajor(values, input_shape);
@@ -217,17 +248,19 @@ void BM_QuantizedConvolutionLayer(benchmark::State& state) {
     layer->Forward({&input}, {&output}, context);
     benchmark::DoNotOptimize(output.data());
   }
-  const double operations = 2.0 * side * side * channels * channels * 9;
+  const double operations =
+      2.0 * side * side * geometry.out_channels * geometry.in_channels * kernel * kernel;
   state.counters["GOP"] =
       benchmark::Counter(operations * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(Concat(shape.layer, " ", node.type,
+  const char* const forms[] = {"", " (as this CPU prefers)", " (int8 GEMM)"};
+  state.SetLabel(Concat(geometry.layer, " ", node.type, forms[state.range(1)],
                         quantized ? Concat(" ", Int8IsaName(BestInt8Isa())) : std::string(),
                         ", CPU ", DetectedCpuFeatures().Describe()));
 }
 
 BENCHMARK(BM_QuantizedConvolutionLayer)
-    ->ArgsProduct({{0, 1, 2, 3}, {0, 1}})
-    ->ArgNames({"shape", "quantized"})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {0, 1, 2}})
+    ->ArgNames({"layer", "form"})
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -1,4 +1,5 @@
-// lumen.QuantizedConv2d: nn.Conv2d with int8 weights, computed by the int8 GEMM.
+// lumen.QuantizedConv2d: nn.Conv2d with int8 weights, computed by the int8 GEMM (or, where that
+// loses on this CPU, by an fp32 convolution of the same quantised values).
 //
 // The file format (see quantized_weights.hpp and course/pnnx-format.md): nn.Conv2d's parameters
 // (in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias; padding_mode
@@ -8,15 +9,35 @@
 // Input and output are float, so that a model mixes quantised and fp32 layers: Forward quantises
 // the input per tensor, lays out the uint8 im2col rows (a 1x1 stride-1 convolution's input planes
 // already are them), and Int8Gemm dequantises, adds the bias and applies the fused activation.
+//
+// Where int8 loses to fp32 on this CPU, the layer computes the same quantised arithmetic in fp32:
+// on CPUs without VNNI, layers that need im2col rows. AVX2's int8 GEMM multiplies about twice as
+// many products per instruction as fp32's FMA, but fp32 runs those layers with Winograd (4x
+// fewer products for 3x3) or small-depth (stems), and the uint8 im2col costs a pass of its own:
+// measured at one thread on Zen 3 (AVX2), ResNet18's 3x3 layers took 1.1-1.4x and its 7x7 stem
+// 1.4-2.4x the fp32 layer's time in int8, while 1x1 stride-1 layers (no im2col) stay on int8:
+// BM_QuantizedConvolutionLayer gave 0.56-1.02x for MobileNetV2's (8->48 on 112x112 0.66x), one
+// exception at 1.2x (16->8 on 112x112, 0.13 ms). The float form convolves the input as quantised
+// and dequantised (s * (q - z)) with the dequantised weights (scale_j * q_w): the values the int8
+// GEMM multiplies, so its outputs are the int8 path's to float rounding, on every CPU.
+// LUMEN_QUANTIZED_KERNELS=int8 in the environment keeps every layer on the int8 GEMM (to compare,
+// and for the tests).
+#include <glog/logging.h>
+
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/checked_math.hpp"
 #include "base/thread_pool.hpp"
 #include "kernel/convolution_algorithm.hpp"
 #include "kernel/quantized_im2col.hpp"
+#include "layer/convolution/convolution.hpp"
 #include "layer/convolution/convolution_layer.hpp"
 #include "layer/layer_registry.hpp"
 #include "layer/quantized/quantized_weights.hpp"
@@ -27,19 +48,31 @@ namespace lumen {
 namespace {
 
 // What a QuantizedConvolution keeps per session and input size: the plane sizes and the bytes
-// one sample's quantised input and one group's im2col rows take.
+// one sample's quantised input and one group's im2col rows take; for the float form, the input as
+// quantised and dequantised, and the float convolution's own state.
 class QuantizedConvolutionState : public LayerState {
  public:
   // Buffers for `shape`; `row_bytes` 0 when the input planes are the rows.
   QuantizedConvolutionState(const ConvolutionShape& shape, size_t input_bytes, size_t row_bytes)
       : shape(shape), quantized_input(input_bytes), rows(row_bytes) {}
   // The buffers.
-  size_t bytes() const override { return quantized_input.size() + rows.size(); }
+  size_t bytes() const override {
+    return quantized_input.size() + rows.size() + dequantized_input.size() * sizeof(float) +
+           (float_state ? float_state->bytes() : 0);
+  }
 
   ConvolutionShape shape;
   std::vector<uint8_t> quantized_input;  // one sample
   std::vector<uint8_t> rows;             // one group's im2col matrix of one sample
+  Tensor dequantized_input;              // float form: the whole input, as the GEMM would see it
+  StatePointer float_state;              // float form: the float convolution's state
 };
+
+// Whether the environment asks for the int8 GEMM on every layer (LUMEN_QUANTIZED_KERNELS=int8).
+bool Int8KernelsEverywhere() {
+  const char* kernels = std::getenv("LUMEN_QUANTIZED_KERNELS");
+  return kernels != nullptr && std::strcmp(kernels, "int8") == 0;
+}
 
 }  // namespace
 
@@ -53,16 +86,21 @@ class QuantizedConvolution : public ConvolutionLayer {
   // Quantises each sample, lays out its rows and multiplies each group.
   void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
   // Applies `activation` in the GEMM's epilogue, if none is fused yet (a following ReLU).
-  bool FuseActivation(const Activation& activation) override {
-    return edges_.FuseActivation(activation);
-  }
+  bool FuseActivation(const Activation& activation) override;
 
  private:
   // True when each input plane is already a column of the GEMM's A: a 1x1 window of stride 1
   // without padding.
   bool InputIsRows() const;
+  // Whether this CPU computes the layer faster in its float form (see the top of this file).
+  bool PrefersFloatForm() const;
+  // Builds float_form_ from the quantised weights (see the top of this file).
+  void BuildFloatForm(const QuantizedWeights& weights);
+  // The float form's Forward: the input quantised and dequantised, then convolved in fp32.
+  void ForwardInFloat(const Tensor& input, Tensor& output, const ForwardContext& context) const;
 
-  std::vector<Int8PackedWeights> group_weights_;  // one per group
+  std::vector<Int8PackedWeights> group_weights_;  // one per group; empty with the float form
+  std::unique_ptr<Convolution> float_form_;       // null: the int8 GEMM computes the layer
   QuantizedEdges edges_;                          // input quantisation, bias, fused activation
 };
 
@@ -79,9 +117,13 @@ QuantizedConvolution::QuantizedConvolution(const LayerConfig& config) : Convolut
                 window_.kernel_w, ") are ", depth, ", more than the int8 GEMM's ",
                 kInt8GemmMaxDepth));
   }
+  const int k = static_cast<int>(depth);
   const QuantizedWeights weights = ReadQuantizedWeights(
       config, {out_channels_, group_inputs, window_.kernel_h, window_.kernel_w});
-  const int k = static_cast<int>(depth);
+  if (PrefersFloatForm()) {
+    BuildFloatForm(weights);
+    return;
+  }
   for (int group = 0; group < groups_; ++group) {
     const size_t first = static_cast<size_t>(group) * group_outputs;
     group_weights_.emplace_back(weights.values.data() + first * k, group_outputs, k, k,
@@ -95,11 +137,45 @@ bool QuantizedConvolution::InputIsRows() const {
          w.pad_top == 0 && w.pad_bottom == 0 && w.pad_left == 0 && w.pad_right == 0;
 }
 
+bool QuantizedConvolution::PrefersFloatForm() const {
+  return !InputIsRows() && BestInt8Isa() != Int8Isa::kAvx512Vnni && !Int8KernelsEverywhere();
+}
+
+void QuantizedConvolution::BuildFloatForm(const QuantizedWeights& weights) {
+  ConvolutionSpec spec;
+  spec.in_channels = in_channels_;
+  spec.out_channels = out_channels_;
+  spec.groups = groups_;
+  spec.window = window_;
+  const size_t per_channel = weights.values.size() / out_channels_;
+  spec.weights.resize(weights.values.size());
+  for (size_t i = 0; i < spec.weights.size(); ++i) {
+    spec.weights[i] = weights.scales[i / per_channel] * weights.values[i];
+  }
+  if (edges_.bias() != nullptr) spec.bias.assign(edges_.bias(), edges_.bias() + out_channels_);
+  Node node;  // names the float convolution in its messages as this layer
+  node.type = "lumen.QuantizedConv2d";
+  node.name = name();
+  float_form_ = std::make_unique<Convolution>(LayerConfig(node), std::move(spec));
+}
+
+bool QuantizedConvolution::FuseActivation(const Activation& activation) {
+  if (!edges_.FuseActivation(activation)) return false;
+  if (float_form_) CHECK(float_form_->FuseActivation(activation));
+  return true;
+}
+
 StatePointer QuantizedConvolution::Prepare(const Shapes& input_shapes, const Shapes&,
                                            const PrepareContext& context) const {
   CheckInputCount(input_shapes, 1);
   const ConvolutionShape shape = SampleShape(input_shapes[0]);
   const size_t pixels = static_cast<size_t>(shape.output_h) * shape.output_w;
+  if (float_form_) {
+    auto state = std::make_unique<QuantizedConvolutionState>(shape, 0, 0);
+    state->float_state = float_form_->Prepare(input_shapes, {}, context);
+    state->dequantized_input = Tensor(input_shapes[0]);
+    return state;
+  }
   const size_t input_bytes =
       CheckedMultiply(static_cast<size_t>(in_channels_),
                       static_cast<size_t>(shape.input_h) * shape.input_w, "quantised input");
@@ -117,6 +193,10 @@ StatePointer QuantizedConvolution::Prepare(const Shapes& input_shapes, const Sha
 
 void QuantizedConvolution::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                                    const ForwardContext& context) const {
+  if (float_form_) {
+    ForwardInFloat(*inputs[0], *outputs[0], context);
+    return;
+  }
   QuantizedConvolutionState& state = context.state_as<QuantizedConvolutionState>();
   const ConvolutionShape& shape = state.shape;
   const Tensor& input = *inputs[0];
@@ -151,6 +231,30 @@ void QuantizedConvolution::Forward(const InputTensors& inputs, const OutputTenso
                context.compute);
     }
   }
+}
+
+void QuantizedConvolution::ForwardInFloat(const Tensor& input, Tensor& output,
+                                          const ForwardContext& context) const {
+  QuantizedConvolutionState& state = context.state_as<QuantizedConvolutionState>();
+  const size_t plane = static_cast<size_t>(state.shape.input_h) * state.shape.input_w;
+  const size_t planes = input.size() / plane;  // every sample's channels
+  const Uint8Quantization& quantization = edges_.input();
+  float* dequantized = state.dequantized_input.data();
+  // Through QuantizeToUint8, as the int8 path quantises, in chunks that stay in L1.
+  ParallelForRuns(context.compute.pool, planes, plane, [&](size_t first, size_t end) {
+    constexpr size_t kChunk = 4096;
+    uint8_t codes[kChunk];
+    for (size_t begin = first * plane; begin < end * plane; begin += kChunk) {
+      const size_t count = std::min(kChunk, end * plane - begin);
+      QuantizeToUint8(input.data() + begin, count, quantization, codes);
+      for (size_t i = 0; i < count; ++i) {
+        dequantized[begin + i] =
+            quantization.scale * static_cast<float>(codes[i] - quantization.zero_point);
+      }
+    }
+  });
+  ForwardContext float_context{context.compute, state.float_state.get()};
+  float_form_->Forward({&state.dequantized_input}, {&output}, float_context);
 }
 
 LUMEN_REGISTER_LAYER(QuantizedConvolution, "lumen.QuantizedConv2d");

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -78,11 +79,38 @@ std::vector<float> Absolute(std::vector<float> values) {
   return values;
 }
 
+// Sets an environment variable for its lifetime (unset again after).
+class ScopedEnvironment {
+ public:
+  // Sets `name` to `value`, or leaves it unset when `value` is null.
+  ScopedEnvironment(const char* name, const char* value) : name_(name) {
+    if (value != nullptr) setenv(name, value, 1);
+  }
+  ~ScopedEnvironment() { unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+void ExpectMatchesFloatConvolutionOnce(const Geometry& g, int threads,
+                                       const Activation* activation);
+
 // Runs the quantised convolution of `g` on random weights, bias and input (in [-1, 2]: an
 // asymmetric range, so the zero point is not 0 or 128) with `activation` fused when given, and
-// checks it against both float references.
+// checks it against both float references: as the layer chooses to compute it on this CPU, and
+// with LUMEN_QUANTIZED_KERNELS=int8 (the int8 GEMM even where this CPU has the layer use its
+// float form, so that both run on every machine).
 void ExpectMatchesFloatConvolution(const Geometry& g, int threads,
                                    const Activation* activation = nullptr) {
+  for (const char* kernels : {static_cast<const char*>(nullptr), "int8"}) {
+    SCOPED_TRACE(Concat("LUMEN_QUANTIZED_KERNELS=", kernels == nullptr ? "(unset)" : kernels));
+    ScopedEnvironment environment("LUMEN_QUANTIZED_KERNELS", kernels);
+    ExpectMatchesFloatConvolutionOnce(g, threads, activation);
+  }
+}
+
+void ExpectMatchesFloatConvolutionOnce(const Geometry& g, int threads,
+                                       const Activation* activation) {
   SCOPED_TRACE(Concat("input ", ShapeToString(g.input), " kernel ", g.kernel_h, "x", g.kernel_w,
                       " groups ", g.groups, " threads ", threads));
   std::mt19937 generator(7);
