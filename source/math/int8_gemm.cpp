@@ -55,6 +55,7 @@ void DequantizeBlock(const int32_t* sums, int ld, int rows, int first_column, in
                      const int32_t* weight_sums, int zero_point, float a_scale,
                      const float* w_scales, const float* bias, const Activation& activation,
                      float* c, int ldc) {
+  // LESSON 17 BEGIN: c = f((sum - zero_point * S[j]) * scale_a * scale_w[j] + bias[j])
   WithActivation(activation, [&](auto function) {
     if (rows == 1 && ld == 1 && ldc == 1) {  // one row of contiguous columns: vectorise along it
       for (int j = first_column; j < end_column; ++j) {
@@ -77,11 +78,13 @@ void DequantizeBlock(const int32_t* sums, int ld, int rows, int first_column, in
       }
     }
   });
+  // LESSON 17 END
 }
 
 // QuantizeToUint8 without the checks (the callers have made them).
 void QuantizeValues(const float* input, size_t count, const Uint8Quantization& quantization,
                     uint8_t* output) {
+  // LESSON 17 BEGIN: q = clamp(round_half_even(x / scale) + zero_point, 0, 255); NaN -> zero_point
   const float inverse_scale = 1.0f / quantization.scale;
   const float zero_point = static_cast<float>(quantization.zero_point);
   // Clamped before rounding, to integers, which gives the same result as after and keeps the
@@ -94,6 +97,7 @@ void QuantizeValues(const float* input, size_t count, const Uint8Quantization& q
     value = std::min(std::max(value, low), high);
     output[i] = static_cast<uint8_t>(static_cast<int>(RoundHalfEven(value) + zero_point));
   }
+  // LESSON 17 END
 }
 
 // Where one block's packed A and int32 sums live in the calling thread's scratch: the packed
@@ -325,6 +329,7 @@ Uint8Quantization ChooseUint8Quantization(float min, float max) {
     throw Error(Concat("uint8 quantisation: expected a finite range min <= max, got [", min, ", ",
                        max, "]"));
   }
+  // LESSON 17 BEGIN: the scale and zero point that map [min, max], widened to hold 0, onto 0..255
   min = std::min(min, 0.0f);
   max = std::max(max, 0.0f);
   if (max == min) return Uint8Quantization{};
@@ -336,6 +341,7 @@ Uint8Quantization ChooseUint8Quantization(float min, float max) {
   quantization.zero_point =
       static_cast<int>(std::clamp(std::nearbyint(-min / quantization.scale), 0.0f, 255.0f));
   return quantization;
+  // LESSON 17 END
 }
 
 void QuantizeToUint8(const float* input, size_t count, const Uint8Quantization& quantization,
@@ -361,12 +367,14 @@ void QuantizeWeightsPerChannel(const float* weights, int n, int k, std::vector<i
       }
       largest = std::max(largest, std::fabs(channel[p]));
     }
+    // LESSON 17 BEGIN: channel j's symmetric scale (its largest magnitude onto 127) and levels
     const float scale = largest > 0.0f ? largest / 127.0f : 1.0f;
     (*scales)[j] = scale;
     for (int p = 0; p < k; ++p) {
       const float level = std::clamp(std::nearbyint(channel[p] / scale), -127.0f, 127.0f);
       (*quantized)[static_cast<size_t>(j) * k + p] = static_cast<int8_t>(level);
     }
+    // LESSON 17 END
   }
 }
 

@@ -37,6 +37,7 @@ void ActivationRange::PercentileRange(double percentile, float* low, float* high
   *low = min_;
   *high = max_;
   if (empty() || histogram_.empty() || percentile >= 100.0) return;
+  // LESSON 17 BEGIN: cut each tail of the histogram, whole bins, while it holds at most its share
   uint64_t total = 0;
   for (uint64_t count : histogram_) total += count;
   // The count each tail may lose; a bin is cut only when all of it fits in the tail.
@@ -53,6 +54,7 @@ void ActivationRange::PercentileRange(double percentile, float* low, float* high
   *low = static_cast<float>(min_ + first * bin_width);
   *high = static_cast<float>(min_ + (last + 1) * bin_width);
   *high = std::min(*high, max_);
+  // LESSON 17 END
 }
 
 }  // namespace lumen
