@@ -10,6 +10,7 @@
 #include "io/npy_file.hpp"
 #include "io/raw_file.hpp"
 #include "lumen/error.hpp"
+#include "support/error_of.hpp"
 #include "support/test_files.hpp"
 
 namespace lumen {
@@ -19,12 +20,7 @@ using ::testing::HasSubstr;
 
 // The message of the lumen::Error ReadCalibrationFolder throws ("" if none).
 std::string FolderError(const std::string& folder, const Shape& shape) {
-  try {
-    ReadCalibrationFolder(folder, shape);
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
+  return test_support::ErrorOf([&] { ReadCalibrationFolder(folder, shape); });
 }
 
 TEST(CalibrationFolder, ReadsNpyAndRawFilesInNameOrder) {

@@ -18,12 +18,14 @@
 #include "pnnx/param_reader.hpp"
 #include "pnnx/pnnx_reader.hpp"
 #include "pnnx/pnnx_writer.hpp"
+#include "support/error_of.hpp"
 #include "support/source_directory.hpp"
 #include "support/test_files.hpp"
 
 namespace lumen {
 namespace {
 
+using test_support::ErrorOf;
 using ::testing::HasSubstr;
 
 const std::string kModels = test_support::SourceDirectory() + "/tmp/models/";
@@ -58,17 +60,6 @@ std::vector<Value> Values(const Attribute& attribute) {
   std::vector<Value> values(attribute.data.size() / sizeof(Value));
   std::memcpy(values.data(), attribute.data.data(), attribute.data.size());
   return values;
-}
-
-// The message of the lumen::Error `run` throws ("" if none).
-template <typename Run>
-std::string ErrorOf(Run run) {
-  try {
-    run();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
 }
 
 // A 3x3 convolution 4 -> 6 (tmp/models/conv_bn), calibrated on the very input it is then run on:
