@@ -23,7 +23,7 @@ echo "== install into $prefix"
 cmake --install "$build_dir" --prefix "$prefix" > "$work/install.log"
 # Only the public headers are installed.
 installed_headers=$(cd "$prefix/include" && find lumen -name '*.hpp' | sort | tr '\n' ' ')
-expected_headers="lumen/error.hpp lumen/lumen.hpp lumen/model.hpp lumen/session.hpp lumen/summary.hpp lumen/tensor.hpp "
+expected_headers="lumen/error.hpp lumen/lumen.hpp lumen/model.hpp lumen/quantize.hpp lumen/session.hpp lumen/summary.hpp lumen/tensor.hpp "
 if [ "$installed_headers" != "$expected_headers" ]; then
   echo "installed headers: $installed_headers; expected: $expected_headers" >&2
   exit 1
