@@ -28,7 +28,8 @@ echo "$(basename "$deb"): $(du -k "$deb" | cut -f1) KiB in $((SECONDS - start)) 
 echo "== its files"
 files=$(dpkg-deb -c "$deb" | awk '{print $6}')
 python_dir=usr/lib/python3/dist-packages/lumen  # deb_system: what /usr/bin/python3 reads
-for file in usr/bin/lumen_run usr/bin/lumen_quantize usr/include/lumen/lumen.hpp usr/lib/liblumen.a \
+for file in usr/bin/lumen_run usr/bin/lumen_quantize usr/include/lumen/lumen.hpp \
+            usr/lib/liblumen.a \
             usr/lib/cmake/Lumen/LumenConfig.cmake usr/lib/pkgconfig/lumen.pc \
             "$python_dir/__init__.py" "$python_dir/_lumen.cpython-"; do
   grep -q "^\./$file" <<< "$files" || fail "the package has no /$file"
