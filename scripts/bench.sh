@@ -31,9 +31,10 @@
 # A second table quantises INT8_MODELS (default resnet18 mobilenet_v2) with lumen_quantize: int8
 # calibrated on 32 inputs (scripts/quantize_accuracy.py), int8 with percentile calibration and the
 # stem kept fp32, and bf16; it times each against the fp32 model, alternating round by round, and
-# gives their accuracy against the fp32 model on 32 other inputs. No ONNX Runtime int8 column:
-# producing its QDQ model needs onnxruntime's Python quantisation tools, which Debian does not
-# package and this machine's registries do not offer.
+# gives their accuracy against the fp32 model on 32 other inputs. Beside them, ONNX Runtime's own
+# int8: the model's ONNX export made a QDQ model by scripts/make_qdq_model.py (the same calibration
+# inputs, min/max, per-channel weights), timed against ORT's fp32 run of the export; its accuracy
+# is the QDQ file's arithmetic as Lumen runs it (in fp32: ORT's int8 kernels may round otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -231,9 +232,13 @@ printf '%s\n' "${notes[@]}" | sort -u | sed 's/^/- /'
 [ -z "$int8_models" ] && exit 0
 echo
 echo "| model | threads | fp32 median | int8 median | int8 / fp32 | int8 accuracy |" \
-  "int8 (percentile, stem fp32) / fp32 | its accuracy | bf16 / fp32 | bf16 accuracy |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+  "int8 (percentile, stem fp32) / fp32 | its accuracy | bf16 / fp32 | bf16 accuracy |" \
+  "ORT fp32 median | ORT int8 (QDQ) median | ORT int8 / ORT fp32 | QDQ accuracy |" \
+  "Lumen int8 / ORT int8 |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 export PYTHONPATH=build/python
+# shellcheck disable=SC2086
+/usr/bin/python3 scripts/make_onnx_models.py --models $int8_models > /dev/null 2>&1 || true
 for model in $int8_models; do
   folder=$(case_folder "$(case_name "$model")")
   [ -z "$folder" ] && { echo "| $model | n/a (no case folder) |"; continue; }
@@ -246,14 +251,23 @@ for model in $int8_models; do
     --method percentile --keep-float "$stem" --output "$work/${model}_int8p" > /dev/null
   build/lumen_quantize "$folder/model.pnnx.param" --to bf16 --output "$work/${model}_bf16" \
     > /dev/null
+  onnx_file="$onnx_dir/$model.onnx"
+  qdq_file="$work/${model}_qdq.onnx"
+  if [ -f "$onnx_file" ]; then
+    /usr/bin/python3 scripts/make_qdq_model.py "$onnx_file" "$work/calibration_$model" \
+      "$qdq_file" > /dev/null || rm -f "$qdq_file"
+  fi
   declare -A accuracy=()
   for variant in int8 int8p bf16; do
     accuracy[$variant]=$(/usr/bin/python3 scripts/quantize_accuracy.py compare "$folder" \
       "$work/${model}_$variant.pnnx.param" | sed 's/top-1 agrees on/top-1/')
   done
+  accuracy[qdq]="n/a (no QDQ model)"
+  [ -f "$qdq_file" ] && accuracy[qdq]=$(/usr/bin/python3 scripts/quantize_accuracy.py compare \
+    "$folder" "$qdq_file" | sed 's/top-1 agrees on/top-1/')
   input=$(sed -n 's#^input \([^ ]*\) \([^ ]*\)#'"$folder"'/\1:\2#p' "$folder/case.txt" | head -1)
   for threads in $threads_list; do
-    for variant in fp32 int8 int8p bf16; do : > "$work/$variant.times"; done
+    for variant in fp32 int8 int8p bf16 ort_fp32 ort_int8; do : > "$work/$variant.times"; done
     for ((round = 0; round < rounds; ++round)); do
       for variant in fp32 int8 int8p bf16; do
         param="$work/${model}_$variant.pnnx.param"
@@ -261,14 +275,25 @@ for model in $int8_models; do
         build/lumen_run "$param" --input "$input" --threads "$threads" --repeat "$repeat" \
           --output-dir "$work" 2>&1 | extract >> "$work/$variant.times" || true
       done
+      for variant in ort_fp32 ort_int8; do
+        file=$onnx_file
+        [ "$variant" = ort_int8 ] && file=$qdq_file
+        [ -f "$file" ] || continue
+        node scripts/ort_peer.js --model "$file" --threads "$threads" --repeat "$repeat" 2>&1 |
+          extract >> "$work/$variant.times" || true
+      done
     done
     fp32=$(median_of "$work/fp32.times")
     int8=$(median_of "$work/int8.times")
     int8p=$(median_of "$work/int8p.times")
     bf16=$(median_of "$work/bf16.times")
+    ort_fp32=$(median_of "$work/ort_fp32.times")
+    ort_int8=$(median_of "$work/ort_int8.times")
     echo "| $model | $threads | $(with_unit "$fp32") | $(with_unit "$int8") |" \
       "$(ratio "$int8" "$fp32") | ${accuracy[int8]} | $(ratio "$int8p" "$fp32") |" \
-      "${accuracy[int8p]} | $(ratio "$bf16" "$fp32") | ${accuracy[bf16]} |"
+      "${accuracy[int8p]} | $(ratio "$bf16" "$fp32") | ${accuracy[bf16]} |" \
+      "$(with_unit "$ort_fp32") | $(with_unit "$ort_int8") | $(ratio "$ort_int8" "$ort_fp32") |" \
+      "${accuracy[qdq]} | $(ratio "$int8" "$ort_int8") |"
   done
 done
 echo

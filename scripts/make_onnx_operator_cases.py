@@ -467,9 +467,83 @@ def mapper_models():
          pads=[1, -1, 1, 1])
 
 
+def quantize_dequantize(x, scale, zero_point, low, high):
+    """QuantizeLinear then DequantizeLinear per the ONNX spec: round half to even, saturate."""
+    q = np.clip(np.round(x / scale) + zero_point, low, high)  # np.round: half to even
+    return ((q - zero_point) * scale).astype(np.float32)
+
+
+def quantization_cases():
+    """QuantizeLinear -> DequantizeLinear pairs (a QDQ model's unit) with uint8 and int8 zero
+    points: ties, saturation at both ends, a negative zero point."""
+    def qdq_case(name, x, scale, zero_point, expected):
+        nodes = [helper.make_node("QuantizeLinear", ["in0", "scale", "zero_point"], ["q"],
+                                  name=f"{name}_q"),
+                 helper.make_node("DequantizeLinear", ["q", "scale", "zero_point"], ["out0"],
+                                  name=f"{name}_dq")]
+        graph = helper.make_graph(
+            nodes, name, [helper.make_tensor_value_info("in0", TensorProto.FLOAT, x.shape)],
+            [helper.make_tensor_value_info("out0", TensorProto.FLOAT, x.shape)],
+            [numpy_helper.from_array(scale, "scale"),
+             numpy_helper.from_array(zero_point, "zero_point")])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        write_case(name, model, [x], [expected],
+                   "QuantizeLinear then DequantizeLinear (onnx.helper, opset 13); references: "
+                   "numpy per the ONNX spec")
+
+    # Per tensor, uint8: multiples of half a step (ties), and values beyond 0..255 on both sides.
+    scale = np.array(0.5, np.float32)
+    zero_point = np.array(10, np.uint8)
+    x = (np.arange(-12, 12, dtype=np.float32) * 0.25 + random(24) * 0.1).reshape(2, 3, 4)
+    x[0, 0, :] = [-10.0, 200.0, 0.75, 1.25]  # saturation low and high, ties at 1.5 and 2.5 steps
+    qdq_case("quantize_linear_uint8", x, scale, zero_point,
+             quantize_dequantize(x, scale, zero_point.astype(np.float32), 0, 255))
+    # Per tensor, int8 with a negative zero point: saturation at -128 and 127. (Per axis, a
+    # DequantizeLinear needs the rank of its input when loading, which Lumen knows for graph inputs
+    # and constants only: QDQ models quantise weights per axis, constants, and activations per
+    # tensor.)
+    image = random(2, 3, 4, 5) * 4
+    qdq_case("quantize_linear_int8", image, np.array(0.05, np.float32), np.array(-20, np.int8),
+             quantize_dequantize(image, 0.05, -20.0, -128, 127))
+
+    # A QDQ convolution as ONNX Runtime's quantiser writes one: the activation through a
+    # QuantizeLinear / DequantizeLinear pair, the weights int8 per output channel behind a
+    # DequantizeLinear (axis 0), the bias int32 at input scale times weight scale (axis 0).
+    x = random(1, 3, 6, 7)
+    weight = random(4, 3, 3, 3, seed=1)
+    bias = random(4, seed=2)
+    x_scale, x_zero = np.float32(0.03), np.uint8(128)
+    w_scales = (np.abs(weight).reshape(4, -1).max(1) / 127).astype(np.float32)
+    w_levels = np.clip(np.round(weight / w_scales[:, None, None, None]), -127, 127).astype(np.int8)
+    b_scales = (x_scale * w_scales).astype(np.float32)
+    b_levels = np.round(bias / b_scales).astype(np.int32)
+    nodes = [
+        helper.make_node("QuantizeLinear", ["in0", "x_scale", "x_zero"], ["xq"], name="xq"),
+        helper.make_node("DequantizeLinear", ["xq", "x_scale", "x_zero"], ["xdq"], name="xdq"),
+        helper.make_node("DequantizeLinear", ["w", "w_scale", "w_zero"], ["wdq"], name="wdq",
+                         axis=0),
+        helper.make_node("DequantizeLinear", ["b", "b_scale", "b_zero"], ["bdq"], name="bdq",
+                         axis=0),
+        helper.make_node("Conv", ["xdq", "wdq", "bdq"], ["out0"], name="conv", pads=[1, 1, 1, 1])]
+    constants = [(np.array(x_scale), "x_scale"), (np.array(x_zero), "x_zero"), (w_levels, "w"),
+                 (w_scales, "w_scale"), (np.zeros(4, np.int8), "w_zero"), (b_levels, "b"),
+                 (b_scales, "b_scale"), (np.zeros(4, np.int32), "b_zero")]
+    expected_x = quantize_dequantize(x, x_scale, np.float32(x_zero), 0, 255)
+    expected = conv(expected_x, w_levels * w_scales[:, None, None, None], b_levels * b_scales,
+                    [1, 1], [1, 1, 1, 1], [1, 1])
+    graph = helper.make_graph(
+        nodes, "qdq_conv", [helper.make_tensor_value_info("in0", TensorProto.FLOAT, x.shape)],
+        [helper.make_tensor_value_info("out0", TensorProto.FLOAT, expected.shape)],
+        [numpy_helper.from_array(array, name) for array, name in constants])
+    write_case("qdq_conv", helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+               [x], [expected], "a QDQ Conv as ONNX Runtime's quantiser writes it (onnx.helper, "
+               "opset 13); reference: numpy's convolution of the dequantised values")
+
+
 def main():
     export_cases()
     node_cases()
+    quantization_cases()
     window_cases()
     mapper_models()
 

@@ -532,27 +532,51 @@ ConstantTensor FoldTranspose(const FoldingNode& node) {
   return ConstantTensor::FromDoubles(a.type, dims, values);
 }
 
+// DequantizeLinear of a constant: the weights of a QDQ model (int8 per output channel, a
+// DequantizeLinear in front of each Conv), y = (x - zero_point) * scale, the scale and zero point
+// a scalar or a vector along `axis`.
+ConstantTensor FoldDequantizeLinear(const FoldingNode& node) {
+  const ConstantTensor& x = node.Input(0);
+  const ConstantTensor& scale = node.Input(1);
+  const ConstantTensor* zero_point = node.HasInput(2) ? &node.Input(2) : nullptr;
+  if (scale.dims.size() > 1) {
+    throw Error(Concat(node.where, ": the scale must be a scalar or a vector, got rank ",
+                       scale.dims.size()));
+  }
+  size_t axis = 0;
+  size_t inner = 1;  // elements of x per step along the axis
+  if (scale.dims.size() == 1) {
+    axis = NormalizeAxis(node.Int("axis", 1), x.dims.size(), node.where);
+    if (x.dims[axis] != scale.dims[0] || (zero_point && zero_point->size() != scale.size())) {
+      throw Error(Concat(node.where, ": ", scale.size(), " scales for an axis of ", x.dims[axis]));
+    }
+    for (size_t d = axis + 1; d < x.dims.size(); ++d) inner *= static_cast<size_t>(x.dims[d]);
+  }
+  std::vector<double> values(x.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const size_t channel = scale.dims.empty() ? 0 : (i / inner) % scale.size();
+    const double zero = zero_point ? zero_point->At(channel) : 0.0;
+    // In float, as the runtime's expression and ONNX Runtime compute it.
+    values[i] = static_cast<float>(static_cast<float>(x.At(i) - zero) *
+                                   static_cast<float>(scale.At(channel)));
+  }
+  return ConstantTensor::FromDoubles(kFloat, x.dims, values);
+}
+
 using Folder = ConstantTensor (*)(const FoldingNode&);
 
 // Op type -> the function that evaluates it.
 const std::map<std::string, Folder>& Folders() {
   static const std::map<std::string, Folder> folders = [] {
     std::map<std::string, Folder> table = {
-        {"Where", FoldWhere},
-        {"Identity", FoldIdentity},
-        {"Cast", FoldCast},
-        {"Shape", FoldShape},
-        {"Size", FoldSize},
-        {"Gather", FoldGather},
-        {"Unsqueeze", FoldUnsqueeze},
-        {"Squeeze", FoldSqueeze},
-        {"Concat", FoldConcat},
-        {"Reshape", FoldReshape},
-        {"Flatten", FoldFlatten},
-        {"Slice", FoldSlice},
-        {"ConstantOfShape", FoldConstantOfShape},
-        {"Range", FoldRange},
-        {"Expand", FoldExpand},
+        {"Where", FoldWhere},         {"DequantizeLinear", FoldDequantizeLinear},
+        {"Identity", FoldIdentity},   {"Cast", FoldCast},
+        {"Shape", FoldShape},         {"Size", FoldSize},
+        {"Gather", FoldGather},       {"Unsqueeze", FoldUnsqueeze},
+        {"Squeeze", FoldSqueeze},     {"Concat", FoldConcat},
+        {"Reshape", FoldReshape},     {"Flatten", FoldFlatten},
+        {"Slice", FoldSlice},         {"ConstantOfShape", FoldConstantOfShape},
+        {"Range", FoldRange},         {"Expand", FoldExpand},
         {"Transpose", FoldTranspose},
     };
     for (const auto& entry : BinaryFunctions()) table[entry.first] = FoldBinary;

@@ -232,7 +232,11 @@ class GraphBuilder {
   void MapLoss();
 
   // operators/quantization.cpp
+  // The node's x, scale and (when given) zero point, the latter two shaped to broadcast along
+  // `axis` when the scale is a vector.
+  std::vector<std::string> QuantizationOperands();
   void MapDequantizeLinear();
+  void MapQuantizeLinear();
 
   // operators/normalization.cpp
   // What the normalisations written op by op compute from `input` over `dims` (kept as extent

@@ -73,6 +73,7 @@ const std::map<std::string, GraphBuilder::Mapper>& GraphBuilder::Mappers() {
         {"Det", &GraphBuilder::MapDeterminant},
         // quantization
         {"DequantizeLinear", &GraphBuilder::MapDequantizeLinear},
+        {"QuantizeLinear", &GraphBuilder::MapQuantizeLinear},
         // loss
         {"NegativeLogLikelihoodLoss", &GraphBuilder::MapLoss},
         {"SoftmaxCrossEntropyLoss", &GraphBuilder::MapLoss},
