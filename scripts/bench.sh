@@ -283,17 +283,17 @@ for model in $int8_models; do
           extract >> "$work/$variant.times" || true
       done
     done
-    fp32=$(median_of "$work/fp32.times")
-    int8=$(median_of "$work/int8.times")
-    int8p=$(median_of "$work/int8p.times")
-    bf16=$(median_of "$work/bf16.times")
-    ort_fp32=$(median_of "$work/ort_fp32.times")
-    ort_int8=$(median_of "$work/ort_int8.times")
-    echo "| $model | $threads | $(with_unit "$fp32") | $(with_unit "$int8") |" \
-      "$(ratio "$int8" "$fp32") | ${accuracy[int8]} | $(ratio "$int8p" "$fp32") |" \
-      "${accuracy[int8p]} | $(ratio "$bf16" "$fp32") | ${accuracy[bf16]} |" \
-      "$(with_unit "$ort_fp32") | $(with_unit "$ort_int8") | $(ratio "$ort_int8" "$ort_fp32") |" \
-      "${accuracy[qdq]} | $(ratio "$int8" "$ort_int8") |"
+    declare -A median=()
+    for variant in fp32 int8 int8p bf16 ort_fp32 ort_int8; do
+      median[$variant]=$(median_of "$work/$variant.times")
+    done
+    echo "| $model | $threads | $(with_unit "${median[fp32]}") | $(with_unit "${median[int8]}") |" \
+      "$(ratio "${median[int8]}" "${median[fp32]}") | ${accuracy[int8]} |" \
+      "$(ratio "${median[int8p]}" "${median[fp32]}") | ${accuracy[int8p]} |" \
+      "$(ratio "${median[bf16]}" "${median[fp32]}") | ${accuracy[bf16]} |" \
+      "$(with_unit "${median[ort_fp32]}") | $(with_unit "${median[ort_int8]}") |" \
+      "$(ratio "${median[ort_int8]}" "${median[ort_fp32]}") | ${accuracy[qdq]} |" \
+      "$(ratio "${median[int8]}" "${median[ort_int8]}") |"
   done
 done
 echo
