@@ -55,7 +55,8 @@ Parameter ExactFloatParameter(float value) {
   return Parameter::Parse(text);
 }
 
-// The row-major values of `tensor` in `attribute`, as `type` (kInt8 bytes or kFloat32 floats).
+// `values` (row-major) as the bytes of `attribute`, whose element type becomes `type` (i8, f32 or
+// bf16, matching Value).
 template <typename Value>
 void StoreValues(const std::vector<Value>& values, DataType type, Attribute* attribute) {
   attribute->type = type;
