@@ -91,14 +91,6 @@ ShapeAndType ParseShapeAndType(const std::string& value, const std::string& toke
   return result;
 }
 
-std::string ShapeText(const std::vector<int>& shape) {
-  std::string text = "(";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    text += (i ? "," : "") + (shape[i] < 0 ? std::string("?") : std::to_string(shape[i]));
-  }
-  return text + ")";
-}
-
 // A `#operand=(shape)dtype` note, applied once every operand exists.
 struct ShapeNote {
   std::string operand;
@@ -203,6 +195,14 @@ Node ParseOperatorLine(const std::string& line, const Location& where,
 }
 
 }  // namespace
+
+std::string ShapeText(const std::vector<int>& shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    text += (i ? "," : "") + (shape[i] < 0 ? std::string("?") : std::to_string(shape[i]));
+  }
+  return text + ")";
+}
 
 Graph ParsePnnxParam(const std::string& text, const std::string& file_name) {
   const std::vector<std::string> lines = SplitLines(text);

@@ -9,6 +9,7 @@
 #define LUMEN_PNNX_PARAM_READER_HPP_
 
 #include <string>
+#include <vector>
 
 #include "graph/graph.hpp"
 
@@ -18,6 +19,10 @@ namespace lumen {
 // included; pnnx_reader.hpp resolves them). Attributes are declared (shape, dtype) but hold no
 // bytes.
 Graph ReadPnnxParam(const std::string& path);
+
+// A shape as the file spells it, "(1,3,?,8)": -1 (an extent the file leaves free) as "?". The
+// reader's messages and the writer (pnnx_writer.hpp) use it.
+std::string ShapeText(const std::vector<int>& shape);
 
 // Parses the text of a .pnnx.param file; `file_name` is used in error messages ("file:line: ...").
 Graph ParsePnnxParam(const std::string& text, const std::string& file_name);

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "lumen/error.hpp"
+#include "pnnx/param_reader.hpp"
 #include "pnnx/zip_writer.hpp"
 
 namespace lumen {
@@ -11,12 +12,7 @@ namespace {
 
 // "(1,3,224,224)f32", with "?" for an extent the file left free.
 std::string ShapeAndTypeText(const std::vector<int>& shape, DataType type) {
-  std::string text = "(";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0) text += ",";
-    text += shape[i] < 0 ? std::string("?") : std::to_string(shape[i]);
-  }
-  return text + ")" + DataTypeName(type);
+  return ShapeText(shape) + DataTypeName(type);
 }
 
 // One operator line (see the top of pnnx_writer.hpp).
