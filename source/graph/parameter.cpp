@@ -1,6 +1,9 @@
 #include "graph/parameter.hpp"
 
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <iomanip>
 #include <limits>
 #include <sstream>
 
@@ -45,10 +48,18 @@ std::string JoinList(const std::vector<std::string>& items) {
   return text + ")";
 }
 
+// The shortest decimal spelling (from 6 significant digits up to 9, which always suffice) that
+// reads back as exactly `value`: a parameter made here and written to a file (the quantiser's
+// scales) keeps its value.
 std::string FloatText(float value) {
-  std::ostringstream stream;
-  stream << value;
-  return stream.str();
+  std::string text;
+  for (int digits = 6; digits <= 9; ++digits) {
+    std::ostringstream stream;
+    stream << std::setprecision(digits) << value;
+    text = stream.str();
+    if (!std::isfinite(value) || std::strtof(text.c_str(), nullptr) == value) break;
+  }
+  return text;
 }
 
 }  // namespace

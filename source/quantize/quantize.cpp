@@ -7,7 +7,6 @@
 #include "lumen/quantize.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -46,13 +45,6 @@ void RequirePnnx(const std::string& path) {
   if (std::memcmp(head, "7767517", sizeof(head)) != 0) {
     throw Error(Concat(path, ": not a .pnnx.param file; Quantize reads and writes PNNX models"));
   }
-}
-
-// `value` as a parameter whose text reads back as exactly the same float.
-Parameter ExactFloatParameter(float value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.9e", value);
-  return Parameter::Parse(text);
 }
 
 // `values` (row-major) as the bytes of `attribute`, whose element type becomes `type` (i8, f32 or
@@ -114,7 +106,7 @@ void QuantizeNode(const Candidate& candidate, const QuantizeOptions& options, No
   weight_scales.shape = {outputs};
   StoreValues(scales, DataType::kFloat32, &weight_scales);
   node->type = candidate.new_type;
-  node->params["input_scale"] = ExactFloatParameter(input.scale);
+  node->params["input_scale"] = Parameter::FromFloat(input.scale);
   node->params["input_zero_point"] = Parameter::FromInt(input.zero_point);
   report->new_type = candidate.new_type;
   report->input_min = low;
