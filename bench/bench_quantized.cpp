@@ -8,8 +8,9 @@
 //   build/lumen_bench --benchmark_filter=QuantizedGemm
 //
 // BM_QuantizedConvolutionLayer times whole layers on the same 3x3 convolutions: nn.Conv2d (which
-// picks im2col or Winograd) against lumen.QuantizedConv2d (quantise, uint8 im2col, Int8Gemm),
-// both with ReLU fused, at 1 thread:
+// picks im2col or Winograd) against lumen.QuantizedConv2d in each of its forms (as this CPU
+// prefers; the int8 GEMM on uint8 im2col rows; the integer Winograd of
+// kernel/quantized_winograd), both with ReLU fused, at 1 thread:
 //
 //   build/lumen_bench --benchmark_filter=QuantizedConvolutionLayer
 //
@@ -179,12 +180,13 @@ constexpr LayerGeometry kLayers[] = {
 };
 
 // Arguments: layer index (of kLayers), form: 0 nn.Conv2d, 1 lumen.QuantizedConv2d as the layer
-// chooses to compute it on this CPU (its float form where int8 loses), 2 lumen.QuantizedConv2d
-// on the int8 GEMM (LUMEN_QUANTIZED_KERNELS=int8).
+// chooses to compute it on this CPU, 2 lumen.QuantizedConv2d on the int8 GEMM
+// (LUMEN_QUANTIZED_KERNELS=int8), 3 on the integer Winograd where it applies (=winograd).
 void BM_QuantizedConvolutionLayer(benchmark::State& state) {
   const LayerGeometry& geometry = kLayers[state.range(0)];
   const bool quantized = state.range(1) >= 1;
-  const bool int8_everywhere = state.range(1) == 2;
+  const char* const kernels[] = {nullptr, nullptr, "int8", "winograd"};
+  const char* forced_kernels = kernels[state.range(1)];
   const int side = geometry.side;
   const int kernel = geometry.kernel;
   std::mt19937 generator(7);
@@ -227,7 +229,7 @@ void BM_QuantizedConvolutionLayer(benchmark::State& state) {
   } else {
     node.attributes["weight"] = FloatAttribute(weight_shape, weights);
   }
-  if (int8_everywhere) setenv("LUMEN_QUANTIZED_KERNELS", "int8", 1);
+  if (forced_kernels != nullptr) setenv("LUMEN_QUANTIZED_KERNELS", forced_kernels, 1);
   std::unique_ptr<Layer> layer = LayerRegistry::Create(LayerConfig(node));
   unsetenv("LUMEN_QUANTIZED_KERNELS");
   layer->FuseActivation(Activation{Activation::Kind::kRelu});
@@ -252,14 +254,14 @@ void BM_QuantizedConvolutionLayer(benchmark::State& state) {
       2.0 * side * side * geometry.out_channels * geometry.in_channels * kernel * kernel;
   state.counters["GOP"] =
       benchmark::Counter(operations * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  const char* const forms[] = {"", " (as this CPU prefers)", " (int8 GEMM)"};
+  const char* const forms[] = {"", " (as this CPU prefers)", " (int8 GEMM)", " (Winograd)"};
   state.SetLabel(Concat(geometry.layer, " ", node.type, forms[state.range(1)],
                         quantized ? Concat(" ", Int8IsaName(BestInt8Isa())) : std::string(),
                         ", CPU ", DetectedCpuFeatures().Describe()));
 }
 
 BENCHMARK(BM_QuantizedConvolutionLayer)
-    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {0, 1, 2}})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {0, 1, 2, 3}})
     ->ArgNames({"layer", "form"})
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);

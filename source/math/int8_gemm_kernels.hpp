@@ -1,5 +1,6 @@
 // The int8 GEMM's micro-kernels and their panel layouts, one per instruction set (internal to
-// math/int8_gemm*.cpp).
+// math/int8_gemm*.cpp, and to kernel/quantized_winograd.cpp, which runs the int16-pair kernels on
+// its own panels).
 //
 // Every layout reads k in groups whose values take 4 bytes per row of A and per column of W:
 //   row panel of A:     for each group: panel_rows x 4 bytes (the group's values of each row)

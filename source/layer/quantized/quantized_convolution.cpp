@@ -1,5 +1,5 @@
-// lumen.QuantizedConv2d: nn.Conv2d with int8 weights, computed by the int8 GEMM (or, where that
-// loses on this CPU, by an fp32 convolution of the same quantised values).
+// lumen.QuantizedConv2d: nn.Conv2d with int8 weights, computed by the int8 GEMM, by an integer
+// Winograd, or (where both lose on this CPU) by an fp32 convolution of the same quantised values.
 //
 // The file format (see quantized_weights.hpp and course/pnnx-format.md): nn.Conv2d's parameters
 // (in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias; padding_mode
@@ -10,25 +10,30 @@
 // the input per tensor, lays out the uint8 im2col rows (a 1x1 stride-1 convolution's input planes
 // already are them), and Int8Gemm dequantises, adds the bias and applies the fused activation.
 //
-// Where int8 loses to fp32 on this CPU, the layer computes the same quantised arithmetic in fp32:
-// on CPUs without VNNI, layers that need im2col rows. AVX2's int8 GEMM multiplies about twice as
-// many products per instruction as fp32's FMA, but fp32 runs those layers with Winograd (4x
-// fewer products for 3x3) or small-depth (stems), and the uint8 im2col costs a pass of its own:
-// measured at one thread on Zen 3 (AVX2), ResNet18's 3x3 layers took 1.1-1.4x and its 7x7 stem
-// 1.4-2.4x the fp32 layer's time in int8, while 1x1 stride-1 layers (no im2col) stay on int8:
-// BM_QuantizedConvolutionLayer gave 0.56-1.02x for MobileNetV2's (8->48 on 112x112 0.66x), one
-// exception at 1.2x (16->8 on 112x112, 0.13 ms). The float form convolves the input as quantised
-// and dequantised (s * (q - z)) with the dequantised weights (scale_j * q_w): the values the int8
-// GEMM multiplies, so its outputs are the int8 path's to float rounding, on every CPU.
-// LUMEN_QUANTIZED_KERNELS=int8 in the environment keeps every layer on the int8 GEMM (to compare,
-// and for the tests).
+// Which form computes the layer (Form below) depends on the CPU. With VNNI, the int8 GEMM
+// everywhere. Without it, AVX2's int8 GEMM multiplies only about twice as many products per
+// instruction as fp32's FMA, while fp32 runs 3x3 layers with Winograd (4x fewer products) and
+// stems with its small-depth kernel, and the uint8 im2col costs a pass of its own: measured at
+// one thread on Zen 3 (AVX2), ResNet18's 3x3 layers took 1.1-1.4x and its 7x7 stem 1.4-2.4x the
+// fp32 layer's time on the int8 GEMM. So there:
+//   - 3x3 stride-1 layers run kernel/quantized_winograd: F(2x2, 3x3) on the integers, exact,
+//     with the int8 GEMM's int16 micro-kernel (2.25x fewer products, no im2col);
+//   - 1x1 stride-1 layers (no im2col) stay on the int8 GEMM: BM_QuantizedConvolutionLayer gave
+//     0.56-1.02x for MobileNetV2's (8->48 on 112x112 0.66x), one exception at 1.2x (16->8 on
+//     112x112, 0.13 ms);
+//   - the other layers that need im2col rows (strided 3x3, stems) compute in their float form:
+//     the input as quantised and dequantised (s * (q - z)) convolved with the dequantised
+//     weights (scale_j * q_w), the values the int8 GEMM multiplies, so its outputs are the int8
+//     path's to float rounding.
+// LUMEN_QUANTIZED_KERNELS in the environment overrides the choice (to compare, and for the tests):
+// "int8" keeps every layer on the int8 GEMM, "winograd" runs Winograd wherever it applies and the
+// int8 GEMM elsewhere.
 #include <glog/logging.h>
 
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +42,7 @@
 #include "base/thread_pool.hpp"
 #include "kernel/convolution_algorithm.hpp"
 #include "kernel/quantized_im2col.hpp"
+#include "kernel/quantized_winograd.hpp"
 #include "layer/convolution/convolution.hpp"
 #include "layer/convolution/convolution_layer.hpp"
 #include "layer/layer_registry.hpp"
@@ -48,8 +54,9 @@ namespace lumen {
 namespace {
 
 // What a QuantizedConvolution keeps per session and input size: the plane sizes and the bytes
-// one sample's quantised input and one group's im2col rows take; for the float form, the input as
-// quantised and dequantised, and the float convolution's own state.
+// one sample's quantised input and one group's im2col rows (or its Winograd-domain input) take;
+// for the float form, the input as quantised and dequantised, and the float convolution's own
+// state.
 class QuantizedConvolutionState : public LayerState {
  public:
   // Buffers for `shape`; `row_bytes` 0 when the input planes are the rows.
@@ -57,21 +64,22 @@ class QuantizedConvolutionState : public LayerState {
       : shape(shape), quantized_input(input_bytes), rows(row_bytes) {}
   // The buffers.
   size_t bytes() const override {
-    return quantized_input.size() + rows.size() + dequantized_input.size() * sizeof(float) +
-           (float_state ? float_state->bytes() : 0);
+    return quantized_input.size() + rows.size() + transformed.size() * sizeof(int16_t) +
+           dequantized_input.size() * sizeof(float) + (float_state ? float_state->bytes() : 0);
   }
 
   ConvolutionShape shape;
   std::vector<uint8_t> quantized_input;  // one sample
   std::vector<uint8_t> rows;             // one group's im2col matrix of one sample
+  std::vector<int16_t> transformed;      // Winograd: one sample's V, zero padded
   Tensor dequantized_input;              // float form: the whole input, as the GEMM would see it
   StatePointer float_state;              // float form: the float convolution's state
 };
 
-// Whether the environment asks for the int8 GEMM on every layer (LUMEN_QUANTIZED_KERNELS=int8).
-bool Int8KernelsEverywhere() {
+// What LUMEN_QUANTIZED_KERNELS asks for: "int8" or "winograd", or "" (the CPU's choice).
+std::string KernelsAskedFor() {
   const char* kernels = std::getenv("LUMEN_QUANTIZED_KERNELS");
-  return kernels != nullptr && std::strcmp(kernels, "int8") == 0;
+  return kernels == nullptr ? std::string() : std::string(kernels);
 }
 
 }  // namespace
@@ -92,15 +100,18 @@ class QuantizedConvolution : public ConvolutionLayer {
   // True when each input plane is already a column of the GEMM's A: a 1x1 window of stride 1
   // without padding.
   bool InputIsRows() const;
-  // Whether this CPU computes the layer faster in its float form (see the top of this file).
-  bool PrefersFloatForm() const;
+  // The ways to compute the layer (see the top of this file).
+  enum class Form { kInt8Gemm, kWinograd, kFloat };
+  // The form this CPU (or LUMEN_QUANTIZED_KERNELS) chooses.
+  Form ChooseForm() const;
   // Builds float_form_ from the quantised weights (see the top of this file).
   void BuildFloatForm(const QuantizedWeights& weights);
   // The float form's Forward: the input quantised and dequantised, then convolved in fp32.
   void ForwardInFloat(const Tensor& input, Tensor& output, const ForwardContext& context) const;
 
-  std::vector<Int8PackedWeights> group_weights_;  // one per group; empty with the float form
-  std::unique_ptr<Convolution> float_form_;       // null: the int8 GEMM computes the layer
+  std::vector<Int8PackedWeights> group_weights_;  // one per group; empty in the other forms
+  std::unique_ptr<QuantizedWinograd> winograd_;   // the Winograd form, or null
+  std::unique_ptr<Convolution> float_form_;       // the float form, or null
   QuantizedEdges edges_;                          // input quantisation, bias, fused activation
 };
 
@@ -120,8 +131,15 @@ QuantizedConvolution::QuantizedConvolution(const LayerConfig& config) : Convolut
   const int k = static_cast<int>(depth);
   const QuantizedWeights weights = ReadQuantizedWeights(
       config, {out_channels_, group_inputs, window_.kernel_h, window_.kernel_w});
-  if (PrefersFloatForm()) {
+  const Form form = ChooseForm();
+  if (form == Form::kFloat) {
     BuildFloatForm(weights);
+    return;
+  }
+  if (form == Form::kWinograd) {
+    const Int8Isa isa = Int8IsaAvailable(Int8Isa::kAvx2) ? Int8Isa::kAvx2 : Int8Isa::kGeneric;
+    winograd_ = std::make_unique<QuantizedWinograd>(weights.values.data(), out_channels_,
+                                                    in_channels_, weights.scales.data(), isa);
     return;
   }
   for (int group = 0; group < groups_; ++group) {
@@ -137,8 +155,13 @@ bool QuantizedConvolution::InputIsRows() const {
          w.pad_top == 0 && w.pad_bottom == 0 && w.pad_left == 0 && w.pad_right == 0;
 }
 
-bool QuantizedConvolution::PrefersFloatForm() const {
-  return !InputIsRows() && BestInt8Isa() != Int8Isa::kAvx512Vnni && !Int8KernelsEverywhere();
+QuantizedConvolution::Form QuantizedConvolution::ChooseForm() const {
+  const std::string asked = KernelsAskedFor();
+  const bool winograd_applies = QuantizedWinograd::Applies(window_, in_channels_, groups_);
+  if (asked == "int8") return Form::kInt8Gemm;
+  if (asked == "winograd") return winograd_applies ? Form::kWinograd : Form::kInt8Gemm;
+  if (InputIsRows() || BestInt8Isa() == Int8Isa::kAvx512Vnni) return Form::kInt8Gemm;
+  return winograd_applies ? Form::kWinograd : Form::kFloat;
 }
 
 void QuantizedConvolution::BuildFloatForm(const QuantizedWeights& weights) {
@@ -179,6 +202,15 @@ StatePointer QuantizedConvolution::Prepare(const Shapes& input_shapes, const Sha
   const size_t input_bytes =
       CheckedMultiply(static_cast<size_t>(in_channels_),
                       static_cast<size_t>(shape.input_h) * shape.input_w, "quantised input");
+  if (winograd_) {
+    auto state = std::make_unique<QuantizedConvolutionState>(shape, input_bytes, 0);
+    state->transformed.assign(winograd_->TransformedInputValues(shape), 0);
+    if (context.workspace != nullptr) {
+      context.workspace->Reserve(ScratchSlot::kGemmPacking, winograd_->ScratchFloats());
+      context.workspace->Reserve(ScratchSlot::kFirst, winograd_->InputScratchFloats(shape));
+    }
+    return state;
+  }
   const size_t row_bytes =
       InputIsRows() ? 0
                     : CheckedMultiply(pixels, static_cast<size_t>(group_weights_[0].depth()),
@@ -215,6 +247,12 @@ void QuantizedConvolution::Forward(const InputTensors& inputs, const OutputTenso
       QuantizeToUint8(source + first * input_plane, (end - first) * input_plane, edges_.input(),
                       quantized + first * input_plane);
     });
+    float* sample_output = output.data() + sample * output_floats;
+    if (winograd_) {
+      winograd_->Run(shape, window_, quantized, edges_.input(), edges_.bias(), edges_.activation(),
+                     state.transformed.data(), sample_output, context.compute);
+      continue;
+    }
     for (int group = 0; group < groups_; ++group) {
       const uint8_t* group_input = quantized + group * group_inputs * input_plane;
       const uint8_t* rows = group_input;
@@ -227,8 +265,7 @@ void QuantizedConvolution::Forward(const InputTensors& inputs, const OutputTenso
       const size_t first_output = static_cast<size_t>(group) * group_outputs;
       Int8Gemm(pixels, rows, pixels, edges_.input(), group_weights_[group],
                edges_.bias(first_output), edges_.activation(),
-               output.data() + sample * output_floats + first_output * pixels, pixels,
-               context.compute);
+               sample_output + first_output * pixels, pixels, context.compute);
     }
   }
 }

@@ -97,12 +97,13 @@ void ExpectMatchesFloatConvolutionOnce(const Geometry& g, int threads,
 
 // Runs the quantised convolution of `g` on random weights, bias and input (in [-1, 2]: an
 // asymmetric range, so the zero point is not 0 or 128) with `activation` fused when given, and
-// checks it against both float references: as the layer chooses to compute it on this CPU, and
-// with LUMEN_QUANTIZED_KERNELS=int8 (the int8 GEMM even where this CPU has the layer use its
-// float form, so that both run on every machine).
+// checks it against both float references: as the layer chooses to compute it on this CPU, with
+// LUMEN_QUANTIZED_KERNELS=int8 (the int8 GEMM even where this CPU has the layer use another form)
+// and =winograd (the integer Winograd wherever it applies), so that every form runs on every
+// machine.
 void ExpectMatchesFloatConvolution(const Geometry& g, int threads,
                                    const Activation* activation = nullptr) {
-  for (const char* kernels : {static_cast<const char*>(nullptr), "int8"}) {
+  for (const char* kernels : {static_cast<const char*>(nullptr), "int8", "winograd"}) {
     SCOPED_TRACE(Concat("LUMEN_QUANTIZED_KERNELS=", kernels == nullptr ? "(unset)" : kernels));
     ScopedEnvironment environment("LUMEN_QUANTIZED_KERNELS", kernels);
     ExpectMatchesFloatConvolutionOnce(g, threads, activation);
