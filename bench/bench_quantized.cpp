@@ -157,14 +157,15 @@ Attribute FloatAttribute(const std::vector<int>& shape, const std::vector<float>
   return attribute;
 }
 
-// Convolution layers of the quantised models (ResNet18's 3x3s, MobileNetV2-0.5's 1x1s), zero
-// padded to keep their size, ReLU fused.
+// Convolution layers of the quantised models (ResNet18's 3x3s, strided layers and stem,
+// MobileNetV2-0.5's 1x1s), zero padded by kernel / 2, ReLU fused.
 struct LayerGeometry {
   const char* layer;
   int in_channels;
   int out_channels;
-  int kernel;  // square, stride 1
-  int side;    // square input and output maps
+  int kernel;      // square
+  int side;        // square input map
+  int stride = 1;  // both axes
 };
 constexpr LayerGeometry kLayers[] = {
     {"resnet18 conv3x3 64->64 @56", 64, 64, 3, 56},
@@ -177,6 +178,9 @@ constexpr LayerGeometry kLayers[] = {
     {"mobilenet_v2 conv1x1 32->192 @28", 32, 192, 1, 28},
     {"mobilenet_v2 conv1x1 192->32 @28", 192, 32, 1, 28},
     {"mobilenet_v2 conv1x1 384->64 @14", 384, 64, 1, 14},
+    {"resnet18 conv3x3 s2 64->128 @56", 64, 128, 3, 56, 2},
+    {"resnet18 conv1x1 s2 64->128 @56", 64, 128, 1, 56, 2},
+    {"resnet18 stem conv7x7 s2 3->64 @224", 3, 64, 7, 224, 2},
 };
 
 // Arguments: layer index (of kLayers), form: 0 nn.Conv2d, 1 lumen.QuantizedConv2d as the layer
@@ -206,7 +210,7 @@ void BM_QuantizedConvolutionLayer(benchmark::State& state) {
   node.params["in_channels"] = Parameter::FromInt(geometry.in_channels);
   node.params["out_channels"] = Parameter::FromInt(geometry.out_channels);
   node.params["kernel_size"] = Parameter::FromIntArray({kernel, kernel});
-  node.params["stride"] = Parameter::FromIntArray({1, 1});
+  node.params["stride"] = Parameter::FromIntArray({geometry.stride, geometry.stride});
   node.params["padding"] = Parameter::FromIntArray({kernel / 2, kernel / 2});
   node.params["dilation"] = Parameter::FromIntArray({1, 1});
   node.params["groups"] = Parameter::FromInt(1);
@@ -250,8 +254,9 @@ void BM_QuantizedConvolutionLayer(benchmark::State& state) {
     layer->Forward({&input}, {&output}, context);
     benchmark::DoNotOptimize(output.data());
   }
-  const double operations =
-      2.0 * side * side * geometry.out_channels * geometry.in_channels * kernel * kernel;
+  const int output_side = (side + 2 * (kernel / 2) - kernel) / geometry.stride + 1;
+  const double operations = 2.0 * output_side * output_side * geometry.out_channels *
+                            geometry.in_channels * kernel * kernel;
   state.counters["GOP"] =
       benchmark::Counter(operations * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   const char* const forms[] = {"", " (as this CPU prefers)", " (int8 GEMM)", " (Winograd)"};
@@ -261,7 +266,7 @@ void BM_QuantizedConvolutionLayer(benchmark::State& state) {
 }
 
 BENCHMARK(BM_QuantizedConvolutionLayer)
-    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {0, 1, 2, 3}})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {0, 1, 2, 3}})
     ->ArgNames({"layer", "form"})
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);

@@ -152,25 +152,35 @@ size_t QuantizedWinograd::ScratchFloats() const {
 // (4 rows of B^T d, per parity), and V of both channels of the pair.
 struct QuantizedWinograd::InputBuffers {
   static constexpr int kChunkTileColumns = 8;
+  static constexpr int kGuard = 4;  // past the last padded column: read by the spare tile only
+  // The four arrays' sizes, in values.
+  struct Sizes {
+    explicit Sizes(int tile_rows) : stride(tile_rows + 1) {}
+    size_t Padded() const { return (kChunkTileColumns + 1) * 2 * static_cast<size_t>(stride); }
+    size_t Columns() const { return 8 * (kChunkTileColumns + 1) * static_cast<size_t>(stride); }
+    size_t Values() const { return 2 * 16 * kChunkTileColumns * static_cast<size_t>(stride); }
+    size_t Total() const { return 2 * (Padded() + kGuard) + Columns() + Values(); }
+    int stride;  // R
+  };
   InputBuffers(int tile_rows, int16_t* memory) : stride(tile_rows + 1) {
-    const size_t columns = kChunkTileColumns + 1;  // padded columns of each parity
+    const Sizes sizes(tile_rows);
     padded_even = memory;
-    padded_odd = padded_even + columns * 2 * stride + 4;
-    transformed_columns = padded_odd + columns * 2 * stride + 4;
-    values = transformed_columns + 8 * columns * stride;
-    end = values + 2 * 16 * kChunkTileColumns * stride;
+    padded_odd = padded_even + sizes.Padded() + kGuard;
+    transformed_columns = padded_odd + sizes.Padded() + kGuard;
+    values = transformed_columns + sizes.Columns();
+    // The guards stay zero, so the spare tile's values are defined (and never used).
+    std::fill(padded_even + sizes.Padded(), padded_odd, int16_t{0});
+    std::fill(padded_odd + sizes.Padded(), transformed_columns, int16_t{0});
   }
   int stride;  // R
   int16_t* padded_even;
   int16_t* padded_odd;
   int16_t* transformed_columns;  // [4 rows i][2 parities][(chunk + 1) * R]
   int16_t* values;               // [2 channels][16 positions][chunk * R]
-  int16_t* end;
 };
 
 size_t QuantizedWinograd::InputScratchFloats(const PlanePair& shape) const {
-  const InputBuffers buffers(Tiles(shape).rows, nullptr);
-  return (buffers.end - buffers.padded_even) / 2 + 1;
+  return (InputBuffers::Sizes(Tiles(shape).rows).Total() + 1) / 2;
 }
 
 // The tile rows of one tile column, R = tiles.rows + 1 apart: tile (tx, ty) of the chunk is
