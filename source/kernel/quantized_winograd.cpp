@@ -136,16 +136,6 @@ size_t QuantizedWinograd::PositionValues(const TileGrid& tiles) const {
   return row_panels * kernel.PanelBytes(in_channels_) / 2 + kSpacerValues;
 }
 
-size_t QuantizedWinograd::TransformedInputValues(const PlanePair& shape) const {
-  return kPositions * PositionValues(Tiles(shape));
-}
-
-size_t QuantizedWinograd::ScratchFloats() const {
-  const Int8Kernel& kernel = PairKernel(isa_);
-  return static_cast<size_t>(kPositions) * kBlockPanels * kernel.panel_rows * kChunkPanels *
-         kernel.panel_columns;
-}
-
 // Where TransformInput's intermediate values live for a chunk of kChunkTileColumns tile columns,
 // R = tiles.rows + 1 values per tile column (one spare: see TransformInput): the padded input
 // columns split by parity (even x, odd x; 2R rows each, plus a guard of 4), the column transforms
@@ -179,10 +169,6 @@ struct QuantizedWinograd::InputBuffers {
   int16_t* values;               // [2 channels][16 positions][chunk * R]
 };
 
-size_t QuantizedWinograd::InputScratchFloats(const PlanePair& shape) const {
-  return (InputBuffers::Sizes(Tiles(shape).rows).Total() + 1) / 2;
-}
-
 // The tile rows of one tile column, R = tiles.rows + 1 apart: tile (tx, ty) of the chunk is
 // n = (tx - first tx) * R + ty. With the padded input split into even and odd columns (each 2R
 // rows), tile n's rows are 2n .. 2n + 3 of its columns' arrays and its four input columns are
@@ -191,16 +177,17 @@ size_t QuantizedWinograd::InputScratchFloats(const PlanePair& shape) const {
 // ty = tiles.rows of every column is computed and never stored.
 void QuantizedWinograd::TransformInput(const PlanePair& shape, const Window2d& window,
                                        const TileGrid& tiles, const uint8_t* input, int zero_point,
-                                       int group, int16_t* transformed,
+                                       int group, const TileBlock& block,
                                        const ComputeContext& context) const {
   const Int8Kernel& kernel = PairKernel(isa_);
-  const size_t position_values = PositionValues(tiles);
   const size_t panel_values = kernel.PanelBytes(in_channels_) / 2;
-  const InputBuffers buffers(tiles.rows, reinterpret_cast<int16_t*>(context.Scratch(
-                                             ScratchSlot::kFirst, InputScratchFloats(shape))));
+  const InputBuffers buffers(tiles.rows,
+                             reinterpret_cast<int16_t*>(context.Scratch(
+                                 ScratchSlot::kFirst, ScratchFloats(ScratchSlot::kFirst, shape))));
   const int stride = buffers.stride;
-  for (int first_tx = 0; first_tx < tiles.columns; first_tx += InputBuffers::kChunkTileColumns) {
-    const int chunk = std::min(InputBuffers::kChunkTileColumns, tiles.columns - first_tx);
+  for (int first_tx = block.first_column; first_tx < block.end_column;
+       first_tx += InputBuffers::kChunkTileColumns) {
+    const int chunk = std::min(InputBuffers::kChunkTileColumns, block.end_column - first_tx);
     const int chunk_tiles = chunk * stride;
     for (int half = 0; half < 2; ++half) {
       int16_t* values = buffers.values + static_cast<size_t>(half) * 16 * chunk_tiles;
@@ -247,18 +234,18 @@ void QuantizedWinograd::TransformInput(const PlanePair& shape, const Window2d& w
     // `group`; the tiles of one panel are consecutive pairs there, so each run of a tile column
     // within a panel is one interleaving loop.
     for (int local_tx = 0; local_tx < chunk; ++local_tx) {
-      const int first_tile = (first_tx + local_tx) * tiles.rows;
+      const int first_tile = (first_tx + local_tx - block.first_column) * tiles.rows;
       for (int done = 0; done < tiles.rows;) {
         const int t = first_tile + done;
         const int run = std::min(tiles.rows - done, kernel.panel_rows - t % kernel.panel_rows);
-        int16_t* target = transformed + (t / kernel.panel_rows) * panel_values +
+        int16_t* target = block.values + (t / kernel.panel_rows) * panel_values +
                           static_cast<size_t>(group) * kernel.panel_rows * 2 +
                           (t % kernel.panel_rows) * 2;
         const size_t offset = static_cast<size_t>(local_tx) * stride + done;
         for (int xi = 0; xi < kPositions; ++xi) {
           const int16_t* first = buffers.values + static_cast<size_t>(xi) * chunk_tiles + offset;
           const int16_t* second = first + static_cast<size_t>(16) * chunk_tiles;
-          int16_t* pairs = target + xi * position_values;
+          int16_t* pairs = target + xi * block.position_values;
           for (int i = 0; i < run; ++i) {
             pairs[2 * i] = first[i];
             pairs[2 * i + 1] = second[i];
@@ -271,25 +258,24 @@ void QuantizedWinograd::TransformInput(const PlanePair& shape, const Window2d& w
 }
 
 void QuantizedWinograd::MultiplyAndTransformOutput(
-    const PlanePair& shape, const TileGrid& tiles, const int16_t* transformed, int first_panel,
+    const PlanePair& shape, const TileGrid& tiles, const TileBlock& block, int first_panel,
     int end_panel, int first_column_panel, int end_column_panel, float a_scale, const float* bias,
     const Activation& activation, float* output, const ComputeContext& context) const {
   const Int8Kernel& kernel = PairKernel(isa_);
-  const size_t position_values = PositionValues(tiles);
   const size_t a_panel_values = kernel.PanelBytes(in_channels_) / 2;
   const int column_panels = (out_channels_ + kernel.panel_columns - 1) / kernel.panel_columns;
   const size_t b_panel_bytes = static_cast<size_t>(groups_) * kernel.panel_columns * 4;
   const int ld = (end_panel - first_panel) * kernel.panel_rows;
   const int chunk_columns = (end_column_panel - first_column_panel) * kernel.panel_columns;
   const size_t position_sums = static_cast<size_t>(ld) * chunk_columns;
-  auto* sums =
-      reinterpret_cast<int32_t*>(context.Scratch(ScratchSlot::kGemmPacking, ScratchFloats()));
+  auto* sums = reinterpret_cast<int32_t*>(
+      context.Scratch(ScratchSlot::kGemmPacking, ScratchFloats(ScratchSlot::kGemmPacking, shape)));
   for (int first_group = 0; first_group < groups_; first_group += kSliceGroups) {
     const int slice = std::min(kSliceGroups, groups_ - first_group);
     for (int xi = 0; xi < kPositions; ++xi) {
       for (int panel = first_panel; panel < end_panel; ++panel) {
         const auto* a = reinterpret_cast<const uint8_t*>(
-            transformed + xi * position_values + panel * a_panel_values +
+            block.values + xi * block.position_values + panel * a_panel_values +
             static_cast<size_t>(first_group) * kernel.panel_rows * 2);
         for (int column_panel = first_column_panel; column_panel < end_column_panel;
              ++column_panel) {
@@ -308,8 +294,8 @@ void QuantizedWinograd::MultiplyAndTransformOutput(
   }
   // Y = A^T M A per tile, A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]; Y is 4 times the exact sum. In
   // uint32, whose wrap-around is defined: the partial sums may pass 2^31, Y itself does not.
-  const int first_tile = first_panel * kernel.panel_rows;
-  const int block_tiles = std::min(ld, tiles.count - first_tile);
+  const int first_tile = block.first_tile + first_panel * kernel.panel_rows;
+  const int block_tiles = std::min(ld, block.count - first_panel * kernel.panel_rows);
   const int first_channel = first_column_panel * kernel.panel_columns;
   const int end_channel = std::min(out_channels_, first_channel + chunk_columns);
   constexpr int kMostTiles = kBlockPanels * 16;
@@ -365,9 +351,48 @@ void QuantizedWinograd::MultiplyAndTransformOutput(
   });
 }
 
+QuantizedWinograd::BlockPlan QuantizedWinograd::PlanBlocks(const PlanePair& shape) const {
+  const TileGrid tiles = Tiles(shape);
+  // About 256 KB of V per block (16 positions x tiles x channel pairs x 4 bytes), in whole tile
+  // columns, at least one.
+  const int budget_tiles = std::max(16, 4096 / groups_);
+  const int columns =
+      std::clamp(budget_tiles / std::max(tiles.rows, 1), 1, std::max(tiles.columns, 1));
+  BlockPlan plan;
+  plan.block_columns = columns;
+  plan.blocks = (tiles.columns + columns - 1) / columns;
+  return plan;
+}
+
+size_t QuantizedWinograd::BlockPositionValues(const PlanePair& shape) const {
+  const TileGrid tiles = Tiles(shape);
+  const int block_tiles = PlanBlocks(shape).block_columns * tiles.rows;
+  return PositionValues(TileGrid{tiles.rows, 0, block_tiles});
+}
+
+size_t QuantizedWinograd::TransformedInputValues(const PlanePair& shape, int threads) const {
+  if (PlanBlocks(shape).blocks >= threads) return 0;  // private blocks only: no shared V
+  return kPositions * PositionValues(Tiles(shape));
+}
+
+size_t QuantizedWinograd::ScratchFloats(ScratchSlot slot, const PlanePair& shape) const {
+  const Int8Kernel& kernel = PairKernel(isa_);
+  switch (slot) {
+    case ScratchSlot::kGemmPacking:  // the products M of a task
+      return static_cast<size_t>(kPositions) * kBlockPanels * kernel.panel_rows * kChunkPanels *
+             kernel.panel_columns;
+    case ScratchSlot::kFirst:  // the input transform's buffers
+      return (InputBuffers::Sizes(Tiles(shape).rows).Total() + 1) / 2;
+    case ScratchSlot::kSecond:  // a private block's V
+      return (kPositions * BlockPositionValues(shape) + 1) / 2;
+    default:
+      return 0;
+  }
+}
+
 void QuantizedWinograd::Run(const PlanePair& shape, const Window2d& window, const uint8_t* input,
                             const Uint8Quantization& quantization, const float* bias,
-                            const Activation& activation, int16_t* transformed, float* output,
+                            const Activation& activation, int16_t* shared_values, float* output,
                             const ComputeContext& context) const {
   if (!Applies(window, in_channels_, 1)) {
     throw Error("quantised Winograd: expected a 3x3 window of stride 1 and dilation 1");
@@ -380,26 +405,84 @@ void QuantizedWinograd::Run(const PlanePair& shape, const Window2d& window, cons
   const TileGrid tiles = Tiles(shape);
   if (tiles.count == 0) return;
   const int pairs = (in_channels_ + 1) / 2;
+  const int column_panels = (out_channels_ + kernel.panel_columns - 1) / kernel.panel_columns;
+  const int chunks = (column_panels + kChunkPanels - 1) / kChunkPanels;
+  const BlockPlan plan = PlanBlocks(shape);
+  if (shared_values == nullptr || plan.blocks >= context.threads()) {
+    // Private blocks: each task transforms, multiplies and transforms back a block of whole tile
+    // columns, its V in the thread's own scratch (L2-sized), so V never leaves the cache.
+    ParallelFor(
+        context.pool, plan.blocks,
+        [&](std::ptrdiff_t index) {
+          TileBlock block;
+          block.first_column = static_cast<int>(index) * plan.block_columns;
+          block.end_column = std::min(tiles.columns, block.first_column + plan.block_columns);
+          block.first_tile = block.first_column * tiles.rows;
+          block.count = (block.end_column - block.first_column) * tiles.rows;
+          block.position_values = BlockPositionValues(shape);
+          block.values = reinterpret_cast<int16_t*>(
+              context.Scratch(ScratchSlot::kSecond, ScratchFloats(ScratchSlot::kSecond, shape)));
+          ZeroPaddingGroups(block, pairs);
+          for (int group = 0; group < pairs; ++group) {
+            TransformInput(shape, window, tiles, input, quantization.zero_point, group, block,
+                           context);
+          }
+          const int panels = (block.count + kernel.panel_rows - 1) / kernel.panel_rows;
+          for (int first = 0; first < panels; first += kBlockPanels) {
+            for (int chunk = 0; chunk < chunks; ++chunk) {
+              MultiplyAndTransformOutput(
+                  shape, tiles, block, first, std::min(panels, first + kBlockPanels),
+                  chunk * kChunkPanels, std::min(column_panels, (chunk + 1) * kChunkPanels),
+                  quantization.scale, bias, activation, output, context);
+            }
+          }
+        },
+        Schedule::kDynamic);
+    return;
+  }
+  // Fewer blocks than threads (small maps): one V for every tile, shared, in two phases.
+  TileBlock whole;
+  whole.first_column = 0;
+  whole.end_column = tiles.columns;
+  whole.first_tile = 0;
+  whole.count = tiles.count;
+  whole.position_values = PositionValues(tiles);
+  whole.values = shared_values;
   ParallelFor(context.pool, pairs, [&](std::ptrdiff_t group) {
     TransformInput(shape, window, tiles, input, quantization.zero_point, static_cast<int>(group),
-                   transformed, context);
+                   whole, context);
   });
   const int row_panels = (tiles.count + kernel.panel_rows - 1) / kernel.panel_rows;
-  const int column_panels = (out_channels_ + kernel.panel_columns - 1) / kernel.panel_columns;
   const int row_blocks = (row_panels + kBlockPanels - 1) / kBlockPanels;
-  const int chunks = (column_panels + kChunkPanels - 1) / kChunkPanels;
   ParallelFor(
       context.pool, int64_t{row_blocks} * chunks,
       [&](std::ptrdiff_t task) {
         const int block = static_cast<int>(task / chunks);
         const int chunk = static_cast<int>(task % chunks);
-        MultiplyAndTransformOutput(shape, tiles, transformed, block * kBlockPanels,
+        MultiplyAndTransformOutput(shape, tiles, whole, block * kBlockPanels,
                                    std::min(row_panels, (block + 1) * kBlockPanels),
                                    chunk * kChunkPanels,
                                    std::min(column_panels, (chunk + 1) * kChunkPanels),
                                    quantization.scale, bias, activation, output, context);
       },
       Schedule::kDynamic);
+}
+
+void QuantizedWinograd::ZeroPaddingGroups(const TileBlock& block, int pairs) const {
+  // The groups past the channel pairs (the kernel pads k to a multiple of 4): zero in every panel
+  // of every position, since the scratch holds whatever the last user left.
+  const Int8Kernel& kernel = PairKernel(isa_);
+  if (pairs == groups_) return;
+  const size_t panel_values = kernel.PanelBytes(in_channels_) / 2;
+  const int panels = (block.count + kernel.panel_rows - 1) / kernel.panel_rows;
+  for (int xi = 0; xi < kPositions; ++xi) {
+    for (int panel = 0; panel < panels; ++panel) {
+      int16_t* first = block.values + xi * block.position_values + panel * panel_values +
+                       static_cast<size_t>(pairs) * kernel.panel_rows * 2;
+      std::fill(first, first + static_cast<size_t>(groups_ - pairs) * kernel.panel_rows * 2,
+                int16_t{0});
+    }
+  }
 }
 
 }  // namespace lumen

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/compute_context.hpp"
+#include "base/workspace.hpp"
 #include "math/activation.hpp"
 #include "math/int8_gemm.hpp"
 #include "math/window.hpp"
@@ -47,23 +48,24 @@ class QuantizedWinograd {
   QuantizedWinograd(const int8_t* weights, int out_channels, int in_channels, const float* scales,
                     Int8Isa isa);
 
-  // int16 values of the transformed input V of one sample of `shape` (the caller's buffer:
-  // sessions keep it in their state).
-  size_t TransformedInputValues(const PlanePair& shape) const;
-  // Floats of ScratchSlot::kFirst that Run asks each thread for on `shape` (the input transform's
-  // buffers).
-  size_t InputScratchFloats(const PlanePair& shape) const;
-  // Floats of ScratchSlot::kGemmPacking that Run asks each thread for (its products M).
-  size_t ScratchFloats() const;
+  // int16 values of the shared transformed input V of one sample of `shape` that Run needs when
+  // it runs on `threads` threads: 0 when every thread gets blocks of tiles of its own (V then lives
+  // in each thread's scratch), else the whole sample's V (small maps, whose few blocks are shared
+  // by the threads). The caller's buffer: sessions keep it in their state.
+  size_t TransformedInputValues(const PlanePair& shape, int threads) const;
+  // Floats of `slot` that Run asks each thread for on `shape` (kGemmPacking: a task's products M;
+  // kFirst: the input transform's buffers; kSecond: a block's V), 0 for the other slots.
+  size_t ScratchFloats(ScratchSlot slot, const PlanePair& shape) const;
 
   // output = f(scale_a * scale_w[j] * (3x3 convolution of (q - zero_point) and the int8 weights)
   // + bias[j]) for one sample: `input` holds in_channels column-major uint8 planes of shape's
   // input size, `output` out_channels float planes of its output size; bias may be null.
-  // `transformed` holds TransformedInputValues(shape) values, zeroed by the caller once for the
-  // shape (Run writes every value but the padding channels', which must stay zero).
+  // `shared_values` holds TransformedInputValues(shape, threads) values, zeroed by the caller
+  // once for the shape (Run writes every value but the padding channels', which must stay zero),
+  // or is null (every block private, whatever the threads).
   void Run(const PlanePair& shape, const Window2d& window, const uint8_t* input,
            const Uint8Quantization& quantization, const float* bias, const Activation& activation,
-           int16_t* transformed, float* output, const ComputeContext& context) const;
+           int16_t* shared_values, float* output, const ComputeContext& context) const;
 
  private:
   // The output tiles of one input size: `rows` x `columns` tiles of 2x2 pixels.
@@ -71,17 +73,36 @@ class QuantizedWinograd {
     int rows, columns, count;
   };
   static TileGrid Tiles(const PlanePair& shape);
-  // Values of one position's V (every tile's row panels).
+  // Values of one position's V (the row panels of tiles.count tiles).
   size_t PositionValues(const TileGrid& tiles) const;
+  // How Run cuts the tile columns into blocks: `block_columns` whole tile columns each, about
+  // 256 KB of V, and how many blocks that makes.
+  struct BlockPlan {
+    int block_columns = 1;
+    int blocks = 1;
+  };
+  BlockPlan PlanBlocks(const PlanePair& shape) const;
+  // Values of one position's V in a private block.
+  size_t BlockPositionValues(const PlanePair& shape) const;
+  // Tile columns [first_column, end_column) (tiles first_tile .. first_tile + count - 1) and
+  // where their V lives: position xi's row panels at values + xi * position_values.
+  struct TileBlock {
+    int first_column = 0, end_column = 0;
+    int first_tile = 0, count = 0;
+    int16_t* values = nullptr;
+    size_t position_values = 0;
+  };
   struct InputBuffers;
-  // V for the channel pair `group` (channels 2 group and 2 group + 1), every tile.
+  // V of the channel pair `group` (channels 2 group and 2 group + 1) for the block's tiles.
   void TransformInput(const PlanePair& shape, const Window2d& window, const TileGrid& tiles,
-                      const uint8_t* input, int zero_point, int group, int16_t* transformed,
+                      const uint8_t* input, int zero_point, int group, const TileBlock& block,
                       const ComputeContext& context) const;
-  // The 16 products M for row panels [first_panel, end_panel) and column panels
+  // Zeroes the block's groups past the channel pairs (k padding the kernel reads).
+  void ZeroPaddingGroups(const TileBlock& block, int pairs) const;
+  // The 16 products M for the block's row panels [first_panel, end_panel) and column panels
   // [first_column_panel, end_column_panel), then their output tiles.
   void MultiplyAndTransformOutput(const PlanePair& shape, const TileGrid& tiles,
-                                  const int16_t* transformed, int first_panel, int end_panel,
+                                  const TileBlock& block, int first_panel, int end_panel,
                                   int first_column_panel, int end_column_panel, float a_scale,
                                   const float* bias, const Activation& activation, float* output,
                                   const ComputeContext& context) const;

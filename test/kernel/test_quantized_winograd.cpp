@@ -63,24 +63,30 @@ void ExpectMatchesReference(const Operands& o, const Activation& activation, boo
   for (Int8Isa isa : PairIsas()) {
     const QuantizedWinograd winograd(o.weights.data(), o.out_channels, o.in_channels,
                                      o.scales.data(), isa);
-    for (int threads : {1, 2}) {
+    for (int threads : {1, 2, 3}) {  // 3: the 2-block cases take the shared path
       SCOPED_TRACE(Concat(o.in_channels, "->", o.out_channels, " on ", o.input_h, "x", o.input_w,
                           " padding ", o.window.pad_top, ",", o.window.pad_bottom, ",",
                           o.window.pad_left, ",", o.window.pad_right, ", ", Int8IsaName(isa),
                           ", threads ", threads));
       test_support::TestContext context(threads);
-      std::vector<int16_t> transformed(winograd.TransformedInputValues(shape), 0);
-      std::vector<float> got(expected.size(), NAN);
-      winograd.Run(shape, o.window, o.input.data(), o.quantization, bias, activation,
-                   transformed.data(), got.data(), context.compute());
-      // Twice: a second run on the same buffer must not depend on the first.
-      winograd.Run(shape, o.window, o.input.data(), o.quantization, bias, activation,
-                   transformed.data(), got.data(), context.compute());
-      for (size_t i = 0; i < got.size(); ++i) {
-        if (exact) {
-          ASSERT_EQ(got[i], expected[i]) << "at " << i;
-        } else {
-          ASSERT_NEAR(got[i], expected[i], 1e-6f * std::fabs(expected[i]) + 1e-7f) << "at " << i;
+      // Both ways of running: blocks private to each thread (no shared V), and, where there are
+      // fewer blocks than threads, the shared V of the whole sample.
+      std::vector<int16_t> shared(winograd.TransformedInputValues(shape, threads), 0);
+      for (int16_t* shared_values : {static_cast<int16_t*>(nullptr), shared.data()}) {
+        if (shared_values != nullptr && shared.empty()) continue;
+        SCOPED_TRACE(shared_values == nullptr ? "private blocks" : "shared V");
+        std::vector<float> got(expected.size(), NAN);
+        winograd.Run(shape, o.window, o.input.data(), o.quantization, bias, activation,
+                     shared_values, got.data(), context.compute());
+        // Twice: a second run on the same buffers must not depend on the first.
+        winograd.Run(shape, o.window, o.input.data(), o.quantization, bias, activation,
+                     shared_values, got.data(), context.compute());
+        for (size_t i = 0; i < got.size(); ++i) {
+          if (exact) {
+            ASSERT_EQ(got[i], expected[i]) << "at " << i;
+          } else {
+            ASSERT_NEAR(got[i], expected[i], 1e-6f * std::fabs(expected[i]) + 1e-7f) << "at " << i;
+          }
         }
       }
     }

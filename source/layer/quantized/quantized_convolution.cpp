@@ -17,7 +17,10 @@
 // one thread on Zen 3 (AVX2), ResNet18's 3x3 layers took 1.1-1.4x and its 7x7 stem 1.4-2.4x the
 // fp32 layer's time on the int8 GEMM. So there:
 //   - 3x3 stride-1 layers run kernel/quantized_winograd: F(2x2, 3x3) on the integers, exact,
-//     with the int8 GEMM's int16 micro-kernel (2.25x fewer products, no im2col);
+//     with the int8 GEMM's int16 micro-kernel (2.25x fewer products, no im2col). Against the fp32
+//     layer, BM_QuantizedConvolutionLayer (four runs, medians of 5 to 9, a noisy machine):
+//     ResNet18's 64@56 0.63-0.81x, 128@28 0.65-0.88x, 256@14 0.95-1.06x (its 49 tiles fill 64
+//     panel rows), 512@7 0.58-0.73x;
 //   - 1x1 stride-1 layers (no im2col) stay on the int8 GEMM: BM_QuantizedConvolutionLayer gave
 //     0.56-1.02x for MobileNetV2's (8->48 on 112x112 0.66x), one exception at 1.2x (16->8 on
 //     112x112, 0.13 ms);
@@ -71,7 +74,7 @@ class QuantizedConvolutionState : public LayerState {
   ConvolutionShape shape;
   std::vector<uint8_t> quantized_input;  // one sample
   std::vector<uint8_t> rows;             // one group's im2col matrix of one sample
-  std::vector<int16_t> transformed;      // Winograd: one sample's V, zero padded
+  std::vector<int16_t> transformed;      // Winograd: one sample's shared V (small maps), or none
   Tensor dequantized_input;              // float form: the whole input, as the GEMM would see it
   StatePointer float_state;              // float form: the float convolution's state
 };
@@ -204,10 +207,12 @@ StatePointer QuantizedConvolution::Prepare(const Shapes& input_shapes, const Sha
                       static_cast<size_t>(shape.input_h) * shape.input_w, "quantised input");
   if (winograd_) {
     auto state = std::make_unique<QuantizedConvolutionState>(shape, input_bytes, 0);
-    state->transformed.assign(winograd_->TransformedInputValues(shape), 0);
+    state->transformed.assign(winograd_->TransformedInputValues(shape, context.threads), 0);
     if (context.workspace != nullptr) {
-      context.workspace->Reserve(ScratchSlot::kGemmPacking, winograd_->ScratchFloats());
-      context.workspace->Reserve(ScratchSlot::kFirst, winograd_->InputScratchFloats(shape));
+      for (ScratchSlot slot :
+           {ScratchSlot::kGemmPacking, ScratchSlot::kFirst, ScratchSlot::kSecond}) {
+        context.workspace->Reserve(slot, winograd_->ScratchFloats(slot, shape));
+      }
     }
     return state;
   }
@@ -250,7 +255,8 @@ void QuantizedConvolution::Forward(const InputTensors& inputs, const OutputTenso
     float* sample_output = output.data() + sample * output_floats;
     if (winograd_) {
       winograd_->Run(shape, window_, quantized, edges_.input(), edges_.bias(), edges_.activation(),
-                     state.transformed.data(), sample_output, context.compute);
+                     state.transformed.empty() ? nullptr : state.transformed.data(), sample_output,
+                     context.compute);
       continue;
     }
     for (int group = 0; group < groups_; ++group) {
