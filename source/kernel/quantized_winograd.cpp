@@ -1,13 +1,17 @@
 // Integer Winograd F(2x2, 3x3) (see quantized_winograd.hpp for the algebra and its bounds).
 //
-// One sample runs in two phases:
-//   1. TransformInput, one task per pair of input channels: V for every tile, written straight
-//      into the row panels the micro-kernel reads (16 tiles x one int16 pair of channels).
-//   2. MultiplyAndTransformOutput, one task per block of tiles and group of output channels:
-//      the 16 products M_xi = V_xi U_xi into the thread's scratch, then A^T M A per tile, the
-//      dequantisation, bias and activation, written into the output planes.
 // Tiles are numbered down the columns of tiles (t = tx * tiles.rows + ty), as the output's
-// column-major pixels are.
+// column-major pixels are. One sample runs in blocks of whole tile columns (PlanBlocks: about
+// 256 KB of V each), one task per block:
+//   1. TransformInput for every pair of input channels: V of the block's tiles, written straight
+//      into the row panels the micro-kernel reads (16 tiles x one int16 pair of channels), in the
+//      thread's own scratch, where it stays in cache for
+//   2. MultiplyAndTransformOutput for each group of row panels and output channels: the 16
+//      products M_xi = V_xi U_xi into the thread's scratch, then A^T M A per tile, the
+//      dequantisation, bias and activation, written into the output planes.
+// A small map has fewer blocks than threads: its whole V is then shared, in the caller's buffer,
+// and the two phases run one after the other, each spread over the threads (by channel pairs,
+// then by row panels times output channels).
 #include "kernel/quantized_winograd.hpp"
 
 #include <algorithm>
@@ -204,14 +208,18 @@ void QuantizedWinograd::TransformInput(const PlanePair& shape, const Window2d& w
         std::fill(target, target + 2 * stride, int16_t{0});
         const int x = 2 * first_tx + column - window.pad_left;
         if (x < 0 || x >= shape.input_w) continue;
-        const uint8_t* source = plane + static_cast<size_t>(x) * shape.input_h - window.pad_top;
+        const uint8_t* source = plane + static_cast<size_t>(x) * shape.input_h;
         const int end = std::min(2 * stride, shape.input_h + window.pad_top);
         for (int r = window.pad_top; r < end; ++r) {
-          target[r] = static_cast<int16_t>(source[r] - zero_point);
+          target[r] = static_cast<int16_t>(source[r - window.pad_top] - zero_point);
         }
       }
-      // Down the columns: B^T d for each tile of each padded column, by parity.
+      // Down the columns: B^T d for each tile of each padded column, by parity. The spare tile of
+      // the last column reads two values past the chunk's columns: zeros, as the guards are.
       const int column_tiles = (chunk + 1) * stride;
+      for (int16_t* d : {buffers.padded_even, buffers.padded_odd}) {
+        std::fill(d + 2 * column_tiles, d + 2 * column_tiles + 2, int16_t{0});
+      }
       for (int parity = 0; parity < 2; ++parity) {
         const int16_t* d = parity == 0 ? buffers.padded_even : buffers.padded_odd;
         int16_t* s0 = buffers.transformed_columns + static_cast<size_t>(parity) * column_tiles;
