@@ -133,10 +133,10 @@ QuantizedWinograd::TileGrid QuantizedWinograd::Tiles(const PlanePair& shape) {
   return {rows, columns, rows * columns};
 }
 
-size_t QuantizedWinograd::PositionValues(const TileGrid& tiles) const {
+size_t QuantizedWinograd::PositionValues(int tile_count) const {
   const Int8Kernel& kernel = PairKernel(isa_);
   const size_t row_panels =
-      (static_cast<size_t>(tiles.count) + kernel.panel_rows - 1) / kernel.panel_rows;
+      (static_cast<size_t>(tile_count) + kernel.panel_rows - 1) / kernel.panel_rows;
   return row_panels * kernel.PanelBytes(in_channels_) / 2 + kSpacerValues;
 }
 
@@ -373,14 +373,12 @@ QuantizedWinograd::BlockPlan QuantizedWinograd::PlanBlocks(const PlanePair& shap
 }
 
 size_t QuantizedWinograd::BlockPositionValues(const PlanePair& shape) const {
-  const TileGrid tiles = Tiles(shape);
-  const int block_tiles = PlanBlocks(shape).block_columns * tiles.rows;
-  return PositionValues(TileGrid{tiles.rows, 0, block_tiles});
+  return PositionValues(PlanBlocks(shape).block_columns * Tiles(shape).rows);
 }
 
 size_t QuantizedWinograd::TransformedInputValues(const PlanePair& shape, int threads) const {
   if (PlanBlocks(shape).blocks >= threads) return 0;  // private blocks only: no shared V
-  return kPositions * PositionValues(Tiles(shape));
+  return kPositions * PositionValues(Tiles(shape).count);
 }
 
 size_t QuantizedWinograd::ScratchFloats(ScratchSlot slot, const PlanePair& shape) const {
@@ -454,7 +452,7 @@ void QuantizedWinograd::Run(const PlanePair& shape, const Window2d& window, cons
   whole.end_column = tiles.columns;
   whole.first_tile = 0;
   whole.count = tiles.count;
-  whole.position_values = PositionValues(tiles);
+  whole.position_values = PositionValues(tiles.count);
   whole.values = shared_values;
   ParallelFor(context.pool, pairs, [&](std::ptrdiff_t group) {
     TransformInput(shape, window, tiles, input, quantization.zero_point, static_cast<int>(group),

@@ -39,8 +39,6 @@ class QuantizedWinograd {
   // kQuantizedWinogradMostChannels input channels.
   static bool Applies(const Window2d& window, int in_channels, int groups);
 
-  // Nothing transformed.
-  QuantizedWinograd() = default;
   // Transforms the int8 weights (out_channels x in_channels x 3 x 3, PyTorch's order, one scale
   // per output channel) into the 16 weight matrices U, packed for the int16-pair kernel `isa`
   // (kAvx2 or kGeneric). Throws lumen::Error for sizes Applies refuses or an isa of another
@@ -73,8 +71,8 @@ class QuantizedWinograd {
     int rows, columns, count;
   };
   static TileGrid Tiles(const PlanePair& shape);
-  // Values of one position's V (the row panels of tiles.count tiles).
-  size_t PositionValues(const TileGrid& tiles) const;
+  // Values of one position's V for `tile_count` tiles (their row panels, and a spacer).
+  size_t PositionValues(int tile_count) const;
   // How Run cuts the tile columns into blocks: `block_columns` whole tile columns each, about
   // 256 KB of V, and how many blocks that makes.
   struct BlockPlan {
