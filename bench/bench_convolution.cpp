@@ -73,6 +73,12 @@ constexpr LayerShape kLayers[] = {
     {"regnet", 104, 104, 28, 3, 2, 1, 13},
     {"regnet", 216, 216, 7, 3, 1, 1, 27},
     {"narrow", 8, 16, 56, 3, 1, 1},
+    // SqueezeNet 1.1's fire modules: 3x3 and 1x1 expansions of a narrow squeeze layer.
+    {"squeezenet", 16, 64, 55, 3, 1, 1},
+    {"squeezenet", 32, 128, 27, 3, 1, 1},
+    {"squeezenet", 48, 192, 13, 3, 1, 1},
+    {"squeezenet", 16, 64, 55, 1, 1, 0},
+    {"squeezenet", 64, 16, 55, 1, 1, 0},
 };
 
 enum Algorithm { kChosen, kIm2col, kPointwise, kWinograd, kWinograd2x2, kSmallDepth, kReference };

@@ -5,6 +5,17 @@
 #include <cstring>
 
 namespace lumen {
+namespace {
+
+// target[i] = source[2 * i] for i < count: a stride-2 layer's column of taps. Apart from the
+// general stride's loop so that the compiler can vectorise it (a fixed stride of 2 is two loads
+// and a byte shuffle per vector; a variable one stays a byte at a time, which took a third of
+// ResNet18's strided 3x3 layers).
+void GatherEveryOther(const uint8_t* __restrict source, int count, uint8_t* __restrict target) {
+  for (int i = 0; i < count; ++i) target[i] = source[2 * i];
+}
+
+}  // namespace
 
 void QuantizedIm2col(const uint8_t* input, int channels, const ConvolutionShape& shape,
                      const Window2d& window, uint8_t zero_point, uint8_t* rows, ThreadPool* pool) {
@@ -42,16 +53,18 @@ void QuantizedIm2col(const uint8_t* input, int channels, const ConvolutionShape&
             std::memset(out, zero_point, shape.output_h);
             continue;
           }
-          std::memset(out, zero_point, first);
+          if (first > 0) std::memset(out, zero_point, first);
           // Input row of output row `first`, then every stride_h-th.
           const uint8_t* source =
               plane + static_cast<size_t>(x) * shape.input_h + (first * w.stride_h + row_offset);
           if (w.stride_h == 1) {
             std::memcpy(out + first, source, end - first);
+          } else if (w.stride_h == 2) {
+            GatherEveryOther(source, end - first, out + first);
           } else {
             for (int oy = first; oy < end; ++oy) out[oy] = source[(oy - first) * w.stride_h];
           }
-          std::memset(out + end, zero_point, shape.output_h - end);
+          if (end < shape.output_h) std::memset(out + end, zero_point, shape.output_h - end);
         }
       },
       Schedule::kStatic, pixels * channels * taps >= (size_t{1} << 15));

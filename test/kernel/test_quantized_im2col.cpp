@@ -31,6 +31,10 @@ TEST(QuantizedIm2col, MatchesTheReference) {
       {window(3, 3, 2, 2, 2, 2, 2, 2, 2, 2), 2, 11, 10},
       {window(5, 3, 3, 1, 1, 2, 4, 0, 0, 3), 3, 6, 5},    // padding wider than a stride
       {window(7, 7, 2, 2, 1, 1, 3, 3, 3, 3), 3, 16, 16},  // a ResNet stem
+      // Columns of 38 and 39 output rows, long enough for the stride-2 gather's vector loop and
+      // its remainder; bottom padding that ends the column early.
+      {window(3, 3, 2, 1, 1, 1, 1, 0, 1, 1), 2, 75, 3},
+      {window(3, 3, 2, 2, 1, 1, 1, 3, 0, 0), 2, 75, 5},
   };
   std::mt19937 generator(1);
   std::uniform_int_distribution<int> byte(0, 255);

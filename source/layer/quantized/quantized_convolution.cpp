@@ -1,5 +1,5 @@
-// lumen.QuantizedConv2d: nn.Conv2d with int8 weights, computed by the int8 GEMM, by an integer
-// Winograd, or (where both lose on this CPU) by an fp32 convolution of the same quantised values.
+// lumen.QuantizedConv2d: nn.Conv2d with int8 weights, computed by the int8 GEMM or, for 3x3
+// stride-1 layers on CPUs without VNNI, by an integer Winograd.
 //
 // The file format (see quantized_weights.hpp and course/pnnx-format.md): nn.Conv2d's parameters
 // (in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias; padding_mode
@@ -12,28 +12,19 @@
 //
 // Which form computes the layer (Form below) depends on the CPU. With VNNI, the int8 GEMM
 // everywhere. Without it, AVX2's int8 GEMM multiplies only about twice as many products per
-// instruction as fp32's FMA, while fp32 runs 3x3 layers with Winograd (4x fewer products) and
-// stems with its small-depth kernel, and the uint8 im2col costs a pass of its own: measured at
-// one thread on Zen 3 (AVX2), ResNet18's 3x3 layers took 1.1-1.4x and its 7x7 stem 1.4-2.4x the
-// fp32 layer's time on the int8 GEMM. So there:
-//   - 3x3 stride-1 layers run kernel/quantized_winograd: F(2x2, 3x3) on the integers, exact,
-//     with the int8 GEMM's int16 micro-kernel (2.25x fewer products, no im2col). Against the fp32
-//     layer, BM_QuantizedConvolutionLayer (four runs, medians of 5 to 9, a noisy machine):
-//     ResNet18's 64@56 0.63-0.81x, 128@28 0.65-0.88x, 256@14 0.95-1.06x (its 49 tiles fill 64
-//     panel rows), 512@7 0.58-0.73x;
-//   - 1x1 stride-1 layers (no im2col) stay on the int8 GEMM: BM_QuantizedConvolutionLayer gave
-//     0.56-1.02x for MobileNetV2's (8->48 on 112x112 0.66x), one exception at 1.2x (16->8 on
-//     112x112, 0.13 ms);
-//   - the other layers that need im2col rows (strided 3x3, stems) compute in their float form:
-//     the input as quantised and dequantised (s * (q - z)) convolved with the dequantised
-//     weights (scale_j * q_w), the values the int8 GEMM multiplies, so its outputs are the int8
-//     path's to float rounding.
+// instruction as fp32's FMA, while fp32 runs 3x3 stride-1 layers with Winograd (4x fewer
+// products): on the int8 GEMM, ResNet18's 3x3 layers took 1.1-1.4x the fp32 layer's time at one
+// thread on Zen 3 (AVX2). So there 3x3 stride-1 layers run kernel/quantized_winograd: F(2x2, 3x3)
+// on the integers, exact, with the int8 GEMM's int16 micro-kernel (2.25x fewer products, no
+// im2col). Against the fp32 layer, BM_QuantizedConvolutionLayer (four runs, medians of 5 to 9, a
+// noisy machine): ResNet18's 64@56 0.63-0.81x, 128@28 0.65-0.88x, 256@14 0.95-1.06x (its 49 tiles
+// fill 64 panel rows), 512@7 0.58-0.73x. Every other layer stays on the int8 GEMM, which beats or
+// matches the fp32 layer there: MobileNetV2's 1x1 layers 0.56-1.02x (8->48 on 112x112 0.66x; one
+// exception at 1.2x, 16->8 on 112x112, 0.13 ms), ResNet18's strided 3x3 0.78x, its 7x7 stem
+// 0.76x, its strided 1x1 1.0x (these three were computed in fp32 until the stride-2 im2col was
+// vectorised: its byte-at-a-time gather took a third of their time).
 // LUMEN_QUANTIZED_KERNELS in the environment overrides the choice (to compare, and for the tests):
-// "int8" keeps every layer on the int8 GEMM, "winograd" runs Winograd wherever it applies and the
-// int8 GEMM elsewhere.
-#include <glog/logging.h>
-
-#include <algorithm>
+// "int8" keeps every layer on the int8 GEMM, "winograd" runs Winograd wherever it applies.
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -46,7 +37,6 @@
 #include "kernel/convolution_algorithm.hpp"
 #include "kernel/quantized_im2col.hpp"
 #include "kernel/quantized_winograd.hpp"
-#include "layer/convolution/convolution.hpp"
 #include "layer/convolution/convolution_layer.hpp"
 #include "layer/layer_registry.hpp"
 #include "layer/quantized/quantized_weights.hpp"
@@ -57,9 +47,7 @@ namespace lumen {
 namespace {
 
 // What a QuantizedConvolution keeps per session and input size: the plane sizes and the bytes
-// one sample's quantised input and one group's im2col rows (or its Winograd-domain input) take;
-// for the float form, the input as quantised and dequantised, and the float convolution's own
-// state.
+// one sample's quantised input and one group's im2col rows (or its Winograd-domain input) take.
 class QuantizedConvolutionState : public LayerState {
  public:
   // Buffers for `shape`; `row_bytes` 0 when the input planes are the rows.
@@ -67,16 +55,13 @@ class QuantizedConvolutionState : public LayerState {
       : shape(shape), quantized_input(input_bytes), rows(row_bytes) {}
   // The buffers.
   size_t bytes() const override {
-    return quantized_input.size() + rows.size() + transformed.size() * sizeof(int16_t) +
-           dequantized_input.size() * sizeof(float) + (float_state ? float_state->bytes() : 0);
+    return quantized_input.size() + rows.size() + transformed.size() * sizeof(int16_t);
   }
 
   ConvolutionShape shape;
   std::vector<uint8_t> quantized_input;  // one sample
   std::vector<uint8_t> rows;             // one group's im2col matrix of one sample
   std::vector<int16_t> transformed;      // Winograd: one sample's shared V (small maps), or none
-  Tensor dequantized_input;              // float form: the whole input, as the GEMM would see it
-  StatePointer float_state;              // float form: the float convolution's state
 };
 
 // What LUMEN_QUANTIZED_KERNELS asks for: "int8" or "winograd", or "" (the CPU's choice).
@@ -104,17 +89,12 @@ class QuantizedConvolution : public ConvolutionLayer {
   // without padding.
   bool InputIsRows() const;
   // The ways to compute the layer (see the top of this file).
-  enum class Form { kInt8Gemm, kWinograd, kFloat };
+  enum class Form { kInt8Gemm, kWinograd };
   // The form this CPU (or LUMEN_QUANTIZED_KERNELS) chooses.
   Form ChooseForm() const;
-  // Builds float_form_ from the quantised weights (see the top of this file).
-  void BuildFloatForm(const QuantizedWeights& weights);
-  // The float form's Forward: the input quantised and dequantised, then convolved in fp32.
-  void ForwardInFloat(const Tensor& input, Tensor& output, const ForwardContext& context) const;
 
   std::vector<Int8PackedWeights> group_weights_;  // one per group; empty in the other forms
   std::unique_ptr<QuantizedWinograd> winograd_;   // the Winograd form, or null
-  std::unique_ptr<Convolution> float_form_;       // the float form, or null
   QuantizedEdges edges_;                          // input quantisation, bias, fused activation
 };
 
@@ -134,12 +114,7 @@ QuantizedConvolution::QuantizedConvolution(const LayerConfig& config) : Convolut
   const int k = static_cast<int>(depth);
   const QuantizedWeights weights = ReadQuantizedWeights(
       config, {out_channels_, group_inputs, window_.kernel_h, window_.kernel_w});
-  const Form form = ChooseForm();
-  if (form == Form::kFloat) {
-    BuildFloatForm(weights);
-    return;
-  }
-  if (form == Form::kWinograd) {
+  if (ChooseForm() == Form::kWinograd) {
     const Int8Isa isa = Int8IsaAvailable(Int8Isa::kAvx2) ? Int8Isa::kAvx2 : Int8Isa::kGeneric;
     winograd_ = std::make_unique<QuantizedWinograd>(weights.values.data(), out_channels_,
                                                     in_channels_, weights.scales.data(), isa);
@@ -163,32 +138,12 @@ QuantizedConvolution::Form QuantizedConvolution::ChooseForm() const {
   const bool winograd_applies = QuantizedWinograd::Applies(window_, in_channels_, groups_);
   if (asked == "int8") return Form::kInt8Gemm;
   if (asked == "winograd") return winograd_applies ? Form::kWinograd : Form::kInt8Gemm;
-  if (InputIsRows() || BestInt8Isa() == Int8Isa::kAvx512Vnni) return Form::kInt8Gemm;
-  return winograd_applies ? Form::kWinograd : Form::kFloat;
-}
-
-void QuantizedConvolution::BuildFloatForm(const QuantizedWeights& weights) {
-  ConvolutionSpec spec;
-  spec.in_channels = in_channels_;
-  spec.out_channels = out_channels_;
-  spec.groups = groups_;
-  spec.window = window_;
-  const size_t per_channel = weights.values.size() / out_channels_;
-  spec.weights.resize(weights.values.size());
-  for (size_t i = 0; i < spec.weights.size(); ++i) {
-    spec.weights[i] = weights.scales[i / per_channel] * weights.values[i];
-  }
-  if (edges_.bias() != nullptr) spec.bias.assign(edges_.bias(), edges_.bias() + out_channels_);
-  Node node;  // names the float convolution in its messages as this layer
-  node.type = "lumen.QuantizedConv2d";
-  node.name = name();
-  float_form_ = std::make_unique<Convolution>(LayerConfig(node), std::move(spec));
+  if (BestInt8Isa() == Int8Isa::kAvx512Vnni) return Form::kInt8Gemm;
+  return winograd_applies ? Form::kWinograd : Form::kInt8Gemm;
 }
 
 bool QuantizedConvolution::FuseActivation(const Activation& activation) {
-  if (!edges_.FuseActivation(activation)) return false;
-  if (float_form_) CHECK(float_form_->FuseActivation(activation));
-  return true;
+  return edges_.FuseActivation(activation);
 }
 
 StatePointer QuantizedConvolution::Prepare(const Shapes& input_shapes, const Shapes&,
@@ -196,12 +151,6 @@ StatePointer QuantizedConvolution::Prepare(const Shapes& input_shapes, const Sha
   CheckInputCount(input_shapes, 1);
   const ConvolutionShape shape = SampleShape(input_shapes[0]);
   const size_t pixels = static_cast<size_t>(shape.output_h) * shape.output_w;
-  if (float_form_) {
-    auto state = std::make_unique<QuantizedConvolutionState>(shape, 0, 0);
-    state->float_state = float_form_->Prepare(input_shapes, {}, context);
-    state->dequantized_input = Tensor(input_shapes[0]);
-    return state;
-  }
   const size_t input_bytes =
       CheckedMultiply(static_cast<size_t>(in_channels_),
                       static_cast<size_t>(shape.input_h) * shape.input_w, "quantised input");
@@ -230,10 +179,6 @@ StatePointer QuantizedConvolution::Prepare(const Shapes& input_shapes, const Sha
 
 void QuantizedConvolution::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                                    const ForwardContext& context) const {
-  if (float_form_) {
-    ForwardInFloat(*inputs[0], *outputs[0], context);
-    return;
-  }
   QuantizedConvolutionState& state = context.state_as<QuantizedConvolutionState>();
   const ConvolutionShape& shape = state.shape;
   const Tensor& input = *inputs[0];
@@ -274,30 +219,6 @@ void QuantizedConvolution::Forward(const InputTensors& inputs, const OutputTenso
                sample_output + first_output * pixels, pixels, context.compute);
     }
   }
-}
-
-void QuantizedConvolution::ForwardInFloat(const Tensor& input, Tensor& output,
-                                          const ForwardContext& context) const {
-  QuantizedConvolutionState& state = context.state_as<QuantizedConvolutionState>();
-  const size_t plane = static_cast<size_t>(state.shape.input_h) * state.shape.input_w;
-  const size_t planes = input.size() / plane;  // every sample's channels
-  const Uint8Quantization& quantization = edges_.input();
-  float* dequantized = state.dequantized_input.data();
-  // Through QuantizeToUint8, as the int8 path quantises, in chunks that stay in L1.
-  ParallelForRuns(context.compute.pool, planes, plane, [&](size_t first, size_t end) {
-    constexpr size_t kChunk = 4096;
-    uint8_t codes[kChunk];
-    for (size_t begin = first * plane; begin < end * plane; begin += kChunk) {
-      const size_t count = std::min(kChunk, end * plane - begin);
-      QuantizeToUint8(input.data() + begin, count, quantization, codes);
-      for (size_t i = 0; i < count; ++i) {
-        dequantized[begin + i] =
-            quantization.scale * static_cast<float>(codes[i] - quantization.zero_point);
-      }
-    }
-  });
-  ForwardContext float_context{context.compute, state.float_state.get()};
-  float_form_->Forward({&state.dequantized_input}, {&output}, float_context);
 }
 
 LUMEN_REGISTER_LAYER(QuantizedConvolution, "lumen.QuantizedConv2d");
