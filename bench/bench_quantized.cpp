@@ -181,6 +181,8 @@ constexpr LayerGeometry kLayers[] = {
     {"resnet18 conv3x3 s2 64->128 @56", 64, 128, 3, 56, 2},
     {"resnet18 conv1x1 s2 64->128 @56", 64, 128, 1, 56, 2},
     {"resnet18 stem conv7x7 s2 3->64 @224", 3, 64, 7, 224, 2},
+    {"mobilenet_v2 stem conv3x3 s2 3->16 @224", 3, 16, 3, 224, 2},
+    {"mobilenet_v2 conv1x1 96->24 @56", 96, 24, 1, 56},
 };
 
 // Arguments: layer index (of kLayers), form: 0 nn.Conv2d, 1 lumen.QuantizedConv2d as the layer
@@ -266,7 +268,8 @@ void BM_QuantizedConvolutionLayer(benchmark::State& state) {
 }
 
 BENCHMARK(BM_QuantizedConvolutionLayer)
-    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {0, 1, 2, 3}})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, static_cast<int64_t>(std::size(kLayers)) - 1, 1),
+                   {0, 1, 2, 3}})
     ->ArgNames({"layer", "form"})
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);

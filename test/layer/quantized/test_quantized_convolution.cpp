@@ -194,6 +194,17 @@ TEST(QuantizedConvolution, MatchesStridedDilated) {
   ExpectMatchesFloatConvolution(g, 2);
 }
 
+// A strided layer with more output channels (40) than the geometries above, as a network's
+// downsampling layers have.
+TEST(QuantizedConvolution, MatchesAWiderStridedLayer) {
+  Geometry g{8, 40, 3, 3};
+  g.stride_h = g.stride_w = 2;
+  g.pad_h = g.pad_w = 1;
+  g.input = {1, 8, 12, 10};
+  ExpectMatchesFloatConvolution(g, 1);
+  ExpectMatchesFloatConvolution(g, 2);
+}
+
 TEST(QuantizedConvolution, MatchesAsymmetricWindow) {
   Geometry g{5, 7, 5, 3};
   g.stride_h = 2;
