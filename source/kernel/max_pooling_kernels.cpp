@@ -50,8 +50,8 @@ void MaxDownColumn(const float* column, int64_t offset, int stride, int first, i
 constexpr int kLanes = 8;
 using Vector = FloatVector<kLanes>;
 
-// MaxKeepingNan lane by lane.
-Vector MaxKeepingNan(const Vector& a, const Vector& b) { return ((b > a) | (b != b)) ? b : a; }
+// The lanes' comparison results: all bits set where true.
+using LaneMask = decltype(Vector{} != Vector{});
 
 }  // namespace
 
@@ -133,32 +133,83 @@ bool MaxPoolTiledApplies(const Window2d& window, const PoolingPlane& plane) {
          plane.output_h >= kMaxPoolTiledMinRows && plane.output_w >= 1;
 }
 
+namespace {
+
+// Floats from one column of MaxPoolTiled's vertical maxima to the next: whole vectors, so that a
+// last partial tile of rows is stored whole.
+size_t VerticalColumnFloats(const PoolingPlane& plane) {
+  return (static_cast<size_t>(plane.output_h) + kLanes - 1) / kLanes * kLanes;
+}
+
+// The largest of `count` vectors at `source + offsets[i]`, with NaN where any of them holds NaN.
+// `value > maximum ? value : maximum` is one vmaxps, which keeps `maximum` when `value` is NaN; the
+// NaNs are noted on the side and win at the end, as in PyTorch. (Selecting NaN in the chain itself
+// made each tap wait for a compare, an or and a blend.)
+inline Vector MaxOfVectors(const float* source, const size_t* offsets, int count) {
+  Vector maximum = Vector{} + kMinusInfinity;
+  LaneMask unordered{};
+  for (int i = 0; i < count; ++i) {
+    const Vector value = LoadVector<Vector>(source + offsets[i]);
+    maximum = value > maximum ? value : maximum;
+    unordered |= value != value;
+  }
+  return unordered != 0 ? Vector{} + std::numeric_limits<float>::quiet_NaN() : maximum;
+}
+
+}  // namespace
+
 size_t MaxPoolTiledScratchSize(const Window2d& window, const PoolingPlane& plane) {
-  return PaddedPlaneFor(window, plane).floats(kLanes);
+  const PaddedPlane padded = PaddedPlaneFor(window, plane);
+  const size_t column = padded.column_floats() + kLanes;
+  const size_t vertical = CheckedMultiply(static_cast<size_t>(padded.cols),
+                                          VerticalColumnFloats(plane), "max pooling scratch");
+  return CheckedAdd(column, vertical, "max pooling scratch");
 }
 
 void MaxPoolTiled(const Window2d& w, const PoolingPlane& plane, const float* input, float* output,
                   float* scratch) {
-  const PaddedPlane padded = PaddedPlaneFor(w, plane);
-  // -infinity wherever no input lands (padding never wins), and in the tail a last tile reads.
-  std::fill(scratch, scratch + padded.floats(kLanes), kMinusInfinity);
-  CopyIntoPlane(input, plane.input_h, plane.input_w, w.pad_top, w.pad_left, padded, scratch);
-  const size_t column_step = static_cast<size_t>(w.stride_w) * padded.column_floats();
+  // One padded column at a time: `column` holds it split by phase, -infinity where no input
+  // lands (padding never wins) and in the tail a last tile reads. Those places are the same in
+  // every column, so they are filled once.
+  PaddedPlane one_column = PaddedPlaneFor(w, plane);
+  const int padded_columns = one_column.cols;
+  one_column.cols = 1;
+  float* column = scratch;
+  float* vertical = scratch + one_column.column_floats() + kLanes;
+  const size_t vertical_floats = VerticalColumnFloats(plane);
+  FillAroundInput(plane.input_h, 1, w.pad_top, 0, one_column, kLanes, kMinusInfinity, column);
+  // Pass 1, down the columns: vertical[px][oy] = max over ky of padded column px's row
+  // oy * stride_h + ky, every tap of a tile of rows one contiguous vector in its phase.
+  size_t row_taps[kMaxPoolTiledMaxTaps];
+  for (int ky = 0; ky < w.kernel_h; ++ky) row_taps[ky] = one_column.TapOffset(w, ky, 0);
+  const int first_input_column = w.pad_left;
+  const int end_input_column = std::min(padded_columns, w.pad_left + plane.input_w);
+  for (int px = 0; px < padded_columns; ++px) {
+    float* maxima = vertical + static_cast<size_t>(px) * vertical_floats;
+    if (px < first_input_column || px >= end_input_column) {  // a column of padding
+      std::fill(maxima, maxima + vertical_floats, kMinusInfinity);
+      continue;
+    }
+    const float* input_column =
+        input + static_cast<size_t>(px - first_input_column) * plane.input_h;
+    CopyIntoPlane(input_column, plane.input_h, 1, w.pad_top, 0, one_column, column);
+    for (int first_row = 0; first_row < plane.output_h; first_row += kLanes) {
+      StoreVector(maxima + first_row, MaxOfVectors(column + first_row, row_taps, w.kernel_h));
+    }
+  }
+  // Pass 2, across: output column ox = max over kx of the vertical maxima of padded column
+  // ox * stride_w + kx.
+  size_t column_taps[kMaxPoolTiledMaxTaps];
+  for (int kx = 0; kx < w.kernel_w; ++kx) column_taps[kx] = kx * vertical_floats;
   for (int ox = 0; ox < plane.output_w; ++ox) {
-    const float* origin = scratch + ox * column_step;
+    const float* first_column = vertical + static_cast<size_t>(ox) * w.stride_w * vertical_floats;
     float* target = output + static_cast<size_t>(ox) * plane.output_h;
     for (int first_row = 0; first_row < plane.output_h; first_row += kLanes) {
-      Vector maximum = Vector{} + kMinusInfinity;
-      for (int ky = 0; ky < w.kernel_h; ++ky) {
-        for (int kx = 0; kx < w.kernel_w; ++kx) {
-          const float* rows = origin + padded.TapOffset(w, ky, kx) + first_row;
-          maximum = MaxKeepingNan(maximum, LoadVector<Vector>(rows));
-        }
-      }
+      const Vector maximum = MaxOfVectors(first_column + first_row, column_taps, w.kernel_w);
       const int rows = std::min(kLanes, plane.output_h - first_row);
       if (rows == kLanes) {
         StoreVector(target + first_row, maximum);
-      } else {  // the rows past the column's end were read from the next phase: drop them
+      } else {
         float tile[kLanes];
         StoreVector(tile, maximum);
         std::copy(tile, tile + rows, target + first_row);

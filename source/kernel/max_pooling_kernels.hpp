@@ -36,14 +36,18 @@ inline constexpr int kMaxPoolTiledMinRows = 4;
 inline constexpr int kMaxPoolTiledMaxTaps = 256;
 bool MaxPoolTiledApplies(const Window2d& window, const PoolingPlane& plane);
 
-// Floats of scratch MaxPoolTiled needs for `plane`: a padded copy of the input plane.
+// Floats of scratch MaxPoolTiled needs for `plane`: one padded input column and the columns'
+// maxima.
 size_t MaxPoolTiledScratchSize(const Window2d& window, const PoolingPlane& plane);
 
-// The same result again, for the large maps after a network's stem: the input is copied once into
-// a padded, phase-split plane filled with -infinity (kernel/padded_plane.hpp), where each tap of
-// a run of output rows is a contiguous vector load, and each tile of eight output rows takes the
-// maximum over the window's taps in registers and is stored once. No pass over short columns, as
-// in the separable kernel, whose loop overheads outweighed its work on 56-row columns.
+// The same result again, the fast way on the maps after a network's stem, separable as
+// MaxPoolSeparable but a vector of eight rows at a time in both passes: each input column is
+// copied into a padded, phase-split column (kernel/padded_plane.hpp, -infinity for padding),
+// where each tap of a run of output rows is one contiguous vector load whatever the stride; the
+// maxima down it over the window's rows are taken in registers and stored once; then each output
+// column is the maximum across the window's columns of those. The input is read once, and the
+// scratch is one column plus an output's height per padded column (25 kB for SqueezeNet's first
+// pooling, where the whole padded plane took 51 kB and was filled and read per tap).
 void MaxPoolTiled(const Window2d& window, const PoolingPlane& plane, const float* input,
                   float* output, float* scratch);
 

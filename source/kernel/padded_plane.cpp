@@ -36,6 +36,16 @@ void SplitColumnInTwo(const float* from, int rows, int pad_top, const PaddedPlan
   }
 }
 
+// Rows j in [*first_j, *end_j) of phase `phase` hold input: padded rows phase + j * stride, that
+// is input rows phase + j * stride - pad_top, inside the input's first `end_row` rows.
+void RowsWithInput(const PaddedPlane& plane, int pad_top, int end_row, int phase, int* first_j,
+                   int* end_j) {
+  const int stride = plane.stride;
+  *first_j = std::min(plane.phase_rows, std::max(0, (pad_top - phase + stride - 1) / stride));
+  *end_j = std::max(*first_j,
+                    std::min(plane.phase_rows, (end_row + pad_top - phase + stride - 1) / stride));
+}
+
 }  // namespace
 
 PaddedPlane PaddedPlaneFor(const Window2d& window, const PlanePair& shape) {
@@ -67,12 +77,9 @@ void CopyIntoPlane(const float* source, int input_h, int input_w, int pad_top, i
   // One phase at a time: a phase's range of rows is the same in every column (two divisions per
   // phase, not per column, which cost more than the copy on small maps).
   for (int phase = 0; phase < stride; ++phase) {
-    // Padded rows phase + j * stride, that is input rows phase + j * stride - pad_top, for the j
-    // that put them inside the input.
-    const int first_j =
-        std::min(plane.phase_rows, std::max(0, (pad_top - phase + stride - 1) / stride));
-    const int end_j = std::max(
-        first_j, std::min(plane.phase_rows, (end_row + pad_top - phase + stride - 1) / stride));
+    int first_j = 0;
+    int end_j = 0;
+    RowsWithInput(plane, pad_top, end_row, phase, &first_j, &end_j);
     for (int col = 0; col < end_col; ++col) {
       float* to = target + static_cast<size_t>(col + pad_left) * plane.column_floats() +
                   static_cast<size_t>(phase) * plane.phase_rows;
@@ -84,6 +91,29 @@ void CopyIntoPlane(const float* source, int input_h, int input_w, int pad_top, i
       }
     }
   }
+}
+
+void FillAroundInput(int input_h, int input_w, int pad_top, int pad_left, const PaddedPlane& plane,
+                     int read_past, float value, float* target) {
+  const int end_row = std::min(input_h, plane.rows - pad_top);
+  const int end_col = std::min(input_w, plane.cols - pad_left);
+  const size_t column_floats = plane.column_floats();
+  for (int col = 0; col < plane.cols; ++col) {
+    float* column = target + static_cast<size_t>(col) * column_floats;
+    if (col < pad_left || col >= pad_left + end_col) {
+      std::fill(column, column + column_floats, value);
+      continue;
+    }
+    for (int phase = 0; phase < plane.stride; ++phase) {
+      int first_j = 0;
+      int end_j = 0;
+      RowsWithInput(plane, pad_top, end_row, phase, &first_j, &end_j);
+      float* rows = column + static_cast<size_t>(phase) * plane.phase_rows;
+      std::fill(rows, rows + first_j, value);
+      std::fill(rows + end_j, rows + plane.phase_rows, value);
+    }
+  }
+  std::fill(target + plane.plane_floats(), target + plane.floats(read_past), value);
 }
 
 }  // namespace lumen
