@@ -77,13 +77,53 @@ namespace {
 // an axis the input lacks has one output position reading position 0.
 struct UpsampleState : LayerState {
   std::array<std::vector<Upsample::Tap>, 3> taps;
+  std::vector<int> row_sources;  // nearest modes: the source row of each output row
   size_t bytes() const override {
-    return (taps[0].size() + taps[1].size() + taps[2].size()) * sizeof(Upsample::Tap);
+    return (taps[0].size() + taps[1].size() + taps[2].size()) * sizeof(Upsample::Tap) +
+           row_sources.size() * sizeof(int);
   }
 };
 
 // Below this many output elements the channels are resized on one thread.
 constexpr size_t kParallelElements = 1 << 14;
+
+// The nearest modes of a 2-D or 3-D map: every output value is a copy of one input value (exact,
+// -0.0 and NaN payloads included), and an output column whose source column is the previous
+// one's (every other column when doubling) is a copy of the column just written.
+void ResizeNearest(const UpsampleState& state, const Tensor& input, Tensor& output,
+                   ThreadPool* pool) {
+  const std::vector<Upsample::Tap>& depth_taps = state.taps[0];
+  const std::vector<Upsample::Tap>& column_taps = state.taps[2];
+  const std::vector<int>& row_sources = state.row_sources;
+  const size_t input_h = input.rows();
+  const size_t output_h = row_sources.size();
+  const size_t input_plane = input_h * input.cols();
+  const size_t output_plane = output_h * column_taps.size();
+  const size_t channels = static_cast<size_t>(input.shape()[0]) * input.shape()[1];
+  const size_t input_stride = input.size() / channels;  // one channel: depth x H x W
+  const size_t output_stride = output.size() / channels;
+  ParallelFor(
+      pool, static_cast<std::ptrdiff_t>(channels),
+      [&](std::ptrdiff_t channel) {
+        const float* source = input.data() + channel * input_stride;
+        float* target = output.data() + channel * output_stride;
+        for (size_t od = 0; od < depth_taps.size(); ++od) {
+          const float* slice = source + depth_taps[od].source[0] * input_plane;
+          float* plane = target + od * output_plane;
+          for (size_t ox = 0; ox < column_taps.size(); ++ox) {
+            float* out = plane + ox * output_h;
+            const int source_column = column_taps[ox].source[0];
+            if (ox > 0 && source_column == column_taps[ox - 1].source[0]) {
+              std::copy(out - output_h, out, out);
+              continue;
+            }
+            const float* in = slice + static_cast<size_t>(source_column) * input_h;
+            for (size_t oy = 0; oy < output_h; ++oy) out[oy] = in[row_sources[oy]];
+          }
+        }
+      },
+      Schedule::kStatic, output.size() >= kParallelElements);
+}
 
 // The numbers of a scalar or list parameter as doubles, parsed from the text the file holds.
 // PyTorch computes output sizes from the double the model was built with: a float loses digits
@@ -352,6 +392,9 @@ StatePointer Upsample::Prepare(const Shapes& input_shapes, const Shapes& output_
     state->taps[slot] = ComputeTaps(axis, static_cast<int>(input[axis + 2]),
                                     CheckedInt(output[axis + 2], "resized extent"));
   }
+  if (mode_ == Mode::kNearest || mode_ == Mode::kNearestExact) {
+    for (const Tap& row : state->taps[1]) state->row_sources.push_back(row.source[0]);
+  }
   return state;
 }
 
@@ -361,6 +404,10 @@ void Upsample::Forward(const InputTensors& inputs, const OutputTensors& outputs,
   const Tensor& input = *inputs[0];
   Tensor& output = *outputs[0];
   const Shape& shape = input.shape();
+  if (!state.row_sources.empty() && shape.size() >= 4) {
+    ResizeNearest(state, input, output, context.compute.pool);
+    return;
+  }
   const std::vector<Tap>& depth_taps = state.taps[0];
   const std::vector<Tap>& row_taps = state.taps[1];
   const std::vector<Tap>& column_taps = state.taps[2];

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -74,6 +75,39 @@ TEST(Upsample, NearestDoublingRepeatsEveryPixel) {
       for (size_t x = 0; x < 58; ++x) {
         ASSERT_EQ(result[(plane * 62 + y) * 58 + x], values[(plane * 31 + y / 2) * 29 + x / 2])
             << "plane " << plane << " y " << y << " x " << x;
+      }
+    }
+  }
+}
+
+// Nearest on a 3-D map to sizes that neither double nor divide: each output reads source
+// floor(o * in / out) along each axis (PyTorch's nearest_idx; the sizes keep o * in / out away
+// from integers where float rounding could tip it), and copies it: -0.0 stays -0.0.
+TEST(Upsample, NearestCopiesTheSourceVoxelOfEveryAxis) {
+  const Shape shape{1, 2, 3, 4, 5};
+  std::vector<float> values(ShapeElementCount(shape));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) + 0.25f;
+  values[6] = -0.0f;  // depth 0, row 1, column 1: read by outputs (0, 2..3, 1)
+  const std::vector<Tensor> outputs =
+      RunLayer(MakeOperator("nn.Upsample", {"mode=nearest", "size=(4,8,3)"}),
+               {Tensor::FromRowMajor(values, shape)}, 2);
+  ASSERT_EQ(outputs[0].shape(), Shape({1, 2, 4, 8, 3}));
+  const std::vector<float> result = outputs[0].ToRowMajor();
+  const size_t depth_sources[] = {0, 0, 1, 2};            // 3 -> 4
+  const size_t row_sources[] = {0, 0, 1, 1, 2, 2, 3, 3};  // 4 -> 8
+  const size_t column_sources[] = {0, 1, 3};              // 5 -> 3
+  for (size_t channel = 0; channel < 2; ++channel) {
+    for (size_t d = 0; d < 4; ++d) {
+      for (size_t y = 0; y < 8; ++y) {
+        for (size_t x = 0; x < 3; ++x) {
+          const float expected =
+              values[((channel * 3 + depth_sources[d]) * 4 + row_sources[y]) * 5 +
+                     column_sources[x]];
+          const float got = result[((channel * 4 + d) * 8 + y) * 3 + x];
+          ASSERT_EQ(got, expected)
+              << "channel " << channel << " d " << d << " y " << y << " x " << x;
+          ASSERT_EQ(std::signbit(got), std::signbit(expected)) << "d " << d << " y " << y;
+        }
       }
     }
   }
