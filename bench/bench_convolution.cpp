@@ -96,6 +96,9 @@ constexpr DepthwiseShape kDepthwiseLayers[] = {
     {"mobilenet_v3", 136, 10, 3, 1}, {"mobilenet_v3", 504, 10, 5, 2},
     {"mobilenet_v3", 720, 5, 5, 1},  {"convnext", 32, 24, 7, 1},
     {"convnext", 128, 6, 7, 1},      {"mobilenet_v2", 144, 56, 3, 1},
+    // MobileNetV2 0.5's depthwise layers on the largest maps.
+    {"mobilenet_v2", 16, 112, 3, 1}, {"mobilenet_v2", 48, 112, 3, 2},
+    {"mobilenet_v2", 96, 56, 3, 1},
 };
 
 ConvolutionSpec MakeSpec(const LayerShape& layer) {

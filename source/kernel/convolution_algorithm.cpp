@@ -101,6 +101,25 @@ void ConvolutionAlgorithm::FinishChannel(const Activation& activation, int chann
   AddBiasAndActivate(activation, bias(channel), values, count);
 }
 
+bool ConvolutionAlgorithm::GemmFinishes(const Activation& activation, int first_channel,
+                                        GemmEpilogue* epilogue) const {
+  switch (activation.kind) {
+    case Activation::Kind::kIdentity:
+      epilogue->clamp = GemmEpilogue::Clamp::kNone;
+      break;
+    case Activation::Kind::kRelu:
+      epilogue->clamp = GemmEpilogue::Clamp::kRelu;
+      break;
+    case Activation::Kind::kRelu6:
+      epilogue->clamp = GemmEpilogue::Clamp::kRelu6;
+      break;
+    default:
+      return false;
+  }
+  epilogue->bias = bias_.empty() ? nullptr : bias_.data() + first_channel;
+  return true;
+}
+
 bool PointwiseApplies(const ConvolutionSpec& spec) {
   const Window2d& w = spec.window;
   return w.kernel_h == 1 && w.kernel_w == 1 && w.stride_h == 1 && w.stride_w == 1 &&

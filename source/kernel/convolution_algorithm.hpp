@@ -31,6 +31,7 @@
 #include "base/compute_context.hpp"
 #include "base/workspace.hpp"
 #include "math/activation.hpp"
+#include "math/packed_gemm.hpp"
 #include "math/window.hpp"
 
 namespace lumen {
@@ -146,6 +147,11 @@ class ConvolutionAlgorithm {
   float bias(int channel) const { return bias_.empty() ? 0.0f : bias_[channel]; }
   // Adds the bias of `channel` to `count` values and applies the activation, in place.
   void FinishChannel(const Activation& activation, int channel, float* values, size_t count) const;
+  // True when the GEMM can finish output channels itself, in registers (GemmEpilogue): the
+  // activation is none, ReLU or ReLU6. Then *epilogue adds the bias of the channels from
+  // `first_channel` on (column j of C being channel first_channel + j) and clamps; otherwise
+  // FinishChannel does it after the product.
+  bool GemmFinishes(const Activation& activation, int first_channel, GemmEpilogue* epilogue) const;
 
   int in_channels_;
   int out_channels_;

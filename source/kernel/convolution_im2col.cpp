@@ -82,8 +82,9 @@ class Im2colConvolution : public ConvolutionAlgorithm {
 
  private:
   // One block of output columns of one group: im2col rows into the calling thread's scratch, the
-  // GEMM, then bias and activation. Called from a parallel loop (private blocks), the inner loops
-  // run on the calling thread; called alone, the threads share each step.
+  // GEMM, which adds the bias and applies a ReLU or ReLU6 itself (other activations after it).
+  // Called from a parallel loop (private blocks), the inner loops run on the calling thread;
+  // called alone, the threads share each step.
   void RunBlock(const ConvolutionPlan& plan, const float* input, float* output, int group,
                 int first_column, const ComputeContext& context) const {
     const ConvolutionShape& s = plan.shape;
@@ -95,6 +96,11 @@ class Im2colConvolution : public ConvolutionAlgorithm {
     Im2Col(s, input, group, first_column, pixels, columns, context);
     // (pixels x K) * (K x group_out) -> rows [first_pixel, +pixels) of the group's outputs
     float* result = output + static_cast<size_t>(group) * group_out * area + first_pixel;
+    GemmEpilogue epilogue;
+    if (GemmFinishes(plan.activation, group * group_out, &epilogue)) {
+      PackedGemm(pixels, columns, pixels, weights_[group], result, area, context, epilogue);
+      return;
+    }
     PackedGemm(pixels, columns, pixels, weights_[group], result, area, context);
     ParallelFor(context.pool, group_out, [&](std::ptrdiff_t channel) {
       FinishChannel(plan.activation, group * group_out + static_cast<int>(channel),

@@ -6,6 +6,7 @@
 #ifndef LUMEN_MATH_MICRO_KERNEL_HPP_
 #define LUMEN_MATH_MICRO_KERNEL_HPP_
 
+#include <algorithm>
 #include <cstddef>
 
 #include "math/packed_gemm.hpp"
@@ -21,9 +22,13 @@ namespace lumen {
 // `next_b` is the B panel the caller multiplies next: its lines are requested from memory while
 // this panel computes. Weights too large for the caches (ResNet's last layers hold 2-9 MB each)
 // then stream in alongside the arithmetic instead of stalling it, one line per step.
+//
+// `epilogue` finishes the tile in registers before it is stored (after the sums already in C are
+// added, when accumulating): its bias (bias[j] for column j < cols), then its clamp.
 template <typename RowsOfA>
 void MicroKernel(int depth, RowsOfA a_rows, const float* b, const float* next_b, float* c,
-                 size_t ldc, int rows, int cols, bool accumulate) {
+                 size_t ldc, int rows, int cols, bool accumulate,
+                 const GemmEpilogue& epilogue = {}) {
   constexpr int kRows = kPanelRows;
   constexpr int kColumns = kPanelColumns;
   constexpr int kLanes = kRows / 2;
@@ -47,6 +52,13 @@ void MicroKernel(int depth, RowsOfA a_rows, const float* b, const float* next_b,
       sum[1][j] += a1 * bp[j];
     }
   }
+  // The epilogue's bias and clamp, lane by lane (ReluLanes and Relu6Lanes let NaN through, as
+  // PyTorch's clamps do).
+  const auto finish = [&epilogue](Vector& value, int j) {
+    if (epilogue.bias != nullptr) value += epilogue.bias[j];
+    if (epilogue.clamp == GemmEpilogue::Clamp::kRelu) value = ReluLanes(value);
+    if (epilogue.clamp == GemmEpilogue::Clamp::kRelu6) value = Relu6Lanes(value);
+  };
   if (rows == kRows && cols == kColumns) {
 #pragma GCC unroll 16
     for (int j = 0; j < kColumns; ++j) {
@@ -55,6 +67,8 @@ void MicroKernel(int depth, RowsOfA a_rows, const float* b, const float* next_b,
         sum[0][j] += LoadVector<Vector>(column);
         sum[1][j] += LoadVector<Vector>(column + kLanes);
       }
+      finish(sum[0][j], j);
+      finish(sum[1][j], j);
       StoreVector(column, sum[0][j]);
       StoreVector(column + kLanes, sum[1][j]);
     }
@@ -69,7 +83,13 @@ void MicroKernel(int depth, RowsOfA a_rows, const float* b, const float* next_b,
   }
   for (int j = 0; j < cols; ++j) {
     float* column = c + j * ldc;
-    for (int i = 0; i < rows; ++i) column[i] = accumulate ? column[i] + tile[j][i] : tile[j][i];
+    for (int i = 0; i < rows; ++i) tile[j][i] = accumulate ? column[i] + tile[j][i] : tile[j][i];
+    for (int half = 0; half < 2; ++half) {
+      Vector value = LoadVector<Vector>(tile[j] + half * kLanes);
+      finish(value, j);
+      StoreVector(tile[j] + half * kLanes, value);
+    }
+    std::copy(tile[j], tile[j] + rows, column);
   }
 }
 

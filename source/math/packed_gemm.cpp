@@ -21,6 +21,13 @@ constexpr int kBlockDepth = 256;
 // the packed block to stay in the L2 cache.
 constexpr int kBlockPanels = 4;
 
+// `epilogue` as seen by the tile whose first column is `first_col`.
+GemmEpilogue TileEpilogue(const GemmEpilogue& epilogue, int first_col) {
+  GemmEpilogue tile = epilogue;
+  if (tile.bias != nullptr) tile.bias += first_col;
+  return tile;
+}
+
 }  // namespace
 
 size_t PackedRowsSize(int rows, int depth) {
@@ -97,13 +104,13 @@ void PackColumns(const float* b, std::ptrdiff_t row_stride, std::ptrdiff_t col_s
 }
 
 void GemmPacked(int m, const float* packed_a, const PackedMatrix& b, float* c, int ldc,
-                int first_panel, int end_panel) {
-  GemmPacked(m, packed_a, b.view(), c, ldc, first_panel, end_panel);
+                int first_panel, int end_panel, const GemmEpilogue& epilogue) {
+  GemmPacked(m, packed_a, b.view(), c, ldc, first_panel, end_panel, epilogue);
 }
 
 void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c, int ldc,
-                const ComputeContext& context) {
-  PackedGemm(m, a, lda, b.view(), c, ldc, context);
+                const ComputeContext& context, const GemmEpilogue& epilogue) {
+  PackedGemm(m, a, lda, b.view(), c, ldc, context, epilogue);
 }
 
 PackedMatrix::PackedMatrix(const float* b, int k, int n, int ldb) : rows_(k), cols_(n) {
@@ -119,7 +126,7 @@ PackedMatrix::PackedMatrix(const float* b, int k, int n, int ldb) : rows_(k), co
 }
 
 void GemmPacked(int m, const float* packed_a, const PackedPanels& b, float* c, int ldc,
-                int first_panel, int end_panel) {
+                int first_panel, int end_panel, const GemmEpilogue& epilogue) {
   const int n = b.cols();
   const int k = b.rows();
   if (end_panel < 0) end_panel = b.panels();
@@ -127,6 +134,7 @@ void GemmPacked(int m, const float* packed_a, const PackedPanels& b, float* c, i
   // while it meets every B panel; the slices' products add up in C.
   for (int first_depth = 0; first_depth < k; first_depth += kBlockDepth) {
     const int depth = std::min(kBlockDepth, k - first_depth);
+    const bool last_slice = first_depth + depth == k;  // the tiles leave the registers finished
     for (int first_row = 0; first_row < m; first_row += kRows) {
       const float* a_panel = packed_a + (static_cast<size_t>(first_row) * k +
                                          static_cast<size_t>(first_depth) * kRows);
@@ -142,14 +150,15 @@ void GemmPacked(int m, const float* packed_a, const PackedPanels& b, float* c, i
         MicroKernel(
             depth, [a_panel](int p) { return a_panel + p * kRows; }, b_slice, next_b,
             c + static_cast<size_t>(first_col) * ldc + first_row, static_cast<size_t>(ldc), rows,
-            std::min(kColumns, n - first_col), first_depth > 0);
+            std::min(kColumns, n - first_col), first_depth > 0,
+            last_slice ? TileEpilogue(epilogue, first_col) : GemmEpilogue{});
       }
     }
   }
 }
 
 void PackedGemm(int m, const float* a, int lda, const PackedPanels& b, float* c, int ldc,
-                const ComputeContext& context) {
+                const ComputeContext& context, const GemmEpilogue& epilogue) {
   const int k = b.rows();
   // Tasks own disjoint tiles of C: an even share of the row panels times an even share of the
   // column panels. Each task packs its own rows of A and streams its own panels of B, so the split
@@ -192,7 +201,7 @@ void PackedGemm(int m, const float* a, int lda, const PackedPanels& b, float* c,
           const int rows = std::min(kBlockPanels * kRows, end_row - first_row);
           float* packed = context.Scratch(ScratchSlot::kGemmPacking, PackedRowsSize(rows, k));
           PackRows(a + first_row, lda, rows, k, packed);
-          GemmPacked(rows, packed, b, c + first_row, ldc, first_panel, end_panel);
+          GemmPacked(rows, packed, b, c + first_row, ldc, first_panel, end_panel, epilogue);
         }
       },
       Schedule::kDynamic, tasks > 1);

@@ -37,6 +37,15 @@ inline constexpr int kPanelRows = 8;
 inline constexpr int kPanelColumns = 6;
 #endif
 
+// What the GEMM does to each finished tile of C while it is still in registers: adds a bias per
+// column and clamps, the last step of most convolutions (bias, then ReLU or ReLU6), which would
+// otherwise be a pass of its own over C. The default does nothing.
+struct GemmEpilogue {
+  enum class Clamp { kNone, kRelu, kRelu6 };
+  const float* bias = nullptr;  // one per column of C, or null for none
+  Clamp clamp = Clamp::kNone;
+};
+
 // Floats that `rows` rows of depth `depth`, packed into row panels, occupy (the last panel is
 // padded to kPanelRows).
 size_t PackedRowsSize(int rows, int depth);
@@ -84,9 +93,9 @@ void PackColumns(const float* b, std::ptrdiff_t row_stride, std::ptrdiff_t col_s
 
 // GemmPacked and PackedGemm (below) for a B packed into memory owned elsewhere.
 void GemmPacked(int m, const float* packed_a, const PackedPanels& b, float* c, int ldc,
-                int first_panel = 0, int end_panel = -1);
+                int first_panel = 0, int end_panel = -1, const GemmEpilogue& epilogue = {});
 void PackedGemm(int m, const float* a, int lda, const PackedPanels& b, float* c, int ldc,
-                const ComputeContext& context);
+                const ComputeContext& context, const GemmEpilogue& epilogue = {});
 
 // The right-hand side B (k x n), packed into column panels once, the last one zero padded.
 class PackedMatrix {
@@ -121,16 +130,17 @@ class PackedMatrix {
 
 // C = A * B for an A of m rows already packed into row panels (see PackRows) and C column-major
 // m x n with leading dimension ldc; only B's column panels [first_panel, end_panel) are computed
-// (end_panel -1: all). Runs on the calling thread: convolutions call it from their own parallel
-// loops, one block of rows (and, when rows are few, one group of column panels) per call.
+// (end_panel -1: all), each finished by `epilogue`. Runs on the calling thread: convolutions call
+// it from their own parallel loops, one block of rows (and, when rows are few, one group of
+// column panels) per call.
 void GemmPacked(int m, const float* packed_a, const PackedMatrix& b, float* c, int ldc,
-                int first_panel = 0, int end_panel = -1);
+                int first_panel = 0, int end_panel = -1, const GemmEpilogue& epilogue = {});
 
 // C = A * B for a column-major A (m x k, leading dimension lda): packs A block by block (in the
 // context's scratch) and spreads the blocks over the context's threads (one thread when called
 // from inside a parallel loop).
 void PackedGemm(int m, const float* a, int lda, const PackedMatrix& b, float* c, int ldc,
-                const ComputeContext& context);
+                const ComputeContext& context, const GemmEpilogue& epilogue = {});
 
 // Floats of ScratchSlot::kGemmPacking that PackedGemm asks each thread for when A has m rows and
 // depth k: callers reserve it when they plan, so that their runs do not allocate.

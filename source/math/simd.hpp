@@ -32,6 +32,23 @@ inline void StoreVector(float* target, const Vector& value) {
   std::memcpy(target, &value, sizeof(value));
 }
 
+// max(0, x) lane by lane, NaN passing through as torch.relu lets it: on GCC's vectors
+// `a > b ? a : b` returns b when either is NaN. (The same select on floats, as the scalar
+// activation functions write it, vectorises as compares and blends too, but one by one.)
+template <typename Vector>
+inline Vector ReluLanes(const Vector& x) {
+  const Vector zero{};
+  return zero > x ? zero : x;
+}
+
+// min(6, max(0, x)) lane by lane, NaN passing through (torch's relu6, a clamp).
+template <typename Vector>
+inline Vector Relu6Lanes(const Vector& x) {
+  const Vector six = Vector{} + 6.0f;
+  const Vector positive = ReluLanes(x);
+  return six < positive ? six : positive;
+}
+
 }  // namespace lumen
 
 #endif  // LUMEN_MATH_SIMD_HPP_

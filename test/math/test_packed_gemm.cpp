@@ -203,6 +203,54 @@ TEST_P(PackedGemmTest, PackTransposedEqualsPackedMatrix) {
   }
 }
 
+// The epilogue finishes the tiles in registers: C = clamp(A * B + bias), after every slice of the
+// shared dimension has been added, through GemmPacked (whole panels and a middle range of them)
+// and PackedGemm; NaN in the bias passes through both clamps.
+TEST_P(PackedGemmTest, EpilogueAddsTheBiasAndClampsOnce) {
+  std::mt19937 generator(5);
+  std::vector<float> bias = RandomValues(static_cast<size_t>(n_), &generator);
+  for (float& value : bias) value *= 4.0f;  // pushes some sums below 0 and past 6
+  if (n_ > 1) bias[1] = kNan;
+  const std::vector<float> packed_a = PackedA();
+  const PackedMatrix b(b_.data(), k_, n_, ldb_);
+  for (GemmEpilogue::Clamp clamp :
+       {GemmEpilogue::Clamp::kNone, GemmEpilogue::Clamp::kRelu, GemmEpilogue::Clamp::kRelu6}) {
+    SCOPED_TRACE("clamp " + std::to_string(static_cast<int>(clamp)));
+    std::vector<float> expected = expected_;
+    for (int j = 0; j < n_; ++j) {
+      for (int i = 0; i < m_; ++i) {
+        float& value = expected[static_cast<size_t>(j) * m_ + i];
+        value += bias[j];
+        if (std::isnan(value)) continue;
+        if (clamp != GemmEpilogue::Clamp::kNone) value = std::max(value, 0.0f);
+        if (clamp == GemmEpilogue::Clamp::kRelu6) value = std::min(value, 6.0f);
+      }
+    }
+    GemmEpilogue epilogue;
+    epilogue.bias = bias.data();
+    epilogue.clamp = clamp;
+    std::vector<float> c = UnwrittenC();
+    GemmPacked(m_, packed_a.data(), b, c.data(), ldc_, 0, -1, epilogue);
+    ExpectClose(Product(c), expected, kTolerance, kTolerance, "GemmPacked with an epilogue");
+    ExpectGapUnwritten(c);
+    TestContext context(2);
+    c = UnwrittenC();
+    PackedGemm(m_, a_.data(), lda_, b, c.data(), ldc_, context.compute(), epilogue);
+    ExpectClose(Product(c), expected, kTolerance, kTolerance, "PackedGemm with an epilogue");
+    if (b.panels() > 2) {  // a middle range of panels reads the bias of its own columns
+      c = UnwrittenC();
+      GemmPacked(m_, packed_a.data(), b, c.data(), ldc_, 1, 2, epilogue);
+      const std::vector<float> product = Product(c);
+      for (int j = kPanelColumns; j < 2 * kPanelColumns; ++j) {
+        for (int i = 0; i < m_; ++i) {
+          const size_t at = static_cast<size_t>(j) * m_ + i;
+          ASSERT_NEAR(product[at], expected[at], kTolerance) << "row " << i << " col " << j;
+        }
+      }
+    }
+  }
+}
+
 // PackedGemm packs A itself and spreads the work over the threads.
 TEST_P(PackedGemmTest, PackedGemmMatchesReferenceOn1And2Threads) {
   const PackedMatrix b(b_.data(), k_, n_, ldb_);
