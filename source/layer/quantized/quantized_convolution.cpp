@@ -1,5 +1,5 @@
-// lumen.QuantizedConv2d: nn.Conv2d with int8 weights, computed by the int8 GEMM or, for 3x3
-// stride-1 layers on CPUs without VNNI, by an integer Winograd.
+// lumen.QuantizedConv2d: nn.Conv2d with int8 weights, computed by the int8 GEMM, by an integer
+// Winograd, or (narrow layers on CPUs without VNNI) in fp32 with the weights dequantised.
 //
 // The file format (see quantized_weights.hpp and course/pnnx-format.md): nn.Conv2d's parameters
 // (in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias; padding_mode
@@ -18,13 +18,23 @@
 // on the integers, exact, with the int8 GEMM's int16 micro-kernel (2.25x fewer products, no
 // im2col). Against the fp32 layer, BM_QuantizedConvolutionLayer (four runs, medians of 5 to 9, a
 // noisy machine): ResNet18's 64@56 0.63-0.81x, 128@28 0.65-0.88x, 256@14 0.95-1.06x (its 49 tiles
-// fill 64 panel rows), 512@7 0.58-0.73x. Every other layer stays on the int8 GEMM, which beats or
-// matches the fp32 layer there: MobileNetV2's 1x1 layers 0.56-1.02x (8->48 on 112x112 0.66x; one
-// exception at 1.2x, 16->8 on 112x112, 0.13 ms), ResNet18's strided 3x3 0.78x, its 7x7 stem
-// 0.76x, its strided 1x1 1.0x (these three were computed in fp32 until the stride-2 im2col was
-// vectorised: its byte-at-a-time gather took a third of their time).
+// fill 64 panel rows), 512@7 0.58-0.73x. The other layers run on the int8 GEMM when it pays:
+// against the fp32 layer (two to three runs), ResNet18's strided 3x3 0.69-0.78x, its 7x7 stem
+// 0.76-0.92x, its strided 1x1 0.88-1.03x, MobileNetV2's wider 1x1 layers 0.56-0.96x. The
+// narrowest layers, with fewer than kGemmLeastDepth products per output or kGemmLeastOutputs
+// output channels, gain nothing there (MobileNetV2's 3->16 stem 1.17-1.28x, its 1x1 layers on the
+// largest maps 8->48 0.66-1.11x, 16->8 1.03-1.26x, 96->24 0.90-1.18x): the int8 path's passes
+// (quantising the input, widening it, dequantising) cost what its products save. They run in
+// their float form: an fp32 convolution of the float input with the dequantised weights
+// (scale_j * q_w), weight-only quantisation for that layer, as TensorRT also falls back to a
+// higher precision where int8 is not faster. It takes the fp32 layer's time and skips the input's
+// rounding. (Computing such layers in fp32 on the quantised and dequantised input, the int8
+// GEMM's exact values, lost everywhere: 1.0-1.65x the int8 GEMM's time. The strided layers and
+// stems ran so until the stride-2 im2col was vectorised: its byte-at-a-time gather took a third
+// of their time.)
 // LUMEN_QUANTIZED_KERNELS in the environment overrides the choice (to compare, and for the tests):
-// "int8" keeps every layer on the int8 GEMM, "winograd" runs Winograd wherever it applies.
+// "int8" keeps every layer on the int8 GEMM, "winograd" runs Winograd wherever it applies and the
+// int8 GEMM elsewhere, "float" every layer in its float form.
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -37,6 +47,7 @@
 #include "kernel/convolution_algorithm.hpp"
 #include "kernel/quantized_im2col.hpp"
 #include "kernel/quantized_winograd.hpp"
+#include "layer/convolution/convolution.hpp"
 #include "layer/convolution/convolution_layer.hpp"
 #include "layer/layer_registry.hpp"
 #include "layer/quantized/quantized_weights.hpp"
@@ -55,16 +66,24 @@ class QuantizedConvolutionState : public LayerState {
       : shape(shape), quantized_input(input_bytes), rows(row_bytes) {}
   // The buffers.
   size_t bytes() const override {
-    return quantized_input.size() + rows.size() + transformed.size() * sizeof(int16_t);
+    return quantized_input.size() + rows.size() + transformed.size() * sizeof(int16_t) +
+           (float_state ? float_state->bytes() : 0);
   }
 
   ConvolutionShape shape;
   std::vector<uint8_t> quantized_input;  // one sample
   std::vector<uint8_t> rows;             // one group's im2col matrix of one sample
   std::vector<int16_t> transformed;      // Winograd: one sample's shared V (small maps), or none
+  StatePointer float_state;              // float form: the fp32 convolution's state
 };
 
-// What LUMEN_QUANTIZED_KERNELS asks for: "int8" or "winograd", or "" (the CPU's choice).
+// Without VNNI, the int8 GEMM computes a layer of at least this many products per output (its
+// depth) and this many output channels per group; narrower ones run in their float form (see the
+// top of this file).
+constexpr int64_t kGemmLeastDepth = 24;
+constexpr int kGemmLeastOutputs = 32;
+
+// What LUMEN_QUANTIZED_KERNELS asks for: "int8", "winograd" or "float", or "" (the CPU's choice).
 std::string KernelsAskedFor() {
   const char* kernels = std::getenv("LUMEN_QUANTIZED_KERNELS");
   return kernels == nullptr ? std::string() : std::string(kernels);
@@ -89,12 +108,15 @@ class QuantizedConvolution : public ConvolutionLayer {
   // without padding.
   bool InputIsRows() const;
   // The ways to compute the layer (see the top of this file).
-  enum class Form { kInt8Gemm, kWinograd };
+  enum class Form { kInt8Gemm, kWinograd, kFloat };
   // The form this CPU (or LUMEN_QUANTIZED_KERNELS) chooses.
   Form ChooseForm() const;
+  // Builds float_form_, the fp32 convolution of the dequantised weights.
+  void BuildFloatForm(const QuantizedWeights& weights);
 
   std::vector<Int8PackedWeights> group_weights_;  // one per group; empty in the other forms
   std::unique_ptr<QuantizedWinograd> winograd_;   // the Winograd form, or null
+  std::unique_ptr<Convolution> float_form_;       // the float form, or null
   QuantizedEdges edges_;                          // input quantisation, bias, fused activation
 };
 
@@ -114,7 +136,12 @@ QuantizedConvolution::QuantizedConvolution(const LayerConfig& config) : Convolut
   const int k = static_cast<int>(depth);
   const QuantizedWeights weights = ReadQuantizedWeights(
       config, {out_channels_, group_inputs, window_.kernel_h, window_.kernel_w});
-  if (ChooseForm() == Form::kWinograd) {
+  const Form form = ChooseForm();
+  if (form == Form::kFloat) {
+    BuildFloatForm(weights);
+    return;
+  }
+  if (form == Form::kWinograd) {
     const Int8Isa isa = Int8IsaAvailable(Int8Isa::kAvx2) ? Int8Isa::kAvx2 : Int8Isa::kGeneric;
     winograd_ = std::make_unique<QuantizedWinograd>(weights.values.data(), out_channels_,
                                                     in_channels_, weights.scales.data(), isa);
@@ -138,12 +165,38 @@ QuantizedConvolution::Form QuantizedConvolution::ChooseForm() const {
   const bool winograd_applies = QuantizedWinograd::Applies(window_, in_channels_, groups_);
   if (asked == "int8") return Form::kInt8Gemm;
   if (asked == "winograd") return winograd_applies ? Form::kWinograd : Form::kInt8Gemm;
+  if (asked == "float") return Form::kFloat;
   if (BestInt8Isa() == Int8Isa::kAvx512Vnni) return Form::kInt8Gemm;
-  return winograd_applies ? Form::kWinograd : Form::kInt8Gemm;
+  if (winograd_applies) return Form::kWinograd;
+  const int64_t depth = int64_t{in_channels_ / groups_} * window_.kernel_h * window_.kernel_w;
+  const bool wide = depth >= kGemmLeastDepth && out_channels_ / groups_ >= kGemmLeastOutputs;
+  return wide ? Form::kInt8Gemm : Form::kFloat;
+}
+
+void QuantizedConvolution::BuildFloatForm(const QuantizedWeights& weights) {
+  ConvolutionSpec spec;
+  spec.in_channels = in_channels_;
+  spec.out_channels = out_channels_;
+  spec.groups = groups_;
+  spec.window = window_;
+  const size_t per_channel = weights.values.size() / out_channels_;
+  spec.weights.resize(weights.values.size());
+  for (size_t i = 0; i < spec.weights.size(); ++i) {
+    spec.weights[i] = weights.scales[i / per_channel] * weights.values[i];
+  }
+  if (edges_.bias() != nullptr) spec.bias.assign(edges_.bias(), edges_.bias() + out_channels_);
+  Node node;  // names the float convolution in its messages as this layer
+  node.type = "lumen.QuantizedConv2d";
+  node.name = name();
+  float_form_ = std::make_unique<Convolution>(LayerConfig(node), std::move(spec));
 }
 
 bool QuantizedConvolution::FuseActivation(const Activation& activation) {
-  return edges_.FuseActivation(activation);
+  if (!edges_.FuseActivation(activation)) return false;
+  if (float_form_ && !float_form_->FuseActivation(activation)) {
+    Fail("the float form took another activation first");  // cannot happen: both start without
+  }
+  return true;
 }
 
 StatePointer QuantizedConvolution::Prepare(const Shapes& input_shapes, const Shapes&,
@@ -151,6 +204,11 @@ StatePointer QuantizedConvolution::Prepare(const Shapes& input_shapes, const Sha
   CheckInputCount(input_shapes, 1);
   const ConvolutionShape shape = SampleShape(input_shapes[0]);
   const size_t pixels = static_cast<size_t>(shape.output_h) * shape.output_w;
+  if (float_form_) {
+    auto state = std::make_unique<QuantizedConvolutionState>(shape, 0, 0);
+    state->float_state = float_form_->Prepare(input_shapes, {}, context);
+    return state;
+  }
   const size_t input_bytes =
       CheckedMultiply(static_cast<size_t>(in_channels_),
                       static_cast<size_t>(shape.input_h) * shape.input_w, "quantised input");
@@ -180,6 +238,10 @@ StatePointer QuantizedConvolution::Prepare(const Shapes& input_shapes, const Sha
 void QuantizedConvolution::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                                    const ForwardContext& context) const {
   QuantizedConvolutionState& state = context.state_as<QuantizedConvolutionState>();
+  if (float_form_) {
+    float_form_->Forward(inputs, outputs, ForwardContext{context.compute, state.float_state.get()});
+    return;
+  }
   const ConvolutionShape& shape = state.shape;
   const Tensor& input = *inputs[0];
   Tensor& output = *outputs[0];

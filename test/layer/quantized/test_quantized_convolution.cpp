@@ -92,26 +92,36 @@ class ScopedEnvironment {
   const char* name_;
 };
 
-void ExpectMatchesFloatConvolutionOnce(const Geometry& g, int threads,
-                                       const Activation* activation);
+// The values a form computes exactly (up to the float sums' rounding): the int8 GEMM's (or the
+// Winograd's) are the dequantised weights times the quantised and dequantised input; the float
+// form's the dequantised weights times the input itself. kNone: check the quantisation bound only
+// (whichever form the CPU chose).
+enum class Reference { kNone, kInt8, kWeightsOnly };
+
+void ExpectMatchesFloatConvolutionOnce(const Geometry& g, int threads, const Activation* activation,
+                                       Reference reference);
 
 // Runs the quantised convolution of `g` on random weights, bias and input (in [-1, 2]: an
 // asymmetric range, so the zero point is not 0 or 128) with `activation` fused when given, and
-// checks it against both float references: as the layer chooses to compute it on this CPU, with
-// LUMEN_QUANTIZED_KERNELS=int8 (the int8 GEMM even where this CPU has the layer use another form)
-// and =winograd (the integer Winograd wherever it applies), so that every form runs on every
-// machine.
+// checks it against fp32 within the quantisation error: as the layer chooses to compute it on this
+// CPU, and in each form forced by LUMEN_QUANTIZED_KERNELS (=int8: the int8 GEMM even where this
+// CPU has the layer use another form; =winograd: the integer Winograd wherever it applies;
+// =float: the fp32 convolution of the dequantised weights), each forced form also against the
+// values it computes exactly, so that every form runs on every machine.
 void ExpectMatchesFloatConvolution(const Geometry& g, int threads,
                                    const Activation* activation = nullptr) {
-  for (const char* kernels : {static_cast<const char*>(nullptr), "int8", "winograd"}) {
+  for (const char* kernels : {static_cast<const char*>(nullptr), "int8", "winograd", "float"}) {
     SCOPED_TRACE(Concat("LUMEN_QUANTIZED_KERNELS=", kernels == nullptr ? "(unset)" : kernels));
     ScopedEnvironment environment("LUMEN_QUANTIZED_KERNELS", kernels);
-    ExpectMatchesFloatConvolutionOnce(g, threads, activation);
+    const Reference reference = kernels == nullptr                ? Reference::kNone
+                                : std::string(kernels) == "float" ? Reference::kWeightsOnly
+                                                                  : Reference::kInt8;
+    ExpectMatchesFloatConvolutionOnce(g, threads, activation, reference);
   }
 }
 
-void ExpectMatchesFloatConvolutionOnce(const Geometry& g, int threads,
-                                       const Activation* activation) {
+void ExpectMatchesFloatConvolutionOnce(const Geometry& g, int threads, const Activation* activation,
+                                       Reference reference) {
   SCOPED_TRACE(Concat("input ", ShapeToString(g.input), " kernel ", g.kernel_h, "x", g.kernel_w,
                       " groups ", g.groups, " threads ", threads));
   std::mt19937 generator(7);
@@ -129,10 +139,11 @@ void ExpectMatchesFloatConvolutionOnce(const Geometry& g, int threads,
       activation != nullptr ? RunWithActivation(op, *activation, input_tensor, threads).ToRowMajor()
                             : RunLayer(op, {input_tensor}, threads)[0].ToRowMajor();
 
-  // What the int8 GEMM computes exactly, in float: only the float sums' rounding differs.
+  // What the form computes exactly, in float: only the float sums' rounding differs.
   const std::vector<float> dequantized_input = DequantizedInput(input, input_quantization);
-  const std::vector<float> exact =
-      FloatConvolution(g, quantized.dequantized, bias, dequantized_input, activation);
+  const std::vector<float> exact = FloatConvolution(
+      g, quantized.dequantized, bias,
+      reference == Reference::kWeightsOnly ? input : dequantized_input, activation);
   const std::vector<float> fp32 = FloatConvolution(g, weights, bias, input, activation);
   // sum |w'| |x'| per output: the size of the terms the float sums round.
   const std::vector<float> magnitude =
@@ -153,7 +164,9 @@ void ExpectMatchesFloatConvolutionOnce(const Geometry& g, int threads,
   float largest_output = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     const float rounding = 1e-5f * (magnitude[i] + 1);  // |bias| <= 1
-    ASSERT_NEAR(got[i], exact[i], rounding) << "against the dequantised reference at " << i;
+    if (reference != Reference::kNone) {
+      ASSERT_NEAR(got[i], exact[i], rounding) << "against the exact reference at " << i;
+    }
     ASSERT_NEAR(got[i], fp32[i], weight_error[i] + input_error[i] + rounding)
         << "against fp32 at " << i;
     largest_error = std::max(largest_error, std::fabs(got[i] - fp32[i]));
