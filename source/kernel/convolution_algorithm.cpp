@@ -103,19 +103,7 @@ void ConvolutionAlgorithm::FinishChannel(const Activation& activation, int chann
 
 bool ConvolutionAlgorithm::GemmFinishes(const Activation& activation, int first_channel,
                                         GemmEpilogue* epilogue) const {
-  switch (activation.kind) {
-    case Activation::Kind::kIdentity:
-      epilogue->clamp = GemmEpilogue::Clamp::kNone;
-      break;
-    case Activation::Kind::kRelu:
-      epilogue->clamp = GemmEpilogue::Clamp::kRelu;
-      break;
-    case Activation::Kind::kRelu6:
-      epilogue->clamp = GemmEpilogue::Clamp::kRelu6;
-      break;
-    default:
-      return false;
-  }
+  if (!IsLaneClamp(activation, &epilogue->clamp)) return false;
   epilogue->bias = bias_.empty() ? nullptr : bias_.data() + first_channel;
   return true;
 }

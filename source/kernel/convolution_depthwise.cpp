@@ -50,9 +50,12 @@ constexpr int kTileColumns = 6;
 // [ox * stride + kx * dilation], summed in registers. Only the first `row_count` rows are stored
 // (a last, partial tile reads past the map into the plane's tail and throws those sums away).
 template <int Vectors, int Columns, int KernelH, int KernelW>
-inline __attribute__((always_inline)) void DepthwiseTile(
-    const float* padded, const PaddedPlane& plane, const float* weights, float bias,
-    const Window2d& w, int ox, int first_row, int row_count, float* output, int output_h) {
+inline __attribute__((always_inline)) void DepthwiseTile(const float* padded,
+                                                         const PaddedPlane& plane,
+                                                         const float* weights, float bias,
+                                                         LaneClamp clamp, const Window2d& w, int ox,
+                                                         int first_row, int row_count,
+                                                         float* output, int output_h) {
   Vector sum[Columns][Vectors];
 #pragma GCC unroll 8
   for (int j = 0; j < Columns; ++j) {
@@ -94,6 +97,8 @@ inline __attribute__((always_inline)) void DepthwiseTile(
   }
 #pragma GCC unroll 8
   for (int j = 0; j < Columns; ++j) {
+#pragma GCC unroll 2
+    for (int v = 0; v < Vectors; ++v) sum[j][v] = ClampLanes(sum[j][v], clamp);
     float* target = output + static_cast<size_t>(ox + j) * output_h + first_row;
     if (row_count == Vectors * kLanes) {
       std::memcpy(target, sum[j], sizeof(sum[j]));
@@ -114,15 +119,16 @@ inline __attribute__((always_inline)) void DepthwiseTile(
 // compile time, so this tries Columns, then Columns - 1, and so on.
 template <int Vectors, int Columns, int KernelH, int KernelW>
 void NarrowTile(int columns, const float* padded, const PaddedPlane& plane, const float* weights,
-                float bias, const Window2d& w, int ox, int first_row, int row_count, float* output,
-                int output_h) {
+                float bias, LaneClamp clamp, const Window2d& w, int ox, int first_row,
+                int row_count, float* output, int output_h) {
   if constexpr (Columns > 0) {
     if (columns == Columns) {
-      DepthwiseTile<Vectors, Columns, KernelH, KernelW>(padded, plane, weights, bias, w, ox,
+      DepthwiseTile<Vectors, Columns, KernelH, KernelW>(padded, plane, weights, bias, clamp, w, ox,
                                                         first_row, row_count, output, output_h);
     } else {
-      NarrowTile<Vectors, Columns - 1, KernelH, KernelW>(
-          columns, padded, plane, weights, bias, w, ox, first_row, row_count, output, output_h);
+      NarrowTile<Vectors, Columns - 1, KernelH, KernelW>(columns, padded, plane, weights, bias,
+                                                         clamp, w, ox, first_row, row_count, output,
+                                                         output_h);
     }
   }
 }
@@ -131,31 +137,33 @@ void NarrowTile(int columns, const float* padded, const PaddedPlane& plane, cons
 // columns at a time.
 template <int Vectors, int KernelH, int KernelW>
 void DepthwiseRowBand(const float* padded, const PaddedPlane& plane, const float* weights,
-                      float bias, const Window2d& w, int output_w, int first_row, int row_count,
-                      float* output, int output_h) {
+                      float bias, LaneClamp clamp, const Window2d& w, int output_w, int first_row,
+                      int row_count, float* output, int output_h) {
   int ox = 0;
   for (; ox + kTileColumns <= output_w; ox += kTileColumns) {
-    DepthwiseTile<Vectors, kTileColumns, KernelH, KernelW>(padded, plane, weights, bias, w, ox,
-                                                           first_row, row_count, output, output_h);
+    DepthwiseTile<Vectors, kTileColumns, KernelH, KernelW>(
+        padded, plane, weights, bias, clamp, w, ox, first_row, row_count, output, output_h);
   }
   // The last 1-5 columns in one narrower tile.
-  NarrowTile<Vectors, kTileColumns - 1, KernelH, KernelW>(
-      output_w - ox, padded, plane, weights, bias, w, ox, first_row, row_count, output, output_h);
+  NarrowTile<Vectors, kTileColumns - 1, KernelH, KernelW>(output_w - ox, padded, plane, weights,
+                                                          bias, clamp, w, ox, first_row, row_count,
+                                                          output, output_h);
 }
 
 // One output channel: bands of kTileRows rows, a short last band in half as many (a 20-row map's
 // second band holds 4 rows).
 template <int KernelH, int KernelW>
 void DepthwiseChannel(const float* padded, const PaddedPlane& plane, const float* weights,
-                      float bias, const Window2d& w, int output_h, int output_w, float* output) {
+                      float bias, LaneClamp clamp, const Window2d& w, int output_h, int output_w,
+                      float* output) {
   for (int first_row = 0; first_row < output_h; first_row += kTileRows) {
     const int row_count = std::min(kTileRows, output_h - first_row);
     if (row_count <= kLanes) {
-      DepthwiseRowBand<1, KernelH, KernelW>(padded, plane, weights, bias, w, output_w, first_row,
-                                            row_count, output, output_h);
+      DepthwiseRowBand<1, KernelH, KernelW>(padded, plane, weights, bias, clamp, w, output_w,
+                                            first_row, row_count, output, output_h);
     } else {
-      DepthwiseRowBand<kTileVectors, KernelH, KernelW>(padded, plane, weights, bias, w, output_w,
-                                                       first_row, row_count, output, output_h);
+      DepthwiseRowBand<kTileVectors, KernelH, KernelW>(
+          padded, plane, weights, bias, clamp, w, output_w, first_row, row_count, output, output_h);
     }
   }
 }
@@ -163,7 +171,7 @@ void DepthwiseChannel(const float* padded, const PaddedPlane& plane, const float
 // DepthwiseChannel for a kernel size: the common square kernels get their taps unrolled at
 // compile time (a 3x3 tile's two 3-step loops cost as much in branches as its multiply-adds);
 // any other size loops.
-using ChannelFunction = void (*)(const float*, const PaddedPlane&, const float*, float,
+using ChannelFunction = void (*)(const float*, const PaddedPlane&, const float*, float, LaneClamp,
                                  const Window2d&, int, int, float*);
 ChannelFunction ChannelFunctionFor(const Window2d& w) {
   if (w.kernel_h == 3 && w.kernel_w == 3) return DepthwiseChannel<3, 3>;
@@ -261,8 +269,8 @@ void InterleavedTileOf(int pixels, const float* const* origin, const Interleaved
 // tile's sums independent chains), then each channel's lane scattered back into its plane.
 template <int KernelH, int KernelW>
 void InterleavedGroup(const float* padded, const InterleavedPlane& plane, const float* weights,
-                      const Vector& bias, const Window2d& w, const ConvolutionShape& s, int count,
-                      float* output) {
+                      const Vector& bias, LaneClamp clamp, const Window2d& w,
+                      const ConvolutionShape& s, int count, float* output) {
   const int64_t output_area = int64_t{s.output_h} * s.output_w;
   const float* origin[kPixelTile];
   Vector result[kPixelTile];
@@ -281,6 +289,7 @@ void InterleavedGroup(const float* padded, const InterleavedPlane& plane, const 
     }
     InterleavedTileOf<kPixelTile, KernelH, KernelW>(pixels, origin, plane, weights, bias, w,
                                                     result);
+    for (int p = 0; p < pixels; ++p) result[p] = ClampLanes(result[p], clamp);
     for (int lane = 0; lane < count; ++lane) {
       float* target = output + static_cast<size_t>(lane) * output_area + first;
       for (int p = 0; p < pixels; ++p) target[p] = result[p][lane];
@@ -289,7 +298,7 @@ void InterleavedGroup(const float* padded, const InterleavedPlane& plane, const 
 }
 
 using GroupFunction = void (*)(const float*, const InterleavedPlane&, const float*, const Vector&,
-                               const Window2d&, const ConvolutionShape&, int, float*);
+                               LaneClamp, const Window2d&, const ConvolutionShape&, int, float*);
 GroupFunction GroupFunctionFor(const Window2d& w) {
   if (w.kernel_h == 3 && w.kernel_w == 3) return InterleavedGroup<3, 3>;
   if (w.kernel_h == 5 && w.kernel_w == 5) return InterleavedGroup<5, 5>;
@@ -363,6 +372,9 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
     const size_t output_area = static_cast<size_t>(s.output_h) * s.output_w;
     const PaddedPlane plane = PaddedPlaneFor(w, s);
     const ChannelFunction compute_channel = ChannelFunctionFor(w);
+    // ReLU and ReLU6 are applied to the sums in registers; any other activation after them.
+    LaneClamp clamp = LaneClamp::kNone;
+    const bool clamped = IsLaneClamp(plan.activation, &clamp);
     const int tasks = Tasks(context, out_channels_);
     ParallelFor(context.pool, tasks, [&](std::ptrdiff_t task) {
       float* padded = context.Scratch(ScratchSlot::kFirst, plane.floats(kTileRows));
@@ -375,8 +387,9 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
                       w.pad_top, w.pad_left, plane, padded);
         const float* weights = weights_.data() + static_cast<size_t>(channel) * Taps();
         float* target = output + channel * output_area;
-        compute_channel(padded, plane, weights, bias(channel), w, s.output_h, s.output_w, target);
-        Activate(plan.activation, target, output_area);
+        compute_channel(padded, plane, weights, bias(channel), clamp, w, s.output_h, s.output_w,
+                        target);
+        if (!clamped) Activate(plan.activation, target, output_area);
       }
     });
   }
@@ -389,6 +402,8 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
     const size_t output_area = static_cast<size_t>(s.output_h) * s.output_w;
     const InterleavedPlane plane = InterleavedPlaneFor(w, s);
     const GroupFunction compute_group = GroupFunctionFor(w);
+    LaneClamp clamp = LaneClamp::kNone;  // as in RunRows
+    const bool clamped = IsLaneClamp(plan.activation, &clamp);
     const int groups = (out_channels_ + kLanes - 1) / kLanes;
     const int tasks = Tasks(context, groups);
     ParallelFor(context.pool, tasks, [&](std::ptrdiff_t task) {
@@ -408,8 +423,8 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
         const Vector bias =
             LoadVector<Vector>(interleaved_bias_.data() + static_cast<size_t>(group) * kLanes);
         float* target = output + first * output_area;
-        compute_group(padded, plane, weights, bias, w, s, count, target);
-        for (int lane = 0; lane < count; ++lane) {
+        compute_group(padded, plane, weights, bias, clamp, w, s, count, target);
+        for (int lane = 0; lane < count && !clamped; ++lane) {
           Activate(plan.activation, target + lane * output_area, output_area);
         }
       }

@@ -47,6 +47,22 @@ void AddBiasAndClamp(float bias, float* values, size_t count, Clamp clamp) {
 
 }  // namespace
 
+bool IsLaneClamp(const Activation& activation, LaneClamp* clamp) {
+  switch (activation.kind) {
+    case Activation::Kind::kIdentity:
+      *clamp = LaneClamp::kNone;
+      return true;
+    case Activation::Kind::kRelu:
+      *clamp = LaneClamp::kRelu;
+      return true;
+    case Activation::Kind::kRelu6:
+      *clamp = LaneClamp::kRelu6;
+      return true;
+    default:
+      return false;
+  }
+}
+
 void AddBiasAndActivate(const Activation& activation, float bias, float* values, size_t count) {
   if (activation.kind == Activation::Kind::kRelu) {
     AddBiasAndClamp(bias, values, count, ReluLanes<Vector>);

@@ -10,6 +10,7 @@
 #include "base/compute_context.hpp"
 #include "math/fast_exp.hpp"
 #include "math/fast_tanh.hpp"
+#include "math/simd.hpp"
 
 namespace lumen {
 
@@ -178,6 +179,10 @@ void WithActivation(const Activation& activation, Body body) {
 // context's threads when there is enough work.
 void ApplyActivation(const Activation& activation, const float* input, float* output, size_t count,
                      const ComputeContext& context);
+
+// True when `activation` is one a kernel can apply in registers (none, ReLU, ReLU6), that
+// LaneClamp then stored in *clamp.
+bool IsLaneClamp(const Activation& activation, LaneClamp* clamp);
 
 // Computes values[i] = f(values[i] + bias) for `count` elements on the calling thread: the last
 // step of a convolution's output channel, run inside the caller's parallel loop.

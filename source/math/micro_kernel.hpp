@@ -52,12 +52,11 @@ void MicroKernel(int depth, RowsOfA a_rows, const float* b, const float* next_b,
       sum[1][j] += a1 * bp[j];
     }
   }
-  // The epilogue's bias and clamp, lane by lane (ReluLanes and Relu6Lanes let NaN through, as
-  // PyTorch's clamps do).
+  // The epilogue's bias and clamp, lane by lane (ClampLanes lets NaN through, as PyTorch's
+  // clamps do).
   const auto finish = [&epilogue](Vector& value, int j) {
     if (epilogue.bias != nullptr) value += epilogue.bias[j];
-    if (epilogue.clamp == GemmEpilogue::Clamp::kRelu) value = ReluLanes(value);
-    if (epilogue.clamp == GemmEpilogue::Clamp::kRelu6) value = Relu6Lanes(value);
+    value = ClampLanes(value, epilogue.clamp);
   };
   if (rows == kRows && cols == kColumns) {
 #pragma GCC unroll 16

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/compute_context.hpp"
+#include "math/simd.hpp"
 
 namespace lumen {
 
@@ -41,9 +42,8 @@ inline constexpr int kPanelColumns = 6;
 // column and clamps, the last step of most convolutions (bias, then ReLU or ReLU6), which would
 // otherwise be a pass of its own over C. The default does nothing.
 struct GemmEpilogue {
-  enum class Clamp { kNone, kRelu, kRelu6 };
   const float* bias = nullptr;  // one per column of C, or null for none
-  Clamp clamp = Clamp::kNone;
+  LaneClamp clamp = LaneClamp::kNone;
 };
 
 // Floats that `rows` rows of depth `depth`, packed into row panels, occupy (the last panel is

@@ -49,6 +49,18 @@ inline Vector Relu6Lanes(const Vector& x) {
   return six < positive ? six : positive;
 }
 
+// The activations a kernel applies to its sums in registers, before storing them: none, ReLU,
+// ReLU6 (the others cost a pass of their own; see IsLaneClamp in math/activation.hpp).
+enum class LaneClamp { kNone, kRelu, kRelu6 };
+
+// `clamp` applied to every lane of x.
+template <typename Vector>
+inline Vector ClampLanes(const Vector& x, LaneClamp clamp) {
+  if (clamp == LaneClamp::kRelu) return ReluLanes(x);
+  if (clamp == LaneClamp::kRelu6) return Relu6Lanes(x);
+  return x;
+}
+
 }  // namespace lumen
 
 #endif  // LUMEN_MATH_SIMD_HPP_

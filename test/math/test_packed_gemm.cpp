@@ -213,8 +213,7 @@ TEST_P(PackedGemmTest, EpilogueAddsTheBiasAndClampsOnce) {
   if (n_ > 1) bias[1] = kNan;
   const std::vector<float> packed_a = PackedA();
   const PackedMatrix b(b_.data(), k_, n_, ldb_);
-  for (GemmEpilogue::Clamp clamp :
-       {GemmEpilogue::Clamp::kNone, GemmEpilogue::Clamp::kRelu, GemmEpilogue::Clamp::kRelu6}) {
+  for (LaneClamp clamp : {LaneClamp::kNone, LaneClamp::kRelu, LaneClamp::kRelu6}) {
     SCOPED_TRACE("clamp " + std::to_string(static_cast<int>(clamp)));
     std::vector<float> expected = expected_;
     for (int j = 0; j < n_; ++j) {
@@ -222,8 +221,8 @@ TEST_P(PackedGemmTest, EpilogueAddsTheBiasAndClampsOnce) {
         float& value = expected[static_cast<size_t>(j) * m_ + i];
         value += bias[j];
         if (std::isnan(value)) continue;
-        if (clamp != GemmEpilogue::Clamp::kNone) value = std::max(value, 0.0f);
-        if (clamp == GemmEpilogue::Clamp::kRelu6) value = std::min(value, 6.0f);
+        if (clamp != LaneClamp::kNone) value = std::max(value, 0.0f);
+        if (clamp == LaneClamp::kRelu6) value = std::min(value, 6.0f);
       }
     }
     GemmEpilogue epilogue;
