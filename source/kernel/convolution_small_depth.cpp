@@ -95,11 +95,15 @@ class SmallDepthConvolution : public ConvolutionAlgorithm {
           const int end_column = std::min(s.output_w, first_column + plan.block);
           const float* group_planes =
               padded + static_cast<size_t>(group) * (in_channels_ / groups_) * plane.plane_floats();
-          for (int column = first_column; column < end_column; ++column) {
-            RunColumn(plane, group_planes, offsets.data(), group, column, s, output);
-          }
-          // The block's columns of each channel are one contiguous run, still in the cache.
+          // Bias and ReLU / ReLU6 in the micro-kernel's registers; other activations after the
+          // block, whose columns of each channel are one contiguous run, still in the cache.
           const int group_out = out_channels_ / groups_;
+          GemmEpilogue epilogue;
+          const bool finished = GemmFinishes(plan.activation, group * group_out, &epilogue);
+          for (int column = first_column; column < end_column; ++column) {
+            RunColumn(plane, group_planes, offsets.data(), group, column, s, epilogue, output);
+          }
+          if (finished) return;
           const size_t area = static_cast<size_t>(s.output_h) * s.output_w;
           const size_t first_pixel = static_cast<size_t>(first_column) * s.output_h;
           for (int channel = group * group_out; channel < (group + 1) * group_out; ++channel) {
@@ -111,10 +115,11 @@ class SmallDepthConvolution : public ConvolutionAlgorithm {
   }
 
  private:
-  // Output column `column` of every output channel of `group`, before bias and activation: tiles
-  // of kRows pixels times column panels of weights.
+  // Output column `column` of every output channel of `group`, finished by `epilogue` (whose bias
+  // starts at the group's first channel): tiles of kRows pixels times column panels of weights.
   void RunColumn(const PaddedPlane& plane, const float* group_planes, const size_t* offsets,
-                 int group, int column, const ConvolutionShape& s, float* output) const {
+                 int group, int column, const ConvolutionShape& s, const GemmEpilogue& epilogue,
+                 float* output) const {
     const size_t area = static_cast<size_t>(s.output_h) * s.output_w;
     const int group_out = out_channels_ / groups_;
     const PackedMatrix& weights = weights_[group];
@@ -124,6 +129,8 @@ class SmallDepthConvolution : public ConvolutionAlgorithm {
                     static_cast<size_t>(column) * s.output_h;
     for (int panel = 0; panel < weights.panels(); ++panel) {
       const int cols = std::min(kColumns, group_out - panel * kColumns);
+      GemmEpilogue panel_epilogue = epilogue;
+      if (panel_epilogue.bias != nullptr) panel_epilogue.bias += panel * kColumns;
       for (int first_row = 0; first_row < s.output_h; first_row += kRows) {
         // A's rows for tap k: the tile's pixels in tap k's padded plane, at offsets[k] from the
         // tile's origin. The rows past the column's end (read from the next phase or column, or
@@ -132,7 +139,7 @@ class SmallDepthConvolution : public ConvolutionAlgorithm {
         MicroKernel(
             depth_, [origin, offsets](int k) { return origin + offsets[k]; }, weights.panel(panel),
             weights.panel(panel), result + panel * kColumns * area + first_row, area,
-            std::min(kRows, s.output_h - first_row), cols, false);
+            std::min(kRows, s.output_h - first_row), cols, false, panel_epilogue);
       }
     }
   }
