@@ -1,6 +1,7 @@
 // 1x1, stride 1, no padding: each output pixel mixes the input channels of the same pixel, and an
 // input sample already is the column-major (H*W) x C_in matrix im2col would build. Blocks of
-// pixels are packed and multiplied by the packed weights, block by block across the threads.
+// pixels are multiplied by the packed weights, block by block across the threads: read in place
+// for layers of few input channels, packed into row panels first for the others.
 // A 1x1 map (squeeze-and-excitation's two layers, a head after global pooling) is one pixel:
 // there a GEMM's row panels would be 1/16 used, so it is a matrix-vector product instead.
 #include <algorithm>
