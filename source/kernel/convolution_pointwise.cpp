@@ -35,13 +35,11 @@ void MultiplyFromPlanes(const float* a, int plane, int rows, int depth, const Pa
     const float* origin = a + first_row;
     for (int panel = first_panel; panel < end_panel; ++panel) {
       const int first_column = panel * kPanelColumns;
-      GemmEpilogue tile_epilogue = epilogue;
-      if (tile_epilogue.bias != nullptr) tile_epilogue.bias += first_column;
       MicroKernel(
           depth, [origin, plane](int p) { return origin + static_cast<size_t>(p) * plane; },
           b.panel(panel), b.panel(panel), c + static_cast<size_t>(first_column) * plane + first_row,
           static_cast<size_t>(plane), kPanelRows, std::min(kPanelColumns, b.cols() - first_column),
-          false, tile_epilogue);
+          false, epilogue.FromColumn(first_column));
     }
   }
 }

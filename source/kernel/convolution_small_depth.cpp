@@ -129,8 +129,6 @@ class SmallDepthConvolution : public ConvolutionAlgorithm {
                     static_cast<size_t>(column) * s.output_h;
     for (int panel = 0; panel < weights.panels(); ++panel) {
       const int cols = std::min(kColumns, group_out - panel * kColumns);
-      GemmEpilogue panel_epilogue = epilogue;
-      if (panel_epilogue.bias != nullptr) panel_epilogue.bias += panel * kColumns;
       for (int first_row = 0; first_row < s.output_h; first_row += kRows) {
         // A's rows for tap k: the tile's pixels in tap k's padded plane, at offsets[k] from the
         // tile's origin. The rows past the column's end (read from the next phase or column, or
@@ -139,7 +137,8 @@ class SmallDepthConvolution : public ConvolutionAlgorithm {
         MicroKernel(
             depth_, [origin, offsets](int k) { return origin + offsets[k]; }, weights.panel(panel),
             weights.panel(panel), result + panel * kColumns * area + first_row, area,
-            std::min(kRows, s.output_h - first_row), cols, false, panel_epilogue);
+            std::min(kRows, s.output_h - first_row), cols, false,
+            epilogue.FromColumn(panel * kColumns));
       }
     }
   }

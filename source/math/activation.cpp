@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "math/simd.hpp"
-
 namespace lumen {
 
 void ApplyActivation(const Activation& activation, const float* input, float* output, size_t count,
@@ -24,29 +22,6 @@ void ApplyActivation(const Activation& activation, const float* input, float* ou
   // LESSON 06 END
 }
 
-namespace {
-
-// One AVX2 register of floats (two SSE ones where the build lacks AVX).
-using Vector = FloatVector<8>;
-
-// values[i] = clamp(values[i] + bias) for the ReLU kinds, a vector at a time.
-template <typename Clamp>
-void AddBiasAndClamp(float bias, float* values, size_t count, Clamp clamp) {
-  constexpr size_t kLanes = sizeof(Vector) / sizeof(float);
-  size_t i = 0;
-  for (; i + kLanes <= count; i += kLanes) {
-    StoreVector(values + i, clamp(LoadVector<Vector>(values + i) + bias));
-  }
-  if (i < count) {  // the tail, through a zero-padded vector
-    float tail[kLanes] = {};
-    std::copy(values + i, values + count, tail);
-    StoreVector(tail, clamp(LoadVector<Vector>(tail) + bias));
-    std::copy(tail, tail + (count - i), values + i);
-  }
-}
-
-}  // namespace
-
 bool IsLaneClamp(const Activation& activation, LaneClamp* clamp) {
   switch (activation.kind) {
     case Activation::Kind::kIdentity:
@@ -64,14 +39,6 @@ bool IsLaneClamp(const Activation& activation, LaneClamp* clamp) {
 }
 
 void AddBiasAndActivate(const Activation& activation, float bias, float* values, size_t count) {
-  if (activation.kind == Activation::Kind::kRelu) {
-    AddBiasAndClamp(bias, values, count, ReluLanes<Vector>);
-    return;
-  }
-  if (activation.kind == Activation::Kind::kRelu6) {
-    AddBiasAndClamp(bias, values, count, Relu6Lanes<Vector>);
-    return;
-  }
   WithActivation(activation, [&](auto function) {
     for (size_t i = 0; i < count; ++i) values[i] = function(values[i] + bias);
   });

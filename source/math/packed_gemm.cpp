@@ -21,13 +21,6 @@ constexpr int kBlockDepth = 256;
 // the packed block to stay in the L2 cache.
 constexpr int kBlockPanels = 4;
 
-// `epilogue` as seen by the tile whose first column is `first_col`.
-GemmEpilogue TileEpilogue(const GemmEpilogue& epilogue, int first_col) {
-  GemmEpilogue tile = epilogue;
-  if (tile.bias != nullptr) tile.bias += first_col;
-  return tile;
-}
-
 }  // namespace
 
 size_t PackedRowsSize(int rows, int depth) {
@@ -151,7 +144,7 @@ void GemmPacked(int m, const float* packed_a, const PackedPanels& b, float* c, i
             depth, [a_panel](int p) { return a_panel + p * kRows; }, b_slice, next_b,
             c + static_cast<size_t>(first_col) * ldc + first_row, static_cast<size_t>(ldc), rows,
             std::min(kColumns, n - first_col), first_depth > 0,
-            last_slice ? TileEpilogue(epilogue, first_col) : GemmEpilogue{});
+            last_slice ? epilogue.FromColumn(first_col) : GemmEpilogue{});
       }
     }
   }

@@ -44,6 +44,11 @@ inline constexpr int kPanelColumns = 6;
 struct GemmEpilogue {
   const float* bias = nullptr;  // one per column of C, or null for none
   LaneClamp clamp = LaneClamp::kNone;
+
+  // The same epilogue for the tile whose first column is `first_column` (its bias from there on).
+  GemmEpilogue FromColumn(int first_column) const {
+    return {bias == nullptr ? nullptr : bias + first_column, clamp};
+  }
 };
 
 // Floats that `rows` rows of depth `depth`, packed into row panels, occupy (the last panel is

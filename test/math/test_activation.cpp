@@ -1,5 +1,6 @@
-// AddBiasAndActivate, a convolution's last step on each output channel: its vector paths for
-// ReLU and ReLU6 against the definitions PyTorch uses, bit for bit, NaN and -0.0 included.
+// AddBiasAndActivate, a convolution's last step on each output channel where its kernel does not
+// finish it in registers: ReLU and ReLU6 against the definitions PyTorch uses, bit for bit, NaN
+// and -0.0 included (as the kernels' in-register clamps, math/simd.hpp, give them).
 #include <gtest/gtest.h>
 
 #include <algorithm>
