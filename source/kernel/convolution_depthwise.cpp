@@ -45,30 +45,52 @@ constexpr int kTileVectors = 2;
 constexpr int kTileRows = kTileVectors * kLanes;
 constexpr int kTileColumns = 6;
 
+// Where a tile's taps lie in the padded plane, worked out once per channel rather than per tile
+// (the phase arithmetic divides): a tile column j and tap (ky, kx) read the run that starts
+// j * column_step + kx * tap_step floats after the tile's origin, in phase ky's (phase, row).
+struct TapSteps {
+  size_t column_step = 0;  // floats from one output column's windows to the next one's
+  size_t tap_step = 0;     // floats from tap column kx to kx + 1
+  int phase_step = 0;      // the phase one kernel row further down adds ...
+  int row_step = 0;        // ... and the rows within the phase
+};
+
+// The steps of `w` over `plane`.
+TapSteps TapStepsFor(const Window2d& w, const PaddedPlane& plane) {
+  TapSteps steps;
+  steps.column_step = static_cast<size_t>(w.stride_w) * plane.column_floats();
+  steps.tap_step = static_cast<size_t>(w.dilation_w) * plane.column_floats();
+  steps.phase_step = w.dilation_h % plane.stride;
+  steps.row_step = w.dilation_h / plane.stride;
+  return steps;
+}
+
 // Output rows first_row..first_row + Vectors * kLanes of output columns ox..ox + Columns of one
 // channel: out[oy][ox] = bias + sum over taps of weight * padded[oy * stride + ky * dilation]
 // [ox * stride + kx * dilation], summed in registers. Only the first `row_count` rows are stored
 // (a last, partial tile reads past the map into the plane's tail and throws those sums away).
-template <int Vectors, int Columns, int KernelH, int KernelW>
-inline __attribute__((always_inline)) void DepthwiseTile(const float* padded,
-                                                         const PaddedPlane& plane,
-                                                         const float* weights, float bias,
-                                                         LaneClamp clamp, const Window2d& w, int ox,
-                                                         int first_row, int row_count,
-                                                         float* output, int output_h) {
+// Stride 1 or 2 (with dilation 1 and the same stride both ways) is given at compile time, which
+// makes every tap's offset a constant multiple of the column's floats; 0 reads it from `steps`.
+template <int Vectors, int Columns, int KernelH, int KernelW, int Stride>
+inline __attribute__((always_inline)) void DepthwiseTile(
+    const float* padded, const PaddedPlane& plane, const TapSteps& steps, const float* weights,
+    float bias, LaneClamp clamp, const Window2d& w, int ox, int first_row, int row_count,
+    float* output, int output_h) {
   Vector sum[Columns][Vectors];
 #pragma GCC unroll 8
   for (int j = 0; j < Columns; ++j) {
 #pragma GCC unroll 2
     for (int v = 0; v < Vectors; ++v) sum[j][v] = Vector{} + bias;
   }
-  const size_t column_step = static_cast<size_t>(w.stride_w) * plane.column_floats();
-  const size_t tap_step = static_cast<size_t>(w.dilation_w) * plane.column_floats();
+  const size_t column_floats = plane.column_floats();
+  const size_t column_step = Stride > 0 ? Stride * column_floats : steps.column_step;
+  const size_t tap_step = Stride > 0 ? column_floats : steps.tap_step;
   const float* tile_origin = padded + ox * column_step + first_row;
   // Tap row ky's padded row ky * dilation lies in phase (ky * dilation) % stride: kept as a
   // running (phase, row in phase) pair, once per kernel row, out of the multiply-add loop.
-  const int phase_step = w.dilation_h % plane.stride;
-  const int row_step = w.dilation_h / plane.stride;
+  const int stride = Stride > 0 ? Stride : plane.stride;
+  const int phase_step = Stride > 0 ? 1 % Stride : steps.phase_step;
+  const int row_step = Stride > 0 ? 1 / Stride : steps.row_step;
   const int kernel_h = KernelH > 0 ? KernelH : w.kernel_h;
   const int kernel_w = KernelW > 0 ? KernelW : w.kernel_w;
   int phase = 0;
@@ -90,23 +112,25 @@ inline __attribute__((always_inline)) void DepthwiseTile(const float* padded,
     }
     phase += phase_step;
     row += row_step;
-    if (phase >= plane.stride) {
-      phase -= plane.stride;
+    if (phase >= stride) {
+      phase -= stride;
       ++row;
     }
   }
 #pragma GCC unroll 8
   for (int j = 0; j < Columns; ++j) {
-#pragma GCC unroll 2
-    for (int v = 0; v < Vectors; ++v) sum[j][v] = ClampLanes(sum[j][v], clamp);
     float* target = output + static_cast<size_t>(ox + j) * output_h + first_row;
     if (row_count == Vectors * kLanes) {
-      std::memcpy(target, sum[j], sizeof(sum[j]));
+#pragma GCC unroll 2
+      for (int v = 0; v < Vectors; ++v)
+        StoreVector(target + v * kLanes, ClampLanes(sum[j][v], clamp));
     } else {
       // A loop of known length with a condition, not a copy of row_count floats: the compiler
       // makes it a masked store, where a copy became a call to memmove per column.
       float tile[Vectors * kLanes];
-      std::memcpy(tile, sum[j], sizeof(tile));
+#pragma GCC unroll 2
+      for (int v = 0; v < Vectors; ++v)
+        StoreVector(tile + v * kLanes, ClampLanes(sum[j][v], clamp));
 #pragma GCC unroll 16
       for (int i = 0; i < Vectors * kLanes; ++i) {
         if (i < row_count) target[i] = tile[i];
@@ -117,67 +141,78 @@ inline __attribute__((always_inline)) void DepthwiseTile(const float* padded,
 
 // A tile of `columns` columns, for any 0 < columns <= Columns: DepthwiseTile needs the count at
 // compile time, so this tries Columns, then Columns - 1, and so on.
-template <int Vectors, int Columns, int KernelH, int KernelW>
-void NarrowTile(int columns, const float* padded, const PaddedPlane& plane, const float* weights,
-                float bias, LaneClamp clamp, const Window2d& w, int ox, int first_row,
-                int row_count, float* output, int output_h) {
+template <int Vectors, int Columns, int KernelH, int KernelW, int Stride>
+void NarrowTile(int columns, const float* padded, const PaddedPlane& plane, const TapSteps& steps,
+                const float* weights, float bias, LaneClamp clamp, const Window2d& w, int ox,
+                int first_row, int row_count, float* output, int output_h) {
   if constexpr (Columns > 0) {
     if (columns == Columns) {
-      DepthwiseTile<Vectors, Columns, KernelH, KernelW>(padded, plane, weights, bias, clamp, w, ox,
-                                                        first_row, row_count, output, output_h);
+      DepthwiseTile<Vectors, Columns, KernelH, KernelW, Stride>(padded, plane, steps, weights, bias,
+                                                                clamp, w, ox, first_row, row_count,
+                                                                output, output_h);
     } else {
-      NarrowTile<Vectors, Columns - 1, KernelH, KernelW>(columns, padded, plane, weights, bias,
-                                                         clamp, w, ox, first_row, row_count, output,
-                                                         output_h);
+      NarrowTile<Vectors, Columns - 1, KernelH, KernelW, Stride>(
+          columns, padded, plane, steps, weights, bias, clamp, w, ox, first_row, row_count, output,
+          output_h);
     }
   }
 }
 
 // Rows first_row.. (row_count of them) of every output column of one channel: kTileColumns
 // columns at a time.
-template <int Vectors, int KernelH, int KernelW>
-void DepthwiseRowBand(const float* padded, const PaddedPlane& plane, const float* weights,
-                      float bias, LaneClamp clamp, const Window2d& w, int output_w, int first_row,
-                      int row_count, float* output, int output_h) {
+template <int Vectors, int KernelH, int KernelW, int Stride>
+void DepthwiseRowBand(const float* padded, const PaddedPlane& plane, const TapSteps& steps,
+                      const float* weights, float bias, LaneClamp clamp, const Window2d& w,
+                      int output_w, int first_row, int row_count, float* output, int output_h) {
   int ox = 0;
   for (; ox + kTileColumns <= output_w; ox += kTileColumns) {
-    DepthwiseTile<Vectors, kTileColumns, KernelH, KernelW>(
-        padded, plane, weights, bias, clamp, w, ox, first_row, row_count, output, output_h);
+    DepthwiseTile<Vectors, kTileColumns, KernelH, KernelW, Stride>(
+        padded, plane, steps, weights, bias, clamp, w, ox, first_row, row_count, output, output_h);
   }
   // The last 1-5 columns in one narrower tile.
-  NarrowTile<Vectors, kTileColumns - 1, KernelH, KernelW>(output_w - ox, padded, plane, weights,
-                                                          bias, clamp, w, ox, first_row, row_count,
-                                                          output, output_h);
+  NarrowTile<Vectors, kTileColumns - 1, KernelH, KernelW, Stride>(
+      output_w - ox, padded, plane, steps, weights, bias, clamp, w, ox, first_row, row_count,
+      output, output_h);
 }
 
 // One output channel: bands of kTileRows rows, a short last band in half as many (a 20-row map's
 // second band holds 4 rows).
-template <int KernelH, int KernelW>
+template <int KernelH, int KernelW, int Stride>
 void DepthwiseChannel(const float* padded, const PaddedPlane& plane, const float* weights,
                       float bias, LaneClamp clamp, const Window2d& w, int output_h, int output_w,
                       float* output) {
+  const TapSteps steps = TapStepsFor(w, plane);
   for (int first_row = 0; first_row < output_h; first_row += kTileRows) {
     const int row_count = std::min(kTileRows, output_h - first_row);
     if (row_count <= kLanes) {
-      DepthwiseRowBand<1, KernelH, KernelW>(padded, plane, weights, bias, clamp, w, output_w,
-                                            first_row, row_count, output, output_h);
+      DepthwiseRowBand<1, KernelH, KernelW, Stride>(padded, plane, steps, weights, bias, clamp, w,
+                                                    output_w, first_row, row_count, output,
+                                                    output_h);
     } else {
-      DepthwiseRowBand<kTileVectors, KernelH, KernelW>(
-          padded, plane, weights, bias, clamp, w, output_w, first_row, row_count, output, output_h);
+      DepthwiseRowBand<kTileVectors, KernelH, KernelW, Stride>(padded, plane, steps, weights, bias,
+                                                               clamp, w, output_w, first_row,
+                                                               row_count, output, output_h);
     }
   }
 }
 
-// DepthwiseChannel for a kernel size: the common square kernels get their taps unrolled at
-// compile time (a 3x3 tile's two 3-step loops cost as much in branches as its multiply-adds);
-// any other size loops.
+// DepthwiseChannel for a window: the common square kernels get their taps unrolled at compile
+// time (a 3x3 tile's two 3-step loops cost as much in branches as its multiply-adds), and with
+// stride 1 or 2 and no dilation their offsets too; any other window loops.
 using ChannelFunction = void (*)(const float*, const PaddedPlane&, const float*, float, LaneClamp,
                                  const Window2d&, int, int, float*);
+template <int Kernel>
+ChannelFunction SquareChannelFunction(const Window2d& w) {
+  const bool plain = w.dilation_h == 1 && w.dilation_w == 1 && w.stride_h == w.stride_w;
+  if (plain && w.stride_h == 1) return DepthwiseChannel<Kernel, Kernel, 1>;
+  if (plain && w.stride_h == 2) return DepthwiseChannel<Kernel, Kernel, 2>;
+  return DepthwiseChannel<Kernel, Kernel, 0>;
+}
 ChannelFunction ChannelFunctionFor(const Window2d& w) {
-  if (w.kernel_h == 3 && w.kernel_w == 3) return DepthwiseChannel<3, 3>;
-  if (w.kernel_h == 5 && w.kernel_w == 5) return DepthwiseChannel<5, 5>;
-  if (w.kernel_h == 7 && w.kernel_w == 7) return DepthwiseChannel<7, 7>;
-  return DepthwiseChannel<0, 0>;
+  if (w.kernel_h == 3 && w.kernel_w == 3) return SquareChannelFunction<3>(w);
+  if (w.kernel_h == 5 && w.kernel_w == 5) return SquareChannelFunction<5>(w);
+  if (w.kernel_h == 7 && w.kernel_w == 7) return SquareChannelFunction<7>(w);
+  return DepthwiseChannel<0, 0, 0>;
 }
 
 // Small maps: eight channels side by side. On a 5x5 map a column holds 5 rows, so a tile of rows
