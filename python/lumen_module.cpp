@@ -393,13 +393,14 @@ void BindQuantize(py::module_& module) {
           throw py::value_error(
               lumen::Concat("quantize: to must be 'int8' or 'bf16', got '", to, "'"));
         }
-        if (method != "minmax" && method != "percentile") {
+        if (method != "minmax" && method != "percentile" && method != "mse") {
           throw py::value_error(lumen::Concat(
-              "quantize: method must be 'minmax' or 'percentile', got '", method, "'"));
+              "quantize: method must be 'minmax', 'percentile' or 'mse', got '", method, "'"));
         }
         options.precision =
             to == "bf16" ? lumen::QuantizedPrecision::kBFloat16 : lumen::QuantizedPrecision::kInt8;
         options.method = method == "percentile" ? lumen::CalibrationMethod::kPercentile
+                         : method == "mse"      ? lumen::CalibrationMethod::kMse
                                                 : lumen::CalibrationMethod::kMinMax;
         options.percentile = percentile;
         options.threads = threads;
@@ -445,8 +446,9 @@ void BindQuantize(py::module_& module) {
       "Writes a quantised copy of the PNNX model at `path` to OUTPUT.pnnx.param and "
       "OUTPUT.pnnx.bin, which lumen.Model loads. to='int8' (default) runs the fp32 model on "
       "`calibration` (an iterable of samples, each as Session.run takes its inputs) to choose "
-      "each quantised layer's input range (method 'minmax' or 'percentile', keeping `percentile`% "
-      "on each side), and quantises nn.Conv2d (ungrouped) and nn.Linear weights per output "
+      "each quantised layer's input range (method 'minmax', 'percentile', keeping `percentile`% "
+      "on each side, or 'mse', the range that adds the least squared error), and quantises "
+      "nn.Conv2d (ungrouped) and nn.Linear weights per output "
       "channel, except the operators named in keep_float; to='bf16' rounds those weights to "
       "bfloat16 (calibration may be None). Returns "
       "the files written and each layer changed, with its calibrated input range.");

@@ -54,6 +54,7 @@ void Run(const Options& options) {
   quantize.precision = options.precision == "bf16" ? lumen::QuantizedPrecision::kBFloat16
                                                    : lumen::QuantizedPrecision::kInt8;
   quantize.method = options.method == "percentile" ? lumen::CalibrationMethod::kPercentile
+                    : options.method == "mse"      ? lumen::CalibrationMethod::kMse
                                                    : lumen::CalibrationMethod::kMinMax;
   quantize.percentile = options.percentile;
   quantize.threads = options.threads;
@@ -104,8 +105,9 @@ int main(int argc, char** argv) {
   app.add_option("--to", options.precision, "int8 (default) or bf16 (weights only, no calibration)")
       ->check(CLI::IsMember({"int8", "bf16"}));
   app.add_option("--method", options.method,
-                 "how activation ranges are chosen: minmax (default) or percentile")
-      ->check(CLI::IsMember({"minmax", "percentile"}));
+                 "how activation ranges are chosen: minmax (default), percentile, or mse (the "
+                 "range that adds the least squared error, rounding and clipping)")
+      ->check(CLI::IsMember({"minmax", "percentile", "mse"}));
   app.add_option("--percentile", options.percentile,
                  "for --method percentile: % of values kept on each side (default 99.99)")
       ->check(CLI::Range(50.0, 100.0));

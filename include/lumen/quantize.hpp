@@ -33,6 +33,7 @@ enum class QuantizedPrecision {
 enum class CalibrationMethod {
   kMinMax,      // the smallest and largest value seen
   kPercentile,  // cut both tails: the range holds `percentile`% of the values on each side
+  kMse,         // the range whose quantisation adds the least squared error (rounding + clipping)
 };
 
 // How Quantize works.

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+
+#include "math/int8_gemm.hpp"
 
 namespace lumen {
 
@@ -55,6 +58,59 @@ void ActivationRange::PercentileRange(double percentile, float* low, float* high
   *high = static_cast<float>(min_ + (last + 1) * bin_width);
   *high = std::min(*high, max_);
   // LESSON 17 END
+}
+
+void ActivationRange::MseRange(float* low, float* high) const {
+  *low = min_;
+  *high = max_;
+  if (empty() || histogram_.empty() || !(max_ > min_)) return;
+  // Prefix sums over the bins (each bin's values taken at its centre) of the count, the values
+  // and their squares: the clipping error of everything below (or above) a cut is then
+  //   sum over those values of (x - cut)^2 = sum x^2 - 2 cut sum x + cut^2 count,
+  // found in constant time per candidate range.
+  const double bin_width = (static_cast<double>(max_) - min_) / kBins;
+  std::vector<double> count(kBins + 1, 0.0), sum(kBins + 1, 0.0), squares(kBins + 1, 0.0);
+  for (int bin = 0; bin < kBins; ++bin) {
+    const double centre = min_ + (bin + 0.5) * bin_width;
+    const double n = static_cast<double>(histogram_[bin]);
+    count[bin + 1] = count[bin] + n;
+    sum[bin + 1] = sum[bin] + n * centre;
+    squares[bin + 1] = squares[bin] + n * centre * centre;
+  }
+  // Bins [first, end) hold the values x with cut_low <= x < cut_high (to the bin).
+  const auto bin_of = [&](double value) {
+    return static_cast<int>(
+        std::clamp(std::floor((value - min_) / bin_width), 0.0, static_cast<double>(kBins)));
+  };
+  const auto error_of = [&](float candidate_low, float candidate_high) {
+    // A range's cost: rounding inside (scale^2 / 12 each, an even spread over one step), clipping
+    // outside.
+    const Uint8Quantization q = ChooseUint8Quantization(candidate_low, candidate_high);
+    const double scale = q.scale;
+    const double lowest = scale * (0 - q.zero_point);  // what the range can represent
+    const double highest = scale * (255 - q.zero_point);
+    const int first = bin_of(lowest);
+    const int end = std::max(first, bin_of(highest));
+    const double below = squares[first] - 2 * lowest * sum[first] + lowest * lowest * count[first];
+    const double above_count = count[kBins] - count[end];
+    const double above = (squares[kBins] - squares[end]) - 2 * highest * (sum[kBins] - sum[end]) +
+                         highest * highest * above_count;
+    return below + above + (count[end] - count[first]) * scale * scale / 12.0;
+  };
+  double best = error_of(min_, max_);
+  for (int low_step = 1; low_step <= kMseSteps; ++low_step) {
+    const float candidate_low = min_ * low_step / kMseSteps;
+    for (int high_step = 1; high_step <= kMseSteps; ++high_step) {
+      const float candidate_high = max_ * high_step / kMseSteps;
+      if (candidate_high < candidate_low) continue;
+      const double error = error_of(candidate_low, candidate_high);
+      if (error < best) {
+        best = error;
+        *low = candidate_low;
+        *high = candidate_high;
+      }
+    }
+  }
 }
 
 }  // namespace lumen

@@ -92,6 +92,8 @@ void QuantizeNode(const Candidate& candidate, const QuantizeOptions& options, No
     low = high = 0.0f;  // nothing finite seen: only zero is certain
   } else if (options.method == CalibrationMethod::kPercentile) {
     candidate.range.PercentileRange(options.percentile, &low, &high);
+  } else if (options.method == CalibrationMethod::kMse) {
+    candidate.range.MseRange(&low, &high);
   }
   const Uint8Quantization input = ChooseUint8Quantization(low, high);
   Attribute& weight = node->attributes.at("weight");
@@ -174,7 +176,7 @@ QuantizeReport Quantize(const std::string& model_path,
                    [](const std::vector<float>& values, ActivationRange* range) {
                      range->AddToExtremes(values.data(), values.size());
                    });
-    if (options.method == CalibrationMethod::kPercentile) {
+    if (options.method != CalibrationMethod::kMinMax) {  // both others read the histogram
       RunCalibration(model, options.threads, calibration, &candidates,
                      [](const std::vector<float>& values, ActivationRange* range) {
                        range->AddToHistogram(values.data(), values.size());

@@ -197,6 +197,7 @@ def check_quantize(lumen_quantize, lumen_run):
         generator.standard_normal((1, 3, 224, 224), dtype=np.float32).tofile(calibration / "s3.f32")
         (calibration / "README.txt").write_text("skipped")
         for arguments, name in (([], "minmax"), (["--method", "percentile"], "percentile"),
+                                (["--method", "mse"], "mse"),
                                 (["--to", "bf16"], "bf16")):
             prefix = f"{folder}/{name}"
             calibration_arguments = [] if name == "bf16" else ["--calibration", calibration]
