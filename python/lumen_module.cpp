@@ -385,9 +385,11 @@ void BindQuantize(py::module_& module) {
       "quantize",
       [](const py::object& path, const py::object& calibration, const py::object& output,
          const py::object& weights, const std::string& to, const std::string& method,
-         double percentile, int threads, const std::vector<std::string>& keep_float) {
+         double percentile, int threads, const std::vector<std::string>& keep_float,
+         bool bias_correction) {
         lumen::QuantizeOptions options;
         options.keep_float = keep_float;
+        options.correct_bias = bias_correction;
         options.weights_path = weights.is_none() ? "" : PathArgument(weights, "weights");
         if (to != "int8" && to != "bf16") {
           throw py::value_error(
@@ -443,13 +445,16 @@ void BindQuantize(py::module_& module) {
       py::arg("path"), py::arg("calibration"), py::arg("output"), py::arg("weights") = py::none(),
       py::arg("to") = "int8", py::arg("method") = "minmax", py::arg("percentile") = 99.99,
       py::arg("threads") = 0, py::arg("keep_float") = std::vector<std::string>(),
+      py::arg("bias_correction") = true,
       "Writes a quantised copy of the PNNX model at `path` to OUTPUT.pnnx.param and "
       "OUTPUT.pnnx.bin, which lumen.Model loads. to='int8' (default) runs the fp32 model on "
       "`calibration` (an iterable of samples, each as Session.run takes its inputs) to choose "
       "each quantised layer's input range (method 'minmax', 'percentile', keeping `percentile`% "
       "on each side, or 'mse', the range that adds the least squared error), and quantises "
       "nn.Conv2d (ungrouped) and nn.Linear weights per output "
-      "channel, except the operators named in keep_float; to='bf16' rounds those weights to "
+      "channel, except the operators named in keep_float, each bias shifted by the mean error "
+      "the layer's quantisation adds on the calibration samples (bias_correction); to='bf16' "
+      "rounds those weights to "
       "bfloat16 (calibration may be None). Returns "
       "the files written and each layer changed, with its calibrated input range.");
 }

@@ -31,6 +31,7 @@ struct Options {
   double percentile = 99.99;
   int threads = 0;
   std::vector<std::string> keep_float;  // operator names
+  bool no_bias_correction = false;
 };
 
 // The model's one input shape, as the file declares it (every extent known), for .f32 files.
@@ -59,6 +60,7 @@ void Run(const Options& options) {
   quantize.percentile = options.percentile;
   quantize.threads = options.threads;
   quantize.keep_float = options.keep_float;
+  quantize.correct_bias = !options.no_bias_correction;
   std::vector<std::vector<lumen::Tensor>> calibration;
   if (quantize.precision == lumen::QuantizedPrecision::kInt8) {
     if (options.calibration_folder.empty()) {
@@ -115,6 +117,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1024));
   app.add_option("--keep-float", options.keep_float,
                  "NAME ...: operators to leave in fp32 (say, a stem reading raw pixels)");
+  app.add_flag("--no-bias-correction", options.no_bias_correction,
+               "keep the biases as they are (by default each quantised layer's bias absorbs the "
+               "mean error its quantisation adds on the calibration inputs)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -45,6 +45,9 @@ struct QuantizeOptions {
   // For kPercentile: the share of the values (in %, in (50, 100]) kept inside the range on each
   // side; 99.99 clips the lowest and the highest 0.01%.
   double percentile = 99.99;
+  // int8: shift each quantised layer's bias by the mean error its quantisation adds to each output
+  // channel on the calibration inputs (a third pass over them).
+  bool correct_bias = true;
   // Threads for the calibration runs; 0: one per core.
   int threads = 0;
   // Names of operators to leave in fp32 although they have an int8 form (ONNX Runtime's

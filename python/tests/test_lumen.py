@@ -232,6 +232,13 @@ def test_quantize_writes_a_model_that_loads_and_stays_close(tmp_path):
     (exact,) = lumen.Model(param).session(threads=1).run(x)
     (got,) = lumen.Model(report["param_path"]).session(threads=1).run(x)
     assert np.linalg.norm(got - exact) < 0.03 * np.linalg.norm(exact)
+    # The least-error range, without bias correction: another scale, the same weights and bias.
+    plain = lumen.quantize(param, calibration, tmp_path / "plain", method="mse",
+                           bias_correction=False)
+    (plain_layer,) = plain["layers"]
+    assert plain_layer["input_range"] != layer["input_range"]
+    (got,) = lumen.Model(plain["param_path"]).session(threads=1).run(x)
+    assert np.linalg.norm(got - exact) < 0.03 * np.linalg.norm(exact)
     bf16 = lumen.quantize(param, None, str(tmp_path / "bf16"), to="bf16")
     (got,) = lumen.Model(bf16["param_path"]).session(threads=1).run(x)
     assert np.linalg.norm(got - exact) < 0.01 * np.linalg.norm(exact)

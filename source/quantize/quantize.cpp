@@ -7,6 +7,7 @@
 #include "lumen/quantize.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -34,6 +35,17 @@ struct Candidate {
   std::string new_type;
   std::string input;  // the operand it reads
   ActivationRange range;
+  // For bias correction: dimensions after the channel axis in the input (a Conv2d's H and W: 2;
+  // a Linear's features are the last axis: 0), and per input channel the sums, over calibration,
+  // of the input and of the error its quantisation adds (dequantised minus exact), and how many
+  // values each channel summed.
+  int trailing_dimensions = 0;
+  float low = 0.0f;  // the range chosen from `range`, and its quantisation
+  float high = 0.0f;
+  Uint8Quantization quantization;
+  std::vector<double> input_sums;
+  std::vector<double> error_sums;
+  double values_per_channel = 0;
 };
 
 // Throws unless `path` starts as a .pnnx.param does: only PNNX files can be written back.
@@ -76,26 +88,87 @@ void RunCalibration(const std::shared_ptr<const Model>& model, int threads,
     } catch (const Error& error) {
       throw Error(Concat("calibration sample ", sample, ": ", error.what()));
     }
-    for (auto& [name, candidate] : *candidates) {
-      const std::vector<float> values = session.operand(candidate.input).ToRowMajor();
-      add(values, &candidate.range);
-    }
+    for (auto& [name, candidate] : *candidates) add(session.operand(candidate.input), &candidate);
   }
+}
+
+// Chooses `candidate`'s range by `options.method` from what calibration saw, and its quantisation.
+void ChooseRange(const QuantizeOptions& options, Candidate* candidate) {
+  const ActivationRange& range = candidate->range;
+  float low = range.min();
+  float high = range.max();
+  if (range.empty()) {
+    low = high = 0.0f;  // nothing finite seen: only zero is certain
+  } else if (options.method == CalibrationMethod::kPercentile) {
+    range.PercentileRange(options.percentile, &low, &high);
+  } else if (options.method == CalibrationMethod::kMse) {
+    range.MseRange(&low, &high);
+  }
+  candidate->low = low;
+  candidate->high = high;
+  candidate->quantization = ChooseUint8Quantization(low, high);
+}
+
+// Adds one calibration run's input of `candidate` to its per-channel sums of the input and of the
+// error the input's quantisation adds (values that are not finite left out, as in the ranges).
+void AddToErrorSums(const Tensor& operand, Candidate* candidate) {
+  const Shape& shape = operand.shape();
+  const int channel_axis = static_cast<int>(shape.size()) - 1 - candidate->trailing_dimensions;
+  if (channel_axis < 0) return;  // not the layout the layer reads: no correction learnt from it
+  const size_t channels = shape[channel_axis];
+  size_t inner = 1;
+  for (size_t axis = channel_axis + 1; axis < shape.size(); ++axis) inner *= shape[axis];
+  const std::vector<float> values = operand.ToRowMajor();
+  std::vector<uint8_t> quantized(values.size());
+  QuantizeToUint8(values.data(), values.size(), candidate->quantization, quantized.data());
+  candidate->input_sums.resize(channels, 0.0);
+  candidate->error_sums.resize(channels, 0.0);
+  const double scale = candidate->quantization.scale;
+  const int zero_point = candidate->quantization.zero_point;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) continue;
+    const size_t channel = (i / inner) % channels;
+    candidate->input_sums[channel] += values[i];
+    candidate->error_sums[channel] += scale * (quantized[i] - zero_point) - values[i];
+  }
+  candidate->values_per_channel += static_cast<double>(values.size()) / channels;
+}
+
+// Bias correction: the quantised layer computes w_q * x_q where the fp32 one computes w * x, and
+//   w_q x_q - w x = w_q (x_q - x) + (w_q - w) x,
+// whose mean over the calibration inputs, per output channel, is a constant shift of that
+// channel (clipping, above all, makes x_q - x lean one way). Subtracting it from the bias removes
+// it. The means are taken per input channel, as if every window position saw the channel's mean:
+// exact for a Linear, and for a convolution but for the border, where padding reads zeros.
+// `weights` and `dequantized` are the layer's (out, in, taps...) fp32 and dequantised weights.
+std::vector<float> BiasCorrection(const Candidate& candidate, const std::vector<float>& weights,
+                                  const std::vector<float>& dequantized, int outputs) {
+  std::vector<float> correction(outputs, 0.0f);
+  const size_t channels = candidate.input_sums.size();
+  if (channels == 0 || candidate.values_per_channel == 0) return correction;
+  const size_t per_output = weights.size() / outputs;
+  if (per_output % channels != 0) return correction;  // not the layout expected: leave it
+  const size_t taps = per_output / channels;
+  for (int j = 0; j < outputs; ++j) {
+    double shift = 0.0;
+    for (size_t c = 0; c < channels; ++c) {
+      const double mean_input = candidate.input_sums[c] / candidate.values_per_channel;
+      const double mean_error = candidate.error_sums[c] / candidate.values_per_channel;
+      for (size_t t = 0; t < taps; ++t) {
+        const size_t index = j * per_output + c * taps + t;
+        shift +=
+            dequantized[index] * mean_error + (dequantized[index] - weights[index]) * mean_input;
+      }
+    }
+    correction[j] = static_cast<float>(shift);
+  }
+  return correction;
 }
 
 // Rewrites `node` (a file node Candidate `candidate` describes) into its int8 form.
 void QuantizeNode(const Candidate& candidate, const QuantizeOptions& options, Node* node,
                   QuantizedLayer* report) {
-  float low = candidate.range.min();
-  float high = candidate.range.max();
-  if (candidate.range.empty()) {
-    low = high = 0.0f;  // nothing finite seen: only zero is certain
-  } else if (options.method == CalibrationMethod::kPercentile) {
-    candidate.range.PercentileRange(options.percentile, &low, &high);
-  } else if (options.method == CalibrationMethod::kMse) {
-    candidate.range.MseRange(&low, &high);
-  }
-  const Uint8Quantization input = ChooseUint8Quantization(low, high);
+  const Uint8Quantization input = candidate.quantization;
   Attribute& weight = node->attributes.at("weight");
   const std::vector<float> weights = weight.ToFloats();
   const int outputs = weight.shape.at(0);
@@ -103,6 +176,28 @@ void QuantizeNode(const Candidate& candidate, const QuantizeOptions& options, No
   std::vector<float> scales;
   QuantizeWeightsPerChannel(weights.data(), outputs, static_cast<int>(weights.size() / outputs),
                             &quantized, &scales);
+  if (options.correct_bias) {
+    std::vector<float> dequantized(weights.size());
+    const size_t per_output = weights.size() / outputs;
+    for (size_t i = 0; i < weights.size(); ++i) {
+      dequantized[i] = scales[i / per_output] * quantized[i];
+    }
+    const std::vector<float> correction = BiasCorrection(candidate, weights, dequantized, outputs);
+    if (std::any_of(correction.begin(), correction.end(), [](float v) { return v != 0.0f; })) {
+      std::vector<float> bias(outputs, 0.0f);
+      const auto found = node->attributes.find("bias");
+      const bool has_bias = node->params.count("bias") && node->params.at("bias").AsBool() &&
+                            found != node->attributes.end();
+      if (has_bias) bias = found->second.ToFloats();
+      if (bias.size() == static_cast<size_t>(outputs)) {
+        for (int j = 0; j < outputs; ++j) bias[j] -= correction[j];
+        Attribute& bias_attribute = node->attributes["bias"];
+        bias_attribute.shape = {outputs};
+        StoreValues(bias, DataType::kFloat32, &bias_attribute);
+        node->params["bias"] = Parameter::FromBool(true);
+      }
+    }
+  }
   StoreValues(quantized, DataType::kInt8, &weight);
   Attribute& weight_scales = node->attributes["weight_scales"];
   weight_scales.shape = {outputs};
@@ -111,8 +206,8 @@ void QuantizeNode(const Candidate& candidate, const QuantizeOptions& options, No
   node->params["input_scale"] = Parameter::FromFloat(input.scale);
   node->params["input_zero_point"] = Parameter::FromInt(input.zero_point);
   report->new_type = candidate.new_type;
-  report->input_min = low;
-  report->input_max = high;
+  report->input_min = candidate.low;
+  report->input_max = candidate.high;
   report->input_scale = input.scale;
   report->input_zero_point = input.zero_point;
 }
@@ -171,21 +266,36 @@ QuantizeReport Quantize(const std::string& model_path,
                        "without groups and with zero padding, nn.Linear)"));
   }
 
+  Graph file = ReadPnnxParam(model_path);
+  ReadPnnxWeights(bin_path, model_path, &file);
   if (int8) {
     RunCalibration(model, options.threads, calibration, &candidates,
-                   [](const std::vector<float>& values, ActivationRange* range) {
-                     range->AddToExtremes(values.data(), values.size());
+                   [](const Tensor& operand, Candidate* candidate) {
+                     const std::vector<float> values = operand.ToRowMajor();
+                     candidate->range.AddToExtremes(values.data(), values.size());
                    });
     if (options.method != CalibrationMethod::kMinMax) {  // both others read the histogram
       RunCalibration(model, options.threads, calibration, &candidates,
-                     [](const std::vector<float>& values, ActivationRange* range) {
-                       range->AddToHistogram(values.data(), values.size());
+                     [](const Tensor& operand, Candidate* candidate) {
+                       const std::vector<float> values = operand.ToRowMajor();
+                       candidate->range.AddToHistogram(values.data(), values.size());
                      });
+    }
+    for (auto& [name, candidate] : candidates) ChooseRange(options, &candidate);
+    if (options.correct_bias) {
+      // The channel axis of each layer's input: its weights are (out, in, spatial...), and its
+      // input (..., in, spatial...).
+      for (const Node& node : file.nodes) {
+        const auto found = candidates.find(node.name);
+        const auto weight = node.attributes.find("weight");
+        if (found == candidates.end() || weight == node.attributes.end()) continue;
+        found->second.trailing_dimensions =
+            std::max(0, static_cast<int>(weight->second.shape.size()) - 2);
+      }
+      RunCalibration(model, options.threads, calibration, &candidates, AddToErrorSums);
     }
   }
 
-  Graph file = ReadPnnxParam(model_path);
-  ReadPnnxWeights(bin_path, model_path, &file);
   QuantizeReport report;
   report.param_path = output_prefix + ".pnnx.param";
   report.bin_path = output_prefix + ".pnnx.bin";

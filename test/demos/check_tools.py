@@ -198,6 +198,7 @@ def check_quantize(lumen_quantize, lumen_run):
         (calibration / "README.txt").write_text("skipped")
         for arguments, name in (([], "minmax"), (["--method", "percentile"], "percentile"),
                                 (["--method", "mse"], "mse"),
+                                (["--no-bias-correction"], "uncorrected"),
                                 (["--to", "bf16"], "bf16")):
             prefix = f"{folder}/{name}"
             calibration_arguments = [] if name == "bf16" else ["--calibration", calibration]

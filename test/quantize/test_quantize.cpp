@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/graph.hpp"
@@ -66,13 +67,15 @@ std::vector<Value> Values(const Attribute& attribute) {
 // the written layer must compute exactly the fp32 convolution of the dequantised input with the
 // dequantised weights (what its scales, zero point and int8 weights say), to float rounding; and
 // the quantiser's choices must be the ones ChooseUint8Quantization and QuantizeWeightsPerChannel
-// make from what calibration saw.
+// make from what calibration saw. (Without bias correction, which the next test covers.)
 TEST(Quantize, WritesALayerThatComputesWhatItsQuantisationSays) {
   const std::string model_path = kModels + "conv_bn/model.pnnx.param";
   const Shape shape = {1, 4, 9, 11};
   const Tensor input = RandomTensor(shape, 1);
   const std::string prefix = test_support::TestDirectory() + "conv_int8";
-  const QuantizeReport report = Quantize(model_path, {{input}}, prefix);
+  QuantizeOptions options;
+  options.correct_bias = false;
+  const QuantizeReport report = Quantize(model_path, {{input}}, prefix, options);
   ASSERT_EQ(report.layers.size(), 1u);
   EXPECT_EQ(report.layers[0].new_type, "lumen.QuantizedConv2d");
   EXPECT_EQ(report.calibration_samples, 1);
@@ -172,6 +175,76 @@ TEST(Quantize, QuantisesTheLayersThatHaveAnInt8FormAndKeepsTheRest) {
     exact_norm += exact[i] * exact[i];
   }
   EXPECT_GT(dot / std::sqrt(got_norm * exact_norm), 0.999);
+}
+
+// Bias correction on a Linear (the output layer of each model: the LSTM classifier's head, and
+// a Linear without a bias over the last axis of a 4-D input, which gains one): over the
+// calibration inputs themselves, the quantised model's mean error per output channel is the
+// shift the correction removes, so with it each channel's mean error is zero to float rounding,
+// and without it is not. The int8 weights and the input quantisation stay as they were.
+TEST(Quantize, BiasCorrectionRemovesEachChannelsMeanError) {
+  for (const auto& [model, shape] : std::vector<std::pair<std::string, Shape>>{
+           {"lstm_classifier", {1, 20, 16}}, {"linear_nobias", {1, 4, 9, 11}}}) {
+    SCOPED_TRACE(model);
+    const std::string model_path = kModels + model + "/model.pnnx.param";
+    std::vector<std::vector<Tensor>> calibration;
+    for (uint32_t seed = 0; seed < 8; ++seed) calibration.push_back({RandomTensor(shape, seed)});
+    // The largest |mean error| over the output channels (the output's last axis), and the
+    // largest |output|.
+    const auto mean_errors = [&](const std::string& param_path, double* largest_output) {
+      Session exact_session(Model::Load(model_path));
+      Session quantised_session(Model::Load(param_path));
+      std::vector<double> sums;
+      double values_per_channel = 0;
+      *largest_output = 0.0;
+      for (const std::vector<Tensor>& sample : calibration) {
+        const Tensor exact_output = exact_session.Run(sample)[0];
+        const std::vector<float> exact = exact_output.ToRowMajor();
+        const std::vector<float> got = quantised_session.Run(sample)[0].ToRowMajor();
+        const size_t channels = exact_output.shape().back();
+        sums.resize(channels, 0.0);
+        for (size_t i = 0; i < exact.size(); ++i) {
+          sums[i % channels] += got[i] - exact[i];
+          *largest_output = std::max(*largest_output, std::fabs(double{exact[i]}));
+        }
+        values_per_channel += static_cast<double>(exact.size()) / channels;
+      }
+      double largest = 0.0;
+      for (double sum : sums) largest = std::max(largest, std::fabs(sum / values_per_channel));
+      return largest;
+    };
+    QuantizeOptions options;
+    options.correct_bias = false;
+    const QuantizeReport plain =
+        Quantize(model_path, calibration, test_support::TestDirectory() + "plain", options);
+    options.correct_bias = true;
+    const QuantizeReport corrected =
+        Quantize(model_path, calibration, test_support::TestDirectory() + "corrected", options);
+    double largest_output = 0.0;
+    const double plain_error = mean_errors(plain.param_path, &largest_output);
+    const double corrected_error = mean_errors(corrected.param_path, &largest_output);
+    EXPECT_LT(corrected_error, 1e-5 * largest_output);
+    EXPECT_GT(plain_error, 1e-4 * largest_output);
+    EXPECT_EQ(plain.layers.at(0).input_scale, corrected.layers.at(0).input_scale);
+    // The one quantised node of each file.
+    const auto quantised_node = [](const Graph& graph) -> const Node& {
+      for (const Node& node : graph.nodes) {
+        if (node.type == "lumen.QuantizedLinear") return node;
+      }
+      throw Error("no lumen.QuantizedLinear");
+    };
+    const Graph plain_file = ReadFile(plain.param_path);
+    const Graph corrected_file = ReadFile(corrected.param_path);
+    const Node& plain_layer = quantised_node(plain_file);
+    const Node& corrected_layer = quantised_node(corrected_file);
+    EXPECT_EQ(Values<int8_t>(plain_layer.attributes.at("weight")),
+              Values<int8_t>(corrected_layer.attributes.at("weight")));
+    EXPECT_TRUE(corrected_layer.params.at("bias").AsBool());
+    const auto plain_bias = plain_layer.attributes.find("bias");
+    if (plain_bias != plain_layer.attributes.end()) {
+      EXPECT_NE(plain_bias->second.ToFloats(), corrected_layer.attributes.at("bias").ToFloats());
+    }
+  }
 }
 
 TEST(Quantize, RoundsWeightsToBFloat16WithoutCalibration) {
