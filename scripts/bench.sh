@@ -31,10 +31,10 @@
 # A second table quantises INT8_MODELS (default resnet18 mobilenet_v2) with lumen_quantize: int8
 # calibrated on 32 inputs (scripts/quantize_accuracy.py), int8 with least-error (mse) calibration
 # and the stem kept fp32, and bf16; it times each against the fp32 model, alternating round by
-# round, and gives their accuracy against the fp32 model on 32 other inputs. Each int8 accuracy is
-# given twice where the CPU has no VNNI: as it runs here (its narrowest layers in fp32, see the
-# README) and all-int8 (LUMEN_QUANTIZED_KERNELS=int8), the arithmetic a VNNI CPU runs. Beside them, ONNX Runtime's own
-# int8: the model's ONNX export made a QDQ model by scripts/make_qdq_model.py (the same calibration
+# round, and gives their accuracy against the fp32 model on 32 other inputs. A quantised file
+# computes the same values on every CPU (see source/layer/quantized/quantized_convolution.cpp), so
+# the accuracy columns hold for VNNI CPUs too. Beside them, ONNX Runtime's own int8: the model's
+# ONNX export made a QDQ model by scripts/make_qdq_model.py (the same calibration
 # inputs, min/max, per-channel weights), timed against ORT's fp32 run of the export; its accuracy
 # is the QDQ file's arithmetic as Lumen runs it (in fp32: ORT's int8 kernels may round otherwise).
 set -euo pipefail
@@ -263,11 +263,6 @@ for model in $int8_models; do
   for variant in int8 int8p bf16; do
     accuracy[$variant]=$(/usr/bin/python3 scripts/quantize_accuracy.py compare "$folder" \
       "$work/${model}_$variant.pnnx.param" | sed 's/top-1 agrees on/top-1/')
-    if [ "$variant" != bf16 ] && ! grep -qw avx512_vnni /proc/cpuinfo; then
-      all_int8=$(LUMEN_QUANTIZED_KERNELS=int8 /usr/bin/python3 scripts/quantize_accuracy.py \
-        compare "$folder" "$work/${model}_$variant.pnnx.param" | sed 's/top-1 agrees on/top-1/')
-      accuracy[$variant]="${accuracy[$variant]}; all-int8: $all_int8"
-    fi
   done
   accuracy[qdq]="n/a (no QDQ model)"
   [ -f "$qdq_file" ] && accuracy[qdq]=$(/usr/bin/python3 scripts/quantize_accuracy.py compare \

@@ -1,5 +1,5 @@
 // lumen.QuantizedConv2d: nn.Conv2d with int8 weights, computed by the int8 GEMM, by an integer
-// Winograd, or (narrow layers on CPUs without VNNI) in fp32 with the weights dequantised.
+// Winograd, or (narrow layers) in fp32 with the weights dequantised.
 //
 // The file format (see quantized_weights.hpp and course/pnnx-format.md): nn.Conv2d's parameters
 // (in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias; padding_mode
@@ -10,15 +10,17 @@
 // the input per tensor, lays out the uint8 im2col rows (a 1x1 stride-1 convolution's input planes
 // already are them), and Int8Gemm dequantises, adds the bias and applies the fused activation.
 //
-// Which form computes the layer (Form below) depends on the CPU. With VNNI, the int8 GEMM
-// everywhere. Without it, AVX2's int8 GEMM multiplies only about twice as many products per
-// instruction as fp32's FMA, while fp32 runs 3x3 stride-1 layers with Winograd (4x fewer
-// products): on the int8 GEMM, ResNet18's 3x3 layers took 1.1-1.4x the fp32 layer's time at one
-// thread on Zen 3 (AVX2). So there 3x3 stride-1 layers run kernel/quantized_winograd: F(2x2, 3x3)
-// on the integers, exact, with the int8 GEMM's int16 micro-kernel (2.25x fewer products, no
-// im2col). Against the fp32 layer, BM_QuantizedConvolutionLayer (four runs, medians of 5 to 9, a
-// noisy machine): ResNet18's 64@56 0.63-0.81x, 128@28 0.65-0.88x, 256@14 0.95-1.06x (its 49 tiles
-// fill 64 panel rows), 512@7 0.58-0.73x. The other layers run on the int8 GEMM when it pays:
+// Which form computes the layer (Form below): 3x3 stride-1 layers in exact int8 arithmetic (the
+// int8 GEMM with VNNI, an integer Winograd without), the narrowest of the others (below) in their
+// float form on every CPU, the rest on the int8 GEMM. Without VNNI, AVX2's int8 GEMM multiplies
+// only about twice as many products per instruction as fp32's FMA, while fp32 runs 3x3 stride-1
+// layers with Winograd (4x fewer products): on the int8 GEMM, ResNet18's 3x3 layers took
+// 1.1-1.4x the fp32 layer's time at one thread on Zen 3 (AVX2). So there 3x3 stride-1 layers run
+// kernel/quantized_winograd: F(2x2, 3x3) on the integers, exact, with the int8 GEMM's int16
+// micro-kernel (2.25x fewer products, no im2col). Against the fp32 layer,
+// BM_QuantizedConvolutionLayer (four runs, medians of 5 to 9, a noisy machine): ResNet18's
+// 64@56 0.63-0.81x, 128@28 0.65-0.88x, 256@14 0.95-1.06x (its 49 tiles fill 64 panel rows), 512@7
+// 0.58-0.73x. The other layers run on the int8 GEMM when it pays:
 // against the fp32 layer (two to three runs), ResNet18's strided 3x3 0.69-0.78x, its 7x7 stem
 // 0.76-0.92x, its strided 1x1 0.88-1.03x, MobileNetV2's wider 1x1 layers 0.56-0.96x. The
 // narrowest layers, with fewer than kGemmLeastDepth products per output or kGemmLeastOutputs
@@ -28,10 +30,14 @@
 // their float form: an fp32 convolution of the float input with the dequantised weights
 // (scale_j * q_w), weight-only quantisation for that layer, as TensorRT also falls back to a
 // higher precision where int8 is not faster. It takes the fp32 layer's time and skips the input's
-// rounding. (Computing such layers in fp32 on the quantised and dequantised input, the int8
-// GEMM's exact values, lost everywhere: 1.0-1.65x the int8 GEMM's time. The strided layers and
-// stems ran so until the stride-2 im2col was vectorised: its byte-at-a-time gather took a third
-// of their time.)
+// rounding, which is why it is chosen on VNNI CPUs too: rounding the input of layers of 8 to 24
+// channels is most of a MobileNetV2's int8 error (its mean cosine with fp32, 32 inputs: 0.99078
+// with every layer int8, 0.99654 with these in float form), while their few products per output
+// leave little for any int8 kernel to gain over the passes around it. So a file computes the
+// same numbers on every CPU (the Winograd and GEMM forms give identical outputs). (Computing
+// such layers in fp32 on the quantised and dequantised input, the int8 GEMM's exact values, lost
+// everywhere: 1.0-1.65x the int8 GEMM's time. The strided layers and stems ran so until the
+// stride-2 im2col was vectorised: its byte-at-a-time gather took a third of their time.)
 // LUMEN_QUANTIZED_KERNELS in the environment overrides the choice (to compare, and for the tests):
 // "int8" keeps every layer on the int8 GEMM, "winograd" runs Winograd wherever it applies and the
 // int8 GEMM elsewhere, "float" every layer in its float form.
@@ -77,9 +83,9 @@ class QuantizedConvolutionState : public LayerState {
   StatePointer float_state;              // float form: the fp32 convolution's state
 };
 
-// Without VNNI, the int8 GEMM computes a layer of at least this many products per output (its
-// depth) and this many output channels per group; narrower ones run in their float form (see the
-// top of this file).
+// The int8 forms compute a layer of at least this many products per output (its depth) and this
+// many output channels per group; narrower ones run in their float form (see the top of this
+// file).
 constexpr int64_t kGemmLeastDepth = 24;
 constexpr int kGemmLeastOutputs = 32;
 
@@ -166,11 +172,11 @@ QuantizedConvolution::Form QuantizedConvolution::ChooseForm() const {
   if (asked == "int8") return Form::kInt8Gemm;
   if (asked == "winograd") return winograd_applies ? Form::kWinograd : Form::kInt8Gemm;
   if (asked == "float") return Form::kFloat;
-  if (BestInt8Isa() == Int8Isa::kAvx512Vnni) return Form::kInt8Gemm;
-  if (winograd_applies) return Form::kWinograd;
   const int64_t depth = int64_t{in_channels_ / groups_} * window_.kernel_h * window_.kernel_w;
   const bool wide = depth >= kGemmLeastDepth && out_channels_ / groups_ >= kGemmLeastOutputs;
-  return wide ? Form::kInt8Gemm : Form::kFloat;
+  const bool vnni = BestInt8Isa() == Int8Isa::kAvx512Vnni;
+  if (winograd_applies) return vnni ? Form::kInt8Gemm : Form::kWinograd;  // the same values
+  return wide ? Form::kInt8Gemm : Form::kFloat;  // on every CPU: see the top of this file
 }
 
 void QuantizedConvolution::BuildFloatForm(const QuantizedWeights& weights) {
