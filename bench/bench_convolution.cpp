@@ -6,7 +6,8 @@
 //   build/lumen_bench --benchmark_filter=Convolution
 //
 // The machine's limits: one AVX2 core does 2 FMA x 8 lanes = 32 FLOP per cycle (78 GFLOP/s at
-// 2.45 GHz; AVX-512 doubles it), and a depthwise layer, with about as many multiply-adds per pixel
+// 2.45 GHz; AVX-512 doubles it; the peak% counters are against the rate lumen_bench measures at
+// start, machine_peak.hpp), and a depthwise layer, with about as many multiply-adds per pixel
 // as its kernel has taps, reads and writes each pixel once, so it is bounded by the FMA units for
 // maps that fit the caches and by memory bandwidth (10-20 GB/s per core) for the ones that do not.
 //
@@ -14,6 +15,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <random>
 #include <string>
@@ -25,6 +27,7 @@
 #include "kernel/convolution_algorithm.hpp"
 #include "kernel/max_pooling_kernels.hpp"
 #include "lumen/error.hpp"
+#include "machine_peak.hpp"
 
 namespace lumen {
 namespace {
@@ -90,14 +93,21 @@ struct DepthwiseShape {
 };
 
 constexpr DepthwiseShape kDepthwiseLayers[] = {
-    {"mobilenet_v3", 16, 80, 3, 1},  {"mobilenet_v3", 48, 80, 3, 2},
-    {"mobilenet_v3", 56, 40, 3, 1},  {"mobilenet_v3", 56, 40, 5, 2},
-    {"mobilenet_v3", 88, 20, 5, 1},  {"mobilenet_v3", 184, 20, 3, 2},
-    {"mobilenet_v3", 136, 10, 3, 1}, {"mobilenet_v3", 504, 10, 5, 2},
-    {"mobilenet_v3", 720, 5, 5, 1},  {"convnext", 32, 24, 7, 1},
-    {"convnext", 128, 6, 7, 1},      {"mobilenet_v2", 144, 56, 3, 1},
+    {"mobilenet_v3", 16, 80, 3, 1},
+    {"mobilenet_v3", 48, 80, 3, 2},
+    {"mobilenet_v3", 56, 40, 3, 1},
+    {"mobilenet_v3", 56, 40, 5, 2},
+    {"mobilenet_v3", 88, 20, 5, 1},
+    {"mobilenet_v3", 184, 20, 3, 2},
+    {"mobilenet_v3", 136, 10, 3, 1},
+    {"mobilenet_v3", 504, 10, 5, 2},
+    {"mobilenet_v3", 720, 5, 5, 1},
+    {"convnext", 32, 24, 7, 1},
+    {"convnext", 128, 6, 7, 1},
+    {"mobilenet_v2", 144, 56, 3, 1},
     // MobileNetV2 0.5's depthwise layers on the largest maps.
-    {"mobilenet_v2", 16, 112, 3, 1}, {"mobilenet_v2", 48, 112, 3, 2},
+    {"mobilenet_v2", 16, 112, 3, 1},
+    {"mobilenet_v2", 48, 112, 3, 2},
     {"mobilenet_v2", 96, 56, 3, 1},
 };
 
@@ -117,6 +127,16 @@ ConvolutionSpec MakeSpec(const LayerShape& layer) {
   for (float& weight : spec.weights) weight = normal(generator);
   spec.bias.assign(layer.out_channels, 0.1f);
   return spec;
+}
+
+// The share, in %, of `threads` cores' measured multiply-add peak that `flops` per iteration
+// reach in `seconds` for all of `state`'s iterations: read against the context line of
+// lumen_bench's output that names that peak. (A plain value: Google Benchmark's rate counters
+// would print it as "%/s".) Like GFLOP, it counts the direct convolution's products, so Winograd,
+// which computes fewer, can pass 100%.
+double PeakShare(const benchmark::State& state, double seconds, double flops, int threads) {
+  const double gflops = flops * 1e-9 * static_cast<double>(state.iterations()) / seconds;
+  return 100.0 * gflops / (MeasuredPeakGflops() * threads);
 }
 
 // Arguments: layer index, algorithm, threads.
@@ -151,14 +171,18 @@ void BM_Convolution(benchmark::State& state) {
   std::vector<float> input(static_cast<size_t>(layer.in_channels) * layer.size * layer.size, 0.5f);
   std::vector<float> output(static_cast<size_t>(layer.out_channels) * shape.output_h *
                             shape.output_w);
+  const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     convolution->Run(plan, input.data(), output.data(), context);
     benchmark::DoNotOptimize(output.data());
   }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double flops = 2.0 * layer.out_channels * shape.output_h * shape.output_w *
                        (layer.in_channels / layer.groups) * layer.kernel * layer.kernel;
   state.counters["GFLOP"] =
       benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak%"] = PeakShare(state, seconds, flops, threads);
   state.SetLabel(Concat(layer.model, " ", layer.in_channels, "->", layer.out_channels,
                         layer.groups > 1 ? Concat(" g", layer.groups) : std::string(), " k",
                         layer.kernel, "s", layer.stride, " @", layer.size, " ",
@@ -205,13 +229,17 @@ void BM_DepthwiseConvolution(benchmark::State& state) {
       static_cast<size_t>(layer.channels) * shape.output_h * shape.output_w;
   std::vector<float> input(input_floats, 0.5f);
   std::vector<float> output(output_floats);
+  const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     convolution->Run(plan, input.data(), output.data(), context);
     benchmark::DoNotOptimize(output.data());
   }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double flops = 2.0 * output_floats * layer.kernel * layer.kernel;
   state.counters["GFLOP"] =
       benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak%"] = PeakShare(state, seconds, flops, threads);
   state.counters["GB"] = benchmark::Counter((input_floats + output_floats) * sizeof(float) * 1e-9,
                                             benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(Concat(layer.model, " ", layer.channels, " k", layer.kernel, "s", layer.stride,

@@ -4,6 +4,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
+
+#include "machine_peak.hpp"
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
@@ -13,6 +16,9 @@ int main(int argc, char** argv) {
     }
   }
   benchmark::Initialize(&argc, argv);
+  // The rate the peak% counters are shares of, measured before any benchmark runs.
+  benchmark::AddCustomContext("fp32_peak_gflops_per_core",
+                              std::to_string(lumen::MeasuredPeakGflops()));
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
