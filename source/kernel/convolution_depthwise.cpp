@@ -221,6 +221,7 @@ ChannelFunction ChannelFunctionFor(const Window2d& w) {
 // The input is copied interleaved: padded pixel (row, col) of the group's channel c at float
 // ((col * rows + row) * kLanes + c), zero where no input lands.
 constexpr int kPixelTile = 8;
+static_assert(kPixelTile == kLanes, "a tile's sums are transposed as an 8 x 8 block");
 
 // The interleaved padded copy of a group of kLanes channels: the rows and columns the windows read.
 struct InterleavedPlane {
@@ -244,14 +245,48 @@ void InterleaveChannels(const float* input, const ConvolutionShape& s, const Win
   const size_t input_area = static_cast<size_t>(s.input_h) * s.input_w;
   const int end_row = std::min(s.input_h, plane.rows - w.pad_top);
   const int end_col = std::min(s.input_w, plane.cols - w.pad_left);
+  const float* channels[kLanes];
   for (int lane = 0; lane < count; ++lane) {
-    const float* channel = input + static_cast<size_t>((first + lane) / multiplier) * input_area;
-    for (int col = 0; col < end_col; ++col) {
-      const float* from = channel + static_cast<size_t>(col) * s.input_h;
-      float* to =
-          target + (static_cast<size_t>(col + w.pad_left) * plane.rows + w.pad_top) * kLanes;
-      for (int row = 0; row < end_row; ++row)
-        to[static_cast<size_t>(row) * kLanes + lane] = from[row];
+    channels[lane] = input + static_cast<size_t>((first + lane) / multiplier) * input_area;
+  }
+  for (int col = 0; col < end_col; ++col) {
+    const size_t column = static_cast<size_t>(col) * s.input_h;
+    float* to = target + (static_cast<size_t>(col + w.pad_left) * plane.rows + w.pad_top) * kLanes;
+    int row = 0;
+    if (count == kLanes) {
+      // Eight rows of the eight channels at a time: a transpose makes them eight pixels of eight
+      // channels (element by element, the stores were most of this path's time). The last rows,
+      // fewer than eight, are read into a block of zeros first, and only they are stored.
+      for (; row < end_row; row += kLanes) {
+        const int rows = std::min(kLanes, end_row - row);
+        Vector block[kLanes];
+        if (rows == kLanes) {
+#pragma GCC unroll 8
+          for (int lane = 0; lane < kLanes; ++lane) {
+            block[lane] = LoadVector<Vector>(channels[lane] + column + row);
+          }
+        } else {
+          // A loop of known length with a condition, not a copy of `rows` floats: the compiler
+          // makes it masked loads, where a copy became a call to memmove per channel.
+#pragma GCC unroll 8
+          for (int lane = 0; lane < kLanes; ++lane) {
+            const float* from = channels[lane] + column + row;
+            Vector values{};
+#pragma GCC unroll 8
+            for (int i = 0; i < kLanes; ++i) values[i] = i < rows ? from[i] : 0.0f;
+            block[lane] = values;
+          }
+        }
+        TransposeEight(block);
+#pragma GCC unroll 8
+        for (int i = 0; i < kLanes; ++i) {
+          if (i < rows) StoreVector(to + static_cast<size_t>(row + i) * kLanes, block[i]);
+        }
+      }
+    }
+    for (int lane = 0; lane < count; ++lane) {
+      const float* from = channels[lane] + column;
+      for (int r = row; r < end_row; ++r) to[static_cast<size_t>(r) * kLanes + lane] = from[r];
     }
   }
 }
@@ -325,6 +360,14 @@ void InterleavedGroup(const float* padded, const InterleavedPlane& plane, const 
     InterleavedTileOf<kPixelTile, KernelH, KernelW>(pixels, origin, plane, weights, bias, w,
                                                     result);
     for (int p = 0; p < pixels; ++p) result[p] = ClampLanes(result[p], clamp);
+    if (pixels == kPixelTile && count == kLanes) {
+      // A whole tile of a whole group: transposed, each channel's eight pixels are one vector.
+      TransposeEight(result);
+      for (int lane = 0; lane < kLanes; ++lane) {
+        StoreVector(output + static_cast<size_t>(lane) * output_area + first, result[lane]);
+      }
+      continue;
+    }
     for (int lane = 0; lane < count; ++lane) {
       float* target = output + static_cast<size_t>(lane) * output_area + first;
       for (int p = 0; p < pixels; ++p) target[p] = result[p][lane];

@@ -61,6 +61,35 @@ inline Vector ClampLanes(const Vector& x, LaneClamp clamp) {
   return x;
 }
 
+// Transposes the 8 x 8 matrix whose row i is rows[i] in place: afterwards rows[i][j] is what
+// rows[j][i] was. Three rounds of two-vector shuffles (pairs of lanes, then pairs of pairs, then
+// halves), 24 in all, where a scalar transpose takes 64 loads and 64 stores: the depthwise
+// kernel's small-map path turns 8 channels' planes into pixels of 8 channels and back with it.
+inline void TransposeEight(FloatVector<8>* rows) {
+  using Vector = FloatVector<8>;
+  Vector pairs[8];  // round 1: lanes of rows 2k and 2k+1 interleaved, within each 128-bit half
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    pairs[2 * k] = __builtin_shufflevector(rows[2 * k], rows[2 * k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    pairs[2 * k + 1] =
+        __builtin_shufflevector(rows[2 * k], rows[2 * k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+  }
+  Vector quads[8];  // round 2: columns j and j+4 of rows 4h..4h+3, for j in 0..3
+#pragma GCC unroll 2
+  for (int h = 0; h < 2; ++h) {
+    const Vector* p = pairs + 4 * h;
+    quads[4 * h + 0] = __builtin_shufflevector(p[0], p[2], 0, 1, 8, 9, 4, 5, 12, 13);
+    quads[4 * h + 1] = __builtin_shufflevector(p[0], p[2], 2, 3, 10, 11, 6, 7, 14, 15);
+    quads[4 * h + 2] = __builtin_shufflevector(p[1], p[3], 0, 1, 8, 9, 4, 5, 12, 13);
+    quads[4 * h + 3] = __builtin_shufflevector(p[1], p[3], 2, 3, 10, 11, 6, 7, 14, 15);
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j) {  // round 3: the top rows' half beside the bottom rows'
+    rows[j] = __builtin_shufflevector(quads[j], quads[4 + j], 0, 1, 2, 3, 8, 9, 10, 11);
+    rows[j + 4] = __builtin_shufflevector(quads[j], quads[4 + j], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+}
+
 }  // namespace lumen
 
 #endif  // LUMEN_MATH_SIMD_HPP_
