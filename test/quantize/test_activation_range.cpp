@@ -100,30 +100,31 @@ TEST(ActivationRange, MseWeighsRoundingAgainstClipping) {
   }
 }
 
+// The least-error range of `values`, seen in both calibration passes.
+void MseRangeOf(const std::vector<float>& values, float* low, float* high) {
+  ActivationRange range;
+  range.AddToExtremes(values.data(), values.size());
+  range.AddToHistogram(values.data(), values.size());
+  range.MseRange(low, high);
+}
+
 // Evenly spread values and nothing else: any cut clips more than it saves in rounding (to within
 // a step of the search), so the range stays the extremes.
 TEST(ActivationRange, MseKeepsAnEvenSpreadWhole) {
   std::vector<float> values;
   for (int i = -1000; i <= 1000; ++i) values.push_back(static_cast<float>(i) / 1000.0f);
-  ActivationRange range;
-  range.AddToExtremes(values.data(), values.size());
-  range.AddToHistogram(values.data(), values.size());
   float low = 0.0f;
   float high = 0.0f;
-  range.MseRange(&low, &high);
+  MseRangeOf(values, &low, &high);
   EXPECT_LE(low, -0.99f);
   EXPECT_GE(high, 0.99f);
 }
 
 // One value: nothing to search (min == max); the extremes come back.
 TEST(ActivationRange, MseOfOneValueIsThatValue) {
-  const std::vector<float> values = {2.5f};
-  ActivationRange range;
-  range.AddToExtremes(values.data(), values.size());
-  range.AddToHistogram(values.data(), values.size());
   float low = 0.0f;
   float high = 0.0f;
-  range.MseRange(&low, &high);
+  MseRangeOf({2.5f}, &low, &high);
   EXPECT_EQ(low, 2.5f);
   EXPECT_EQ(high, 2.5f);
 }
