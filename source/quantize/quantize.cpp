@@ -165,6 +165,32 @@ std::vector<float> BiasCorrection(const Candidate& candidate, const std::vector<
   return correction;
 }
 
+// Subtracts BiasCorrection's shifts from `node`'s bias (giving it one if it has none), for the
+// fp32 `weights` quantised to `quantized` with per-output-channel `scales`.
+void CorrectBias(const Candidate& candidate, const std::vector<float>& weights,
+                 const std::vector<int8_t>& quantized, const std::vector<float>& scales,
+                 Node* node) {
+  const int outputs = static_cast<int>(scales.size());
+  std::vector<float> dequantized(weights.size());
+  const size_t per_output = weights.size() / outputs;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    dequantized[i] = scales[i / per_output] * quantized[i];
+  }
+  const std::vector<float> correction = BiasCorrection(candidate, weights, dequantized, outputs);
+  if (std::all_of(correction.begin(), correction.end(), [](float v) { return v == 0.0f; })) return;
+  std::vector<float> bias(outputs, 0.0f);
+  const auto found = node->attributes.find("bias");
+  const bool has_bias = node->params.count("bias") && node->params.at("bias").AsBool() &&
+                        found != node->attributes.end();
+  if (has_bias) bias = found->second.ToFloats();
+  if (bias.size() != static_cast<size_t>(outputs)) return;  // the layer refuses it at load
+  for (int j = 0; j < outputs; ++j) bias[j] -= correction[j];
+  Attribute& bias_attribute = node->attributes["bias"];
+  bias_attribute.shape = {outputs};
+  StoreValues(bias, DataType::kFloat32, &bias_attribute);
+  node->params["bias"] = Parameter::FromBool(true);
+}
+
 // Rewrites `node` (a file node Candidate `candidate` describes) into its int8 form.
 void QuantizeNode(const Candidate& candidate, const QuantizeOptions& options, Node* node,
                   QuantizedLayer* report) {
@@ -176,28 +202,7 @@ void QuantizeNode(const Candidate& candidate, const QuantizeOptions& options, No
   std::vector<float> scales;
   QuantizeWeightsPerChannel(weights.data(), outputs, static_cast<int>(weights.size() / outputs),
                             &quantized, &scales);
-  if (options.correct_bias) {
-    std::vector<float> dequantized(weights.size());
-    const size_t per_output = weights.size() / outputs;
-    for (size_t i = 0; i < weights.size(); ++i) {
-      dequantized[i] = scales[i / per_output] * quantized[i];
-    }
-    const std::vector<float> correction = BiasCorrection(candidate, weights, dequantized, outputs);
-    if (std::any_of(correction.begin(), correction.end(), [](float v) { return v != 0.0f; })) {
-      std::vector<float> bias(outputs, 0.0f);
-      const auto found = node->attributes.find("bias");
-      const bool has_bias = node->params.count("bias") && node->params.at("bias").AsBool() &&
-                            found != node->attributes.end();
-      if (has_bias) bias = found->second.ToFloats();
-      if (bias.size() == static_cast<size_t>(outputs)) {
-        for (int j = 0; j < outputs; ++j) bias[j] -= correction[j];
-        Attribute& bias_attribute = node->attributes["bias"];
-        bias_attribute.shape = {outputs};
-        StoreValues(bias, DataType::kFloat32, &bias_attribute);
-        node->params["bias"] = Parameter::FromBool(true);
-      }
-    }
-  }
+  if (options.correct_bias) CorrectBias(candidate, weights, quantized, scales, node);
   StoreValues(quantized, DataType::kInt8, &weight);
   Attribute& weight_scales = node->attributes["weight_scales"];
   weight_scales.shape = {outputs};
