@@ -350,6 +350,15 @@ void QuantizeToUint8(const float* input, size_t count, const Uint8Quantization& 
   QuantizeValues(input, count, quantization, output);
 }
 
+std::vector<float> DequantizeWeightsPerChannel(const std::vector<int8_t>& quantized,
+                                               const std::vector<float>& scales) {
+  std::vector<float> values(quantized.size());
+  if (scales.empty()) return values;
+  const size_t per_channel = quantized.size() / scales.size();
+  for (size_t i = 0; i < values.size(); ++i) values[i] = scales[i / per_channel] * quantized[i];
+  return values;
+}
+
 void QuantizeWeightsPerChannel(const float* weights, int n, int k, std::vector<int8_t>* quantized,
                                std::vector<float>* scales) {
   if (n <= 0 || k <= 0) {

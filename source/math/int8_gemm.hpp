@@ -80,6 +80,11 @@ void QuantizeToUint8(const float* input, size_t count, const Uint8Quantization& 
 void QuantizeWeightsPerChannel(const float* weights, int n, int k, std::vector<int8_t>* quantized,
                                std::vector<float>* scales);
 
+// The fp32 values scale_j * q that per-channel int8 weights stand for: `quantized` holds
+// scales.size() channels of equal length, one after another.
+std::vector<float> DequantizeWeightsPerChannel(const std::vector<int8_t>& quantized,
+                                               const std::vector<float>& scales);
+
 // The weights W (n x k int8, one scale per output channel), packed once into the column panels
 // the chosen kernel reads, with their per-channel sums for the zero-point correction.
 class Int8PackedWeights {

@@ -171,11 +171,7 @@ void CorrectBias(const Candidate& candidate, const std::vector<float>& weights,
                  const std::vector<int8_t>& quantized, const std::vector<float>& scales,
                  Node* node) {
   const int outputs = static_cast<int>(scales.size());
-  std::vector<float> dequantized(weights.size());
-  const size_t per_output = weights.size() / outputs;
-  for (size_t i = 0; i < weights.size(); ++i) {
-    dequantized[i] = scales[i / per_output] * quantized[i];
-  }
+  const std::vector<float> dequantized = DequantizeWeightsPerChannel(quantized, scales);
   const std::vector<float> correction = BiasCorrection(candidate, weights, dequantized, outputs);
   if (std::all_of(correction.begin(), correction.end(), [](float v) { return v == 0.0f; })) return;
   std::vector<float> bias(outputs, 0.0f);

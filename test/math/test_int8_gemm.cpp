@@ -446,5 +446,14 @@ TEST(QuantizeWeightsPerChannel, LargestMagnitudeBecomes127) {
   EXPECT_THROW(QuantizeWeightsPerChannel(bad.data(), 1, 2, &quantized, &scales), Error);
 }
 
+// Each channel's values times its own scale: three channels of two, distinct scales, so that a
+// value taken with its neighbour channel's scale shows.
+TEST(DequantizeWeightsPerChannel, ScalesEachChannelByItsOwnScale) {
+  const std::vector<int8_t> quantized = {1, -2, 3, 4, -127, 127};
+  const std::vector<float> scales = {0.5f, 2.0f, 0.25f};
+  const std::vector<float> expected = {0.5f, -1.0f, 6.0f, 8.0f, -31.75f, 31.75f};
+  EXPECT_EQ(DequantizeWeightsPerChannel(quantized, scales), expected);
+}
+
 }  // namespace
 }  // namespace lumen

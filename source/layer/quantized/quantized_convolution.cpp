@@ -185,11 +185,7 @@ void QuantizedConvolution::BuildFloatForm(const QuantizedWeights& weights) {
   spec.out_channels = out_channels_;
   spec.groups = groups_;
   spec.window = window_;
-  const size_t per_channel = weights.values.size() / out_channels_;
-  spec.weights.resize(weights.values.size());
-  for (size_t i = 0; i < spec.weights.size(); ++i) {
-    spec.weights[i] = weights.scales[i / per_channel] * weights.values[i];
-  }
+  spec.weights = DequantizeWeightsPerChannel(weights.values, weights.scales);
   if (edges_.bias() != nullptr) spec.bias.assign(edges_.bias(), edges_.bias() + out_channels_);
   Node node;  // names the float convolution in its messages as this layer
   node.type = "lumen.QuantizedConv2d";
