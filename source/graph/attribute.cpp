@@ -37,23 +37,6 @@ float HalfToFloat(uint16_t half) {
   // LESSON 04 END
 }
 
-uint16_t FloatToBFloat16(float value) {
-  uint32_t word;
-  std::memcpy(&word, &value, sizeof(word));
-  if (std::isnan(value)) return static_cast<uint16_t>((word >> 16) | 0x0040);  // keep it a NaN
-  // Adding 0x7FFF plus the kept half's lowest bit rounds to the nearest, ties to even; a carry
-  // into the exponent is the correct rounding up (to infinity past the largest bfloat16).
-  word += 0x7FFF + ((word >> 16) & 1);
-  return static_cast<uint16_t>(word >> 16);
-}
-
-float BFloat16ToFloat(uint16_t bits) {
-  const uint32_t word = uint32_t{bits} << 16;  // bfloat16 is the top half of a float32
-  float value;
-  std::memcpy(&value, &word, sizeof(value));
-  return value;
-}
-
 float LoadHalf(const char* bytes, size_t index) {
   return HalfToFloat(LoadElement<uint16_t>(bytes, index));
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "base/bfloat16.hpp"  // BFloat16ToFloat, FloatToBFloat16
+
 namespace lumen {
 
 // Element types a .pnnx.param file can name (`f32`, `f16`, `i64`, ...).
@@ -42,12 +44,6 @@ size_t DataTypeSize(DataType type);
 // IEEE binary16 -> binary32, bit-exact, including subnormals, infinities and NaN (pnnx's and
 // ONNX's f16 weights).
 float HalfToFloat(uint16_t half);
-
-// bfloat16 -> binary32 (exact: bfloat16 is a float32 with the low 16 mantissa bits dropped).
-float BFloat16ToFloat(uint16_t bits);
-
-// binary32 -> bfloat16, rounded to the nearest (ties to even); NaN stays a (quiet) NaN.
-uint16_t FloatToBFloat16(float value);
 
 // Element `index` of a little-endian f16 (bf16) array at `bytes`, any alignment, as float32.
 float LoadHalf(const char* bytes, size_t index);

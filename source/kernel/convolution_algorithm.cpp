@@ -177,7 +177,7 @@ std::unique_ptr<ConvolutionAlgorithm> MakeConvolutionAlgorithm(ConvolutionAlgori
 ConvolutionAlgorithmKind ChooseConvolutionAlgorithm(const ConvolutionSpec& spec,
                                                     const ConvolutionShape& shape) {
   if (DepthwiseApplies(spec)) return ConvolutionAlgorithmKind::kDepthwise;
-  if (PointwiseApplies(spec)) return ConvolutionAlgorithmKind::kPointwise;
+  if (PointwiseApplies(spec) && !spec.bf16_products) return ConvolutionAlgorithmKind::kPointwise;
   // Winograd pays for its transforms when there are enough channels to share them. Its GEMMs have
   // one row per tile, so it also needs enough tiles to fill most of a micro-kernel panel
   // (kPanelRows rows): F(4x4) where its 4x4 tiles do (ResNet's 28x28 and larger maps), else
@@ -192,7 +192,8 @@ ConvolutionAlgorithmKind ChooseConvolutionAlgorithm(const ConvolutionSpec& spec,
     if (tiles(4) >= enough_tiles) return ConvolutionAlgorithmKind::kWinograd4x4;
     if (tiles(2) >= enough_tiles) return ConvolutionAlgorithmKind::kWinograd2x2;
   }
-  if (SmallDepthMayPayOff(spec) && (spec.groups > 1 || shape.output_h >= kPanelRows / 2)) {
+  if (SmallDepthMayPayOff(spec) && !spec.bf16_products &&
+      (spec.groups > 1 || shape.output_h >= kPanelRows / 2)) {
     return ConvolutionAlgorithmKind::kSmallDepth;
   }
   return ConvolutionAlgorithmKind::kIm2col;
@@ -200,12 +201,12 @@ ConvolutionAlgorithmKind ChooseConvolutionAlgorithm(const ConvolutionSpec& spec,
 
 std::vector<ConvolutionAlgorithmKind> CandidateConvolutionAlgorithms(const ConvolutionSpec& spec) {
   if (DepthwiseApplies(spec)) return {ConvolutionAlgorithmKind::kDepthwise};
-  if (PointwiseApplies(spec)) return {ConvolutionAlgorithmKind::kPointwise};
+  if (PointwiseApplies(spec) && !spec.bf16_products) return {ConvolutionAlgorithmKind::kPointwise};
   if (WinogradMayPayOff(spec)) {
     return {ConvolutionAlgorithmKind::kWinograd4x4, ConvolutionAlgorithmKind::kWinograd2x2,
             ConvolutionAlgorithmKind::kIm2col};
   }
-  if (SmallDepthMayPayOff(spec)) {
+  if (SmallDepthMayPayOff(spec) && !spec.bf16_products) {
     return {ConvolutionAlgorithmKind::kSmallDepth, ConvolutionAlgorithmKind::kIm2col};
   }
   return {ConvolutionAlgorithmKind::kIm2col};

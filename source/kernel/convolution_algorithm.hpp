@@ -46,6 +46,11 @@ struct ConvolutionSpec {
   std::vector<float> weights;
   // One per output channel, or empty for no bias.
   std::vector<float> bias;
+  // Multiply in bf16 (math/bf16_gemm): set by the layer for weights stored as bf16 on a CPU with
+  // vdpbf16ps, where it does twice fp32's multiply-adds per instruction. The im2col algorithm then
+  // takes every layer but the depthwise and Winograd ones (Winograd's 4x fewer products beat
+  // bf16's 2x) and rounds the activations to bf16 as it packs them.
+  bool bf16_products = false;
 };
 
 // The planes of one sample: each input channel is an input_h x input_w column-major matrix, each

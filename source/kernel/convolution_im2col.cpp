@@ -8,6 +8,10 @@
 //
 // The whole im2col matrix of a 640x640 YOLO layer is tens of megabytes, far beyond any cache, so
 // the output is computed in blocks of whole output columns, about a megabyte of im2col rows each.
+//
+// With bf16 products (ConvolutionSpec::bf16_products) the GEMM is math/bf16_gemm's, which rounds
+// the im2col rows to bf16 as it packs them and finishes the output with any activation; a 1x1,
+// stride-1 layer then needs no im2col at all: its input planes already are the rows.
 #include <algorithm>
 #include <cstdint>
 
@@ -15,6 +19,7 @@
 #include "base/thread_pool.hpp"
 #include "convolution_factories.hpp"
 #include "kernel/convolution_algorithm.hpp"
+#include "math/bf16_gemm.hpp"
 #include "math/packed_gemm.hpp"
 
 namespace lumen {
@@ -22,11 +27,25 @@ namespace {
 
 class Im2colConvolution : public ConvolutionAlgorithm {
  public:
-  // Packs each group's weights, a column-major K x C_out/groups matrix.
+  // Packs each group's weights, a column-major K x C_out/groups matrix (in bf16 pairs for bf16
+  // products).
   explicit Im2colConvolution(const ConvolutionSpec& spec)
       : ConvolutionAlgorithm(spec),
-        weights_(PackGroupWeights(spec)),
-        kernel_size_(weights_[0].rows()) {}
+        kernel_size_(CheckedInt(
+            int64_t{spec.in_channels / spec.groups} * spec.window.kernel_h * spec.window.kernel_w,
+            "convolution GEMM depth")),
+        rows_are_input_(spec.bf16_products && PointwiseApplies(spec)) {
+    if (!spec.bf16_products) {
+      weights_ = PackGroupWeights(spec);
+      return;
+    }
+    const int group_out = spec.out_channels / spec.groups;
+    for (int group = 0; group < spec.groups; ++group) {
+      bf16_weights_.emplace_back(
+          spec.weights.data() + static_cast<size_t>(group) * group_out * kernel_size_, group_out,
+          kernel_size_, kernel_size_);
+    }
+  }
   ConvolutionAlgorithmKind kind() const override { return ConvolutionAlgorithmKind::kIm2col; }
 
   // Blocks of whole output columns, about 1 MB of im2col rows each (at least one column): large
@@ -53,9 +72,13 @@ class Im2colConvolution : public ConvolutionAlgorithm {
       plan.block = (output_w + blocks - 1) / blocks;
     }
     const int pixels = plan.block * shape.output_h;
-    plan.scratch(ScratchSlot::kFirst) = CheckedMultiply(
-        static_cast<size_t>(pixels), static_cast<size_t>(kernel_size_), "im2col block size");
-    plan.scratch(ScratchSlot::kGemmPacking) = PackedGemmScratchSize(pixels, kernel_size_);
+    plan.scratch(ScratchSlot::kFirst) =
+        rows_are_input_ ? 0
+                        : CheckedMultiply(static_cast<size_t>(pixels),
+                                          static_cast<size_t>(kernel_size_), "im2col block size");
+    plan.scratch(ScratchSlot::kGemmPacking) = bf16_weights_.empty()
+                                                  ? PackedGemmScratchSize(pixels, kernel_size_)
+                                                  : Bf16GemmScratchSize(pixels, bf16_weights_[0]);
     return plan;
   }
 
@@ -92,10 +115,22 @@ class Im2colConvolution : public ConvolutionAlgorithm {
     const int area = s.output_h * s.output_w;
     const int first_pixel = first_column * s.output_h;
     const int pixels = std::min(plan.block, s.output_w - first_column) * s.output_h;
-    float* columns = context.Scratch(ScratchSlot::kFirst, plan.scratch(ScratchSlot::kFirst));
-    Im2Col(s, input, group, first_column, pixels, columns, context);
     // (pixels x K) * (K x group_out) -> rows [first_pixel, +pixels) of the group's outputs
     float* result = output + static_cast<size_t>(group) * group_out * area + first_pixel;
+    if (rows_are_input_) {  // 1x1, stride 1: the group's input planes are the rows
+      Bf16Gemm(pixels, input + static_cast<size_t>(group) * kernel_size_ * area + first_pixel, area,
+               bf16_weights_[group], bias_.empty() ? nullptr : bias_.data() + group * group_out,
+               plan.activation, result, area, context);
+      return;
+    }
+    float* columns = context.Scratch(ScratchSlot::kFirst, plan.scratch(ScratchSlot::kFirst));
+    Im2Col(s, input, group, first_column, pixels, columns, context);
+    if (!bf16_weights_.empty()) {
+      Bf16Gemm(pixels, columns, pixels, bf16_weights_[group],
+               bias_.empty() ? nullptr : bias_.data() + group * group_out, plan.activation, result,
+               area, context);
+      return;
+    }
     GemmEpilogue epilogue;
     if (GemmFinishes(plan.activation, group * group_out, &epilogue)) {
       PackedGemm(pixels, columns, pixels, weights_[group], result, area, context, epilogue);
@@ -157,8 +192,10 @@ class Im2colConvolution : public ConvolutionAlgorithm {
     // LESSON 07 END
   }
 
-  std::vector<PackedMatrix> weights_;  // one per group
-  int kernel_size_;                    // K: (in_channels / groups) * kH * kW
+  int kernel_size_;                              // K: (in_channels / groups) * kH * kW
+  bool rows_are_input_;                          // bf16 1x1 stride 1: no im2col
+  std::vector<PackedMatrix> weights_;            // one per group (fp32 products)
+  std::vector<Bf16PackedWeights> bf16_weights_;  // one per group (bf16 products)
 };
 
 }  // namespace

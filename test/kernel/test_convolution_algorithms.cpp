@@ -26,6 +26,7 @@
 #include <tuple>
 #include <vector>
 
+#include "base/bfloat16.hpp"
 #include "io/golden_case.hpp"
 #include "io/raw_file.hpp"
 #include "kernel/convolution_algorithm.hpp"
@@ -502,6 +503,67 @@ INSTANTIATE_TEST_SUITE_P(ConvolutionAlgorithm, ConvolutionAlgorithmTest,
                            return std::get<0>(info.param).name + "_threads" +
                                   std::to_string(std::get<1>(info.param));
                          });
+
+// With bf16 products (a `--to bf16` file on a CPU with vdpbf16ps) im2col computes what the
+// reference computes on the bf16-rounded weights and input: bf16 x bf16 products are exact in fp32,
+// so only the order of the sums differs. Run here on the generic bf16 kernel where the CPU lacks
+// AVX512-BF16; a 1x1 stride-1 layer multiplies its input planes in place.
+TEST(ConvolutionAlgorithmBf16, Im2colMatchesTheReferenceOnRoundedOperands) {
+  const auto rounded = [](std::vector<float> values) {
+    for (float& value : values) value = BFloat16ToFloat(FloatToBFloat16(value));
+    return values;
+  };
+  int checked = 0;
+  for (const Geometry& geometry : Geometries()) {
+    std::mt19937 generator(20240601);
+    ConvolutionSpec spec = MakeSpec(geometry, &generator);
+    if (DepthwiseApplies(spec)) continue;  // stays fp32
+    const ConvolutionShape shape =
+        MakeConvolutionShape(spec.window, geometry.input_h, geometry.input_w);
+    const std::vector<float> input =
+        RandomValues(static_cast<size_t>(geometry.batch) * spec.in_channels * geometry.input_h *
+                         geometry.input_w,
+                     &generator);
+    ConvolutionSpec rounded_spec = spec;
+    rounded_spec.weights = rounded(spec.weights);
+    const std::vector<float> expected =
+        RunAlgorithm(*MakeConvolutionAlgorithm(Algorithm::kReference, rounded_spec), shape,
+                     geometry.activation, rounded(input), geometry.batch, 1, spec.out_channels);
+    spec.bf16_products = true;
+    const std::unique_ptr<ConvolutionAlgorithm> algorithm =
+        MakeConvolutionAlgorithm(Algorithm::kIm2col, spec);
+    for (const int threads : {1, 2}) {
+      ExpectAgree(RunAlgorithm(*algorithm, shape, geometry.activation, input, geometry.batch,
+                               threads, spec.out_channels),
+                  "bf16 im2col", expected, "the reference on bf16 operands", kTolerance, kTolerance,
+                  geometry.name + " on " + std::to_string(threads) + " threads");
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+}
+
+// bf16 products leave depthwise layers, and Winograd's (4x fewer products than im2col, against
+// bf16's 2x more per instruction), as they are, and send the rest to im2col.
+TEST(ConvolutionAlgorithmChoice, Bf16ProductsGoToIm2colButDepthwiseAndWinograd) {
+  const auto choose = [](const Geometry& geometry) {
+    std::mt19937 generator(1);
+    ConvolutionSpec spec = MakeSpec(geometry, &generator);
+    spec.bf16_products = true;
+    const std::vector<Algorithm> candidates = CandidateConvolutionAlgorithms(spec);
+    const Algorithm chosen = ChooseConvolutionAlgorithm(
+        spec, MakeConvolutionShape(spec.window, geometry.input_h, geometry.input_w));
+    EXPECT_NE(std::find(candidates.begin(), candidates.end(), chosen), candidates.end())
+        << geometry.name;
+    return chosen;
+  };
+  EXPECT_EQ(choose(Conv("c", 64, 32, 160, 160, 1, 1)), Algorithm::kIm2col);
+  EXPECT_EQ(choose(Conv("c", 3, 64, 224, 224, 7, 7).Stride(2, 2).Padding(3)), Algorithm::kIm2col);
+  EXPECT_EQ(choose(Conv("c", 216, 216, 7, 7, 3, 3).Groups(27).Padding(1)), Algorithm::kIm2col);
+  EXPECT_EQ(choose(Conv("c", 64, 128, 56, 56, 3, 3).Stride(2, 2).Padding(1)), Algorithm::kIm2col);
+  EXPECT_EQ(choose(Conv("c", 64, 64, 56, 56, 3, 3).Padding(1)), Algorithm::kWinograd4x4);
+  EXPECT_EQ(choose(Conv("c", 32, 32, 56, 56, 3, 3).Groups(32).Padding(1)), Algorithm::kDepthwise);
+}
 
 // Winograd's shared path cuts the tiles into several shared blocks only when the tiles are too
 // many for one shared block yet too few for private blocks on every thread, which takes more

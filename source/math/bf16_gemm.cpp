@@ -1,0 +1,221 @@
+#include "math/bf16_gemm.hpp"
+
+#include <algorithm>
+
+#include "base/bfloat16.hpp"
+#include "base/cpu_features.hpp"
+#include "base/thread_pool.hpp"
+#include "lumen/error.hpp"
+#include "math/bf16_gemm_kernels.hpp"
+
+namespace lumen {
+namespace {
+
+// Row panels packed at a time: enough rows to reuse each weight panel (the weights are read once
+// per block), few enough for the packed block and its sums to stay in the L2 cache.
+constexpr int kBlockPanels = 4;
+constexpr int kBlockRows = kBlockPanels * kBf16PanelRows;
+// Pairs per slice of the shared dimension: a slice of a row panel (16 KB) stays in L1 while it
+// meets every weight panel; the slices' sums add up in the block's sums.
+constexpr int kSlicePairs = 128;
+
+// The fp32 values of a cell's two halves.
+float EvenValue(uint32_t cell) { return BFloat16ToFloat(static_cast<uint16_t>(cell & 0xFFFFu)); }
+float OddValue(uint32_t cell) { return BFloat16ToFloat(static_cast<uint16_t>(cell >> 16)); }
+
+Bf16MicroKernel MicroKernelFor(Bf16Isa isa) {
+  return isa == Bf16Isa::kAvx512Bf16 ? Avx512Bf16MicroKernel : GenericBf16MicroKernel;
+}
+
+// Rows rounded up to whole row panels.
+int PaddedRows(int rows) { return (rows + kBf16PanelRows - 1) / kBf16PanelRows * kBf16PanelRows; }
+// Column panels of n columns.
+int ColumnPanels(int n) { return (n + kBf16PanelColumns - 1) / kBf16PanelColumns; }
+
+// Cells of `rows` rows packed into row panels of `pairs` pairs.
+size_t PackedCells(int rows, int pairs) { return static_cast<size_t>(PaddedRows(rows)) * pairs; }
+
+// Floats of scratch one block needs: its packed rows (one cell is one float's 4 bytes), then the
+// fp32 sums of its rows by `columns` columns, both rounded up to whole panels.
+size_t BlockScratchFloats(int rows, int pairs, int columns) {
+  return PackedCells(rows, pairs) +
+         static_cast<size_t>(PaddedRows(rows)) * ColumnPanels(columns) * kBf16PanelColumns;
+}
+
+}  // namespace
+
+void GenericBf16MicroKernel(int pairs, const uint32_t* a, const uint32_t* b, float* sums, int ld,
+                            bool accumulate) {
+  float tile[kBf16PanelColumns][kBf16PanelRows];
+  for (int j = 0; j < kBf16PanelColumns; ++j) {
+    for (int i = 0; i < kBf16PanelRows; ++i) tile[j][i] = accumulate ? sums[j * ld + i] : 0.0f;
+  }
+  for (int pair = 0; pair < pairs; ++pair, a += kBf16PanelRows, b += kBf16PanelColumns) {
+    for (int j = 0; j < kBf16PanelColumns; ++j) {
+      const float weight_even = EvenValue(b[j]);
+      const float weight_odd = OddValue(b[j]);
+      for (int i = 0; i < kBf16PanelRows; ++i) {
+        tile[j][i] += OddValue(a[i]) * weight_odd;
+        tile[j][i] += EvenValue(a[i]) * weight_even;
+      }
+    }
+  }
+  for (int j = 0; j < kBf16PanelColumns; ++j) {
+    for (int i = 0; i < kBf16PanelRows; ++i) sums[j * ld + i] = tile[j][i];
+  }
+}
+
+Bf16Isa BestBf16Isa() {
+  return Bf16IsaAvailable(Bf16Isa::kAvx512Bf16) ? Bf16Isa::kAvx512Bf16 : Bf16Isa::kGeneric;
+}
+
+bool Bf16IsaAvailable(Bf16Isa isa) {
+  const CpuFeatures& features = DetectedCpuFeatures();
+  return isa == Bf16Isa::kGeneric || (features.avx512f && features.avx512_bf16);
+}
+
+const char* Bf16IsaName(Bf16Isa isa) {
+  return isa == Bf16Isa::kAvx512Bf16 ? "AVX512-BF16" : "generic";
+}
+
+bool Bf16GemmIsFast() { return Bf16IsaAvailable(Bf16Isa::kAvx512Bf16); }
+
+uint32_t Bf16Pair(float even, float odd) {
+  return uint32_t{FloatToBFloat16(even)} | uint32_t{FloatToBFloat16(odd)} << 16;
+}
+
+Bf16PackedWeights::Bf16PackedWeights(const float* weights, int n, int k, int ldw, Bf16Isa isa)
+    : depth_(k), channels_(n), isa_(isa) {
+  if (n <= 0 || k <= 0 || ldw < k) {
+    throw Error(Concat("bf16 weights: expected n > 0, k > 0 and ldw >= k, got n = ", n, ", k = ", k,
+                       ", ldw = ", ldw));
+  }
+  const int panels = ColumnPanels(n);
+  cells_.assign(static_cast<size_t>(panels) * pairs() * kBf16PanelColumns, 0);
+  for (int j = 0; j < n; ++j) {
+    const float* channel = weights + static_cast<size_t>(j) * ldw;
+    uint32_t* column = cells_.data() +
+                       static_cast<size_t>(j / kBf16PanelColumns) * pairs() * kBf16PanelColumns +
+                       j % kBf16PanelColumns;
+    for (int pair = 0; pair < pairs(); ++pair) {
+      const int p = 2 * pair;
+      column[static_cast<size_t>(pair) * kBf16PanelColumns] =
+          Bf16Pair(channel[p], p + 1 < k ? channel[p + 1] : 0.0f);
+    }
+  }
+}
+
+void PackBf16Rows(const float* a, int lda, int m, int k, uint32_t* packed) {
+  const int pairs = (k + 1) / 2;
+  const int panels = (m + kBf16PanelRows - 1) / kBf16PanelRows;
+  // Pair by pair: the two columns of A it reads are contiguous runs of m floats.
+  for (int pair = 0; pair < pairs; ++pair) {
+    const int p = 2 * pair;
+    const float* even = a + static_cast<size_t>(p) * lda;
+    const float* odd = p + 1 < k ? even + lda : nullptr;
+    for (int panel = 0; panel < panels; ++panel) {
+      const int first = panel * kBf16PanelRows;
+      const int valid = std::min(kBf16PanelRows, m - first);
+      uint32_t* target = packed + (static_cast<size_t>(panel) * pairs + pair) * kBf16PanelRows;
+      if (odd != nullptr) {
+        for (int i = 0; i < valid; ++i) target[i] = Bf16Pair(even[first + i], odd[first + i]);
+      } else {
+        for (int i = 0; i < valid; ++i) target[i] = Bf16Pair(even[first + i], 0.0f);
+      }
+      std::fill(target + valid, target + kBf16PanelRows, 0u);
+    }
+  }
+}
+
+void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, const float* bias,
+              const Activation& activation, float* c, int ldc, const ComputeContext& context) {
+  if (weights.channels() == 0) throw Error("bf16 GEMM: expected packed weights, got none");
+  if (m < 0 || lda < m || ldc < m) {
+    throw Error(Concat("bf16 GEMM: expected m >= 0 and leading dimensions >= m, got m = ", m,
+                       ", lda = ", lda, ", ldc = ", ldc));
+  }
+  if (!Bf16IsaAvailable(weights.isa())) {
+    throw Error(Concat("bf16 GEMM: weights packed for ", Bf16IsaName(weights.isa()),
+                       ", which this CPU cannot run (", DetectedCpuFeatures().Describe(), ")"));
+  }
+  if (m == 0) return;
+  const int n = weights.channels();
+  const int k = weights.depth();
+  const int pairs = weights.pairs();
+  const int column_panels = ColumnPanels(n);
+  const int row_blocks = (m + kBlockRows - 1) / kBlockRows;
+  // Few blocks of rows (a late layer's small map): the threads share the column panels too.
+  const int threads = context.threads();
+  const int column_parts =
+      row_blocks >= threads ? 1 : std::min(column_panels, (threads + row_blocks - 1) / row_blocks);
+  const int tasks = row_blocks * column_parts;
+  const Bf16MicroKernel micro_kernel = MicroKernelFor(weights.isa());
+  ParallelFor(
+      context.pool, tasks,
+      [&](std::ptrdiff_t task_index) {
+        const int task = static_cast<int>(task_index);
+        const int part = task % column_parts;
+        const int first_panel = column_panels * part / column_parts;
+        const int end_panel = column_panels * (part + 1) / column_parts;
+        const int first_column = first_panel * kBf16PanelColumns;
+        const int end_column = std::min(n, end_panel * kBf16PanelColumns);
+        const int first_row = task / column_parts * kBlockRows;
+        const int rows = std::min(kBlockRows, m - first_row);
+        const int ld = PaddedRows(rows);
+        float* scratch = context.Scratch(
+            ScratchSlot::kGemmPacking, BlockScratchFloats(rows, pairs, end_column - first_column));
+        auto* packed = reinterpret_cast<uint32_t*>(scratch);
+        float* sums = scratch + PackedCells(rows, pairs);
+        PackBf16Rows(a + first_row, lda, rows, k, packed);
+        for (int first_pair = 0; first_pair < pairs; first_pair += kSlicePairs) {
+          const int slice = std::min(kSlicePairs, pairs - first_pair);
+          for (int row_panel = 0; row_panel < ld / kBf16PanelRows; ++row_panel) {
+            const uint32_t* a_panel =
+                packed + (static_cast<size_t>(row_panel) * pairs + first_pair) * kBf16PanelRows;
+            for (int panel = first_panel; panel < end_panel; ++panel) {
+              float* tile = sums +
+                            static_cast<size_t>(panel - first_panel) * kBf16PanelColumns * ld +
+                            row_panel * kBf16PanelRows;
+              micro_kernel(
+                  slice, a_panel,
+                  weights.panel(panel) + static_cast<size_t>(first_pair) * kBf16PanelColumns, tile,
+                  ld, first_pair > 0);
+            }
+          }
+        }
+        // The bias and the activation, on the block's sums while they are in cache.
+        WithActivation(activation, [&](auto function) {
+          for (int j = first_column; j < end_column; ++j) {
+            const float offset = bias == nullptr ? 0.0f : bias[j];
+            const float* column = sums + static_cast<size_t>(j - first_column) * ld;
+            float* out = c + static_cast<size_t>(j) * ldc + first_row;
+            for (int i = 0; i < rows; ++i) out[i] = function(column[i] + offset);
+          }
+        });
+      },
+      Schedule::kDynamic, tasks > 1);
+}
+
+size_t Bf16GemmScratchSize(int m, const Bf16PackedWeights& weights) {
+  return BlockScratchFloats(std::min(m, kBlockRows), weights.pairs(), weights.channels());
+}
+
+void ReferenceBf16Gemm(int m, int n, int k, const float* a, int lda, const float* weights, int ldw,
+                       const float* bias, const Activation& activation, float* c, int ldc) {
+  const auto rounded = [](float value) { return double{BFloat16ToFloat(FloatToBFloat16(value))}; };
+  WithActivation(activation, [&](auto function) {
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < m; ++i) {
+        double sum = 0.0;
+        for (int p = 0; p < k; ++p) {
+          sum += rounded(a[i + static_cast<size_t>(p) * lda]) *
+                 rounded(weights[static_cast<size_t>(j) * ldw + p]);
+        }
+        c[i + static_cast<size_t>(j) * ldc] =
+            function(static_cast<float>(sum) + (bias == nullptr ? 0.0f : bias[j]));
+      }
+    }
+  });
+}
+
+}  // namespace lumen

@@ -1,0 +1,109 @@
+// A bf16 GEMM for the layers of a `lumen_quantize --to bf16` file: C = f(A * W^T + bias), with A
+// the fp32 activations (m rows of depth k, column-major: im2col columns or a 1x1 layer's input
+// planes), rounded to bfloat16 as they are packed, W the bf16 weights (n output channels x k), and
+// every product summed in fp32.
+//
+// Why: AVX512-BF16's vdpbf16ps multiplies two pairs of bf16 values and adds both products to one
+// fp32 lane, 32 multiply-adds per instruction on 512-bit registers where vfmadd231ps does 16, and
+// it reads half the bytes of weights and packed activations. A bf16 x bf16 product has at most
+// 16 significant bits, so it is exact in fp32: what bf16 costs is the rounding of both operands
+// (about 2^-9 relative each), never the sums.
+//
+// Layout (the int8 GEMM's VNNI layout in pairs of k-steps instead of quads): k is padded to an
+// even depth; each (row, pair) of A and each (column, pair) of W is one 32-bit cell holding the
+// even k-step's bf16 in its low half and the odd one's in its high half, as vdpbf16ps reads them.
+//   row panel of A (kBf16PanelRows rows):        for each pair: kBf16PanelRows cells
+//   column panel of W (kBf16PanelColumns cols):  for each pair: kBf16PanelColumns cells
+// The micro-kernel keeps a kBf16PanelRows x kBf16PanelColumns tile of fp32 sums in registers (28
+// of the 32 vector registers, as math/packed_gemm on AVX-512) while it walks the pairs.
+//
+// Which micro-kernel runs is chosen at run time (base/cpu_features): vdpbf16ps where the CPU has
+// AVX512-BF16, else the same layout in plain C++, which computes the same sums (slowly: it is
+// for tests and for files moved to other machines). Layers take this GEMM only where
+// Bf16GemmIsFast(); elsewhere they widen bf16 weights to fp32 once and run the fp32 kernels.
+#ifndef LUMEN_MATH_BF16_GEMM_HPP_
+#define LUMEN_MATH_BF16_GEMM_HPP_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "base/compute_context.hpp"
+#include "math/activation.hpp"
+
+namespace lumen {
+
+// The micro-kernel's tile, shared by both kernels so that one packing serves them.
+inline constexpr int kBf16PanelRows = 32;
+inline constexpr int kBf16PanelColumns = 14;
+
+// The bf16 kernels, from the slowest to the fastest.
+enum class Bf16Isa { kGeneric, kAvx512Bf16 };
+
+// The fastest kernel DetectedCpuFeatures() allows.
+Bf16Isa BestBf16Isa();
+// Whether this CPU (as LUMEN_ISA limits it) can run the kernel.
+bool Bf16IsaAvailable(Bf16Isa isa);
+// Its name, for messages and benchmark labels.
+const char* Bf16IsaName(Bf16Isa isa);
+// Whether the bf16 GEMM beats fp32 here: the CPU has vdpbf16ps.
+bool Bf16GemmIsFast();
+
+// The 32-bit cell of two k-steps: bf16(even) in the low half, bf16(odd) in the high half, each
+// rounded to the nearest, ties to even (base/bfloat16).
+uint32_t Bf16Pair(float even, float odd);
+
+// The weights W (n x k), rounded to bf16 and packed once into column panels.
+class Bf16PackedWeights {
+ public:
+  // Nothing packed.
+  Bf16PackedWeights() = default;
+  // Packs channel j's k weights, found at weights + j * ldw (fp32 values; bf16 files' weights are
+  // exactly representable, others are rounded). Throws lumen::Error for a non-positive size or
+  // ldw < k.
+  Bf16PackedWeights(const float* weights, int n, int k, int ldw, Bf16Isa isa = BestBf16Isa());
+
+  // The shared dimension k.
+  int depth() const { return depth_; }
+  // Output channels n.
+  int channels() const { return channels_; }
+  // k-step pairs per column (k rounded up to even, halved).
+  int pairs() const { return (depth_ + 1) / 2; }
+  // The kernel that multiplies with these weights.
+  Bf16Isa isa() const { return isa_; }
+  // Column panel `panel`: pairs() x kBf16PanelColumns cells.
+  const uint32_t* panel(int panel) const {
+    return cells_.data() + static_cast<size_t>(panel) * pairs() * kBf16PanelColumns;
+  }
+
+ private:
+  int depth_ = 0;
+  int channels_ = 0;
+  Bf16Isa isa_ = Bf16Isa::kGeneric;
+  std::vector<uint32_t> cells_;
+};
+
+// Packs rows [0, m) of the column-major fp32 A (depth k, leading dimension lda) into row panels
+// of bf16 pairs at `packed`, zero padding the last panel's rows and an odd k's last pair.
+void PackBf16Rows(const float* a, int lda, int m, int k, uint32_t* packed);
+
+// C = f(A * W^T + bias[j]) for the m x k fp32 A (column-major, leading dimension lda), C
+// column-major (element (i, j) at c[i + j * ldc]); bias may be null. Packs A block by block in the
+// context's scratch (ScratchSlot::kGemmPacking) and spreads the blocks over the context's threads
+// (one thread when called from inside a parallel loop). Throws lumen::Error for leading
+// dimensions shorter than m or weights for a kernel this CPU cannot run.
+void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, const float* bias,
+              const Activation& activation, float* c, int ldc, const ComputeContext& context);
+
+// Floats of ScratchSlot::kGemmPacking that Bf16Gemm asks each thread for: callers reserve it
+// when they plan, so that their runs do not allocate.
+size_t Bf16GemmScratchSize(int m, const Bf16PackedWeights& weights);
+
+// The same values by plain loops: both operands rounded to bf16, the sums in double, then the
+// bias and the activation. The reference the kernels are tested against.
+void ReferenceBf16Gemm(int m, int n, int k, const float* a, int lda, const float* weights, int ldw,
+                       const float* bias, const Activation& activation, float* c, int ldc);
+
+}  // namespace lumen
+
+#endif  // LUMEN_MATH_BF16_GEMM_HPP_

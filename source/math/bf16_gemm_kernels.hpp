@@ -1,0 +1,28 @@
+// The bf16 GEMM's micro-kernels (internal to math/bf16_gemm*.cpp). Both read one row panel of A
+// and one column panel of W (see math/bf16_gemm.hpp's layout) over `pairs` k-step pairs, and
+// write the kBf16PanelRows x kBf16PanelColumns tile of fp32 sums at sums (column j at
+// sums + j * ld), adding to the tile's values when `accumulate`.
+#ifndef LUMEN_MATH_BF16_GEMM_KERNELS_HPP_
+#define LUMEN_MATH_BF16_GEMM_KERNELS_HPP_
+
+#include <cstdint>
+
+namespace lumen {
+
+// A micro-kernel's signature.
+using Bf16MicroKernel = void (*)(int pairs, const uint32_t* a, const uint32_t* b, float* sums,
+                                 int ld, bool accumulate);
+
+// vdpbf16ps on 512-bit registers (bf16_gemm_avx512.cpp, compiled with a target attribute so that
+// every build has it; run only where the CPU has AVX512-BF16).
+void Avx512Bf16MicroKernel(int pairs, const uint32_t* a, const uint32_t* b, float* sums, int ld,
+                           bool accumulate);
+
+// The same sums in plain C++, in the instruction's order: per lane, the odd k-step's product is
+// added first, then the even one's, each exact (bf16 x bf16 fits in fp32) and rounded once.
+void GenericBf16MicroKernel(int pairs, const uint32_t* a, const uint32_t* b, float* sums, int ld,
+                            bool accumulate);
+
+}  // namespace lumen
+
+#endif  // LUMEN_MATH_BF16_GEMM_KERNELS_HPP_
