@@ -17,7 +17,9 @@
 // Kinds: fp32 (PackedGemm), int8 (Int8Gemm on uint8 A, as a layer that quantises its input
 // before im2col would call it), int8+quantise (the same, quantising a float A first: the cost when
 // a layer quantises the im2col rows themselves), int8 generic (the plain C++ kernel), and for
-// batch 1 fp32 matrix-vector (math/matrix_vector, what the fp32 Linear runs there).
+// batch 1 fp32 matrix-vector (math/matrix_vector, what the fp32 Linear runs there), and bf16
+// (math/bf16_gemm, packing and rounding a float A as a bf16 file's convolution does; the plain
+// C++ kernel, and so far slower than fp32, where the CPU lacks AVX512-BF16: the label says which).
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 
@@ -40,6 +42,7 @@
 #include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
 #include "math/activation.hpp"
+#include "math/bf16_gemm.hpp"
 #include "math/int8_gemm.hpp"
 #include "math/int8_gemm_kernels.hpp"
 #include "math/matrix_vector.hpp"
@@ -62,9 +65,9 @@ constexpr GemmShape kShapes[] = {
     {"resnet18 fc 512->1000", 1, 512, 1000},
 };
 
-enum Kind { kFp32, kInt8, kInt8WithQuantise, kInt8Generic, kFp32MatrixVector };
-const char* const kKindNames[] = {"fp32", "int8", "int8+quantise", "int8 generic",
-                                  "fp32 matrix-vector"};
+enum Kind { kFp32, kInt8, kInt8WithQuantise, kInt8Generic, kFp32MatrixVector, kBf16 };
+const char* const kKindNames[] = {
+    "fp32", "int8", "int8+quantise", "int8 generic", "fp32 matrix-vector", "bf16"};
 
 // Arguments: shape index, kind, threads.
 void BM_QuantizedGemm(benchmark::State& state) {
@@ -106,6 +109,13 @@ void BM_QuantizedGemm(benchmark::State& state) {
         AddBiasAndActivate(relu, bias[j], c.data() + static_cast<size_t>(j) * m, m);
       benchmark::DoNotOptimize(c.data());
     }
+  } else if (kind == kBf16) {
+    const Bf16PackedWeights packed(weights.data(), n, k, k);
+    workspace.Reserve(ScratchSlot::kGemmPacking, Bf16GemmScratchSize(m, packed));
+    for (auto _ : state) {
+      Bf16Gemm(m, a.data(), m, packed, bias.data(), relu, c.data(), m, context);
+      benchmark::DoNotOptimize(c.data());
+    }
   } else {
     if (kind == kInt8Generic) isa = Int8Isa::kGeneric;
     std::vector<int8_t> quantized;
@@ -127,14 +137,17 @@ void BM_QuantizedGemm(benchmark::State& state) {
   const double operations = 2.0 * m * n * k;
   state.counters["GOP"] =
       benchmark::Counter(operations * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  const char* kernel = kind == kFp32 || kind == kFp32MatrixVector ? ""
+                       : kind == kBf16                            ? Bf16IsaName(BestBf16Isa())
+                                                                  : Int8IsaName(isa);
   state.SetLabel(Concat(shape.layer, " (", m, "x", k, "x", n, ") ", kKindNames[kind],
-                        kind == kFp32 ? "" : Concat(" ", Int8IsaName(isa)), ", CPU ",
+                        *kernel == '\0' ? "" : " ", kernel, ", CPU ",
                         DetectedCpuFeatures().Describe()));
 }
 
 void QuantizedGemmArguments(benchmark::internal::Benchmark* benchmark) {
   for (size_t shape = 0; shape < std::size(kShapes); ++shape) {
-    for (int kind : {kFp32, kInt8, kInt8WithQuantise, kInt8Generic, kFp32MatrixVector}) {
+    for (int kind : {kFp32, kInt8, kInt8WithQuantise, kInt8Generic, kFp32MatrixVector, kBf16}) {
       if (kind == kFp32MatrixVector && kShapes[shape].m != 1) continue;
       benchmark->Args({static_cast<int64_t>(shape), kind, 1});
     }

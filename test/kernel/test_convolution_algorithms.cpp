@@ -513,8 +513,12 @@ TEST(ConvolutionAlgorithmBf16, Im2colMatchesTheReferenceOnRoundedOperands) {
     for (float& value : values) value = BFloat16ToFloat(FloatToBFloat16(value));
     return values;
   };
+  std::vector<Geometry> geometries = Geometries();
+  // A 1x1 layer in many blocks of output columns (4 columns each on this deep input): the blocks
+  // multiply their share of the input planes in place.
+  geometries.push_back(Conv("pointwise_column_blocks_512to8", 512, 8, 128, 40, 1, 1));
   int checked = 0;
-  for (const Geometry& geometry : Geometries()) {
+  for (const Geometry& geometry : geometries) {
     std::mt19937 generator(20240601);
     ConvolutionSpec spec = MakeSpec(geometry, &generator);
     if (DepthwiseApplies(spec)) continue;  // stays fp32
