@@ -189,7 +189,11 @@ ConvolutionAlgorithmKind ChooseConvolutionAlgorithm(const ConvolutionSpec& spec,
            ((shape.output_w + tile_size - 1) / tile_size);
   };
   if (WinogradMayPayOff(spec)) {
-    if (tiles(4) >= enough_tiles) return ConvolutionAlgorithmKind::kWinograd4x4;
+    // In bf16, F(4x4)'s transforms (coefficients up to 8) amplify the rounding of its tiles
+    // to errors of 0.1 on outputs of order 1; F(2x2)'s (0 and +-1) keep it at bf16's own.
+    if (tiles(4) >= enough_tiles && !spec.bf16_products) {
+      return ConvolutionAlgorithmKind::kWinograd4x4;
+    }
     if (tiles(2) >= enough_tiles) return ConvolutionAlgorithmKind::kWinograd2x2;
   }
   if (SmallDepthMayPayOff(spec) && !spec.bf16_products &&
@@ -202,6 +206,9 @@ ConvolutionAlgorithmKind ChooseConvolutionAlgorithm(const ConvolutionSpec& spec,
 std::vector<ConvolutionAlgorithmKind> CandidateConvolutionAlgorithms(const ConvolutionSpec& spec) {
   if (DepthwiseApplies(spec)) return {ConvolutionAlgorithmKind::kDepthwise};
   if (PointwiseApplies(spec) && !spec.bf16_products) return {ConvolutionAlgorithmKind::kPointwise};
+  if (WinogradMayPayOff(spec) && spec.bf16_products) {
+    return {ConvolutionAlgorithmKind::kWinograd2x2, ConvolutionAlgorithmKind::kIm2col};
+  }
   if (WinogradMayPayOff(spec)) {
     return {ConvolutionAlgorithmKind::kWinograd4x4, ConvolutionAlgorithmKind::kWinograd2x2,
             ConvolutionAlgorithmKind::kIm2col};

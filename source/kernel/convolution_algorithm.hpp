@@ -47,9 +47,10 @@ struct ConvolutionSpec {
   // One per output channel, or empty for no bias.
   std::vector<float> bias;
   // Multiply in bf16 (math/bf16_gemm): set by the layer for weights stored as bf16 on a CPU with
-  // vdpbf16ps, where it does twice fp32's multiply-adds per instruction. The im2col algorithm then
-  // takes every layer but the depthwise and Winograd ones (Winograd's 4x fewer products beat
-  // bf16's 2x) and rounds the activations to bf16 as it packs them.
+  // vdpbf16ps, where it does twice fp32's multiply-adds per instruction. 3x3 stride-1 layers then
+  // run as Winograd F(2x2) with bf16 GEMMs (F(4x4) would amplify bf16's rounding), im2col takes
+  // the other layers but the depthwise ones (no GEMM: they stay fp32), and the activations are
+  // rounded to bf16 as the GEMM packs them.
   bool bf16_products = false;
 };
 

@@ -13,6 +13,12 @@
 //
 // F(2x2, 3x3) is the same with 4x4 input tiles, 2x2 output tiles and 16 GEMMs. The class below is
 // written once for both; only the three small matrices differ.
+//
+// With bf16 products (ConvolutionSpec::bf16_products) F(2x2)'s transforms stay fp32 and its GEMMs
+// run on math/bf16_gemm: U is packed in bf16 once, and each block's V is repacked to bf16 after
+// its input transform. F(4x4) stays fp32: its transforms' coefficients (up to 8 in A, 5 in B)
+// amplify bf16's rounding of U and V to errors of 0.1 on outputs of order 1 (measured in the
+// tests), where F(2x2)'s, all 0 and +-1, leave it at about bf16's own (6e-3).
 #include <algorithm>
 #include <cstdint>
 
@@ -24,6 +30,7 @@
 #include "convolution_factories.hpp"
 #include "kernel/convolution_algorithm.hpp"
 #include "lumen/error.hpp"
+#include "math/bf16_gemm.hpp"
 #include "math/packed_gemm.hpp"
 
 namespace lumen {
@@ -217,8 +224,12 @@ class WinogradConvolution : public ConvolutionAlgorithm {
       }
     }
     for (int xi = 0; xi < kPositions; ++xi) {
-      transformed_weights_.emplace_back(transformed.data() + static_cast<size_t>(xi) * in * out, in,
-                                        out, in);
+      const float* position = transformed.data() + static_cast<size_t>(xi) * in * out;
+      if (spec.bf16_products && kTile == 2) {  // channel k's C_in values: n x k, channel-major
+        bf16_weights_.emplace_back(position, out, in, in);
+      } else {
+        transformed_weights_.emplace_back(position, in, out, in);
+      }
     }
     // Two ways to cut the tiles into blocks (see Run): private blocks of about 1 MB of V and M
     // (L2-sized, at least one full panel of tiles), or shared blocks of about 4 MB.
@@ -248,11 +259,12 @@ class WinogradConvolution : public ConvolutionAlgorithm {
       plan.block = (tiles.count + blocks - 1) / blocks;
     } else {
       plan.block = std::min(shared_tiles_, tiles.count);
-      plan.grid = PlanTasks(kPositions, transformed_weights_[0].panels(), threads);
+      plan.grid = PlanTasks(kPositions, WeightPanels(), threads);
     }
     const Buffers buffers = MakeBuffers(plan.block);
     plan.scratch(ScratchSlot::kSecond) = kPositions * buffers.input_step;
     plan.scratch(ScratchSlot::kThird) = kPositions * buffers.product_step;
+    plan.scratch(ScratchSlot::kGemmPacking) = kPositions * buffers.cells_step;
     // TransformInput's rows of B^T d for the input columns of the tile columns a block touches,
     // TransformOutput's rows of A^T M for one tile column.
     const int block_columns = std::min(tiles.columns, (plan.block - 1) / tiles.rows + 2);
@@ -282,7 +294,12 @@ class WinogradConvolution : public ConvolutionAlgorithm {
         for (int c = 0; c < in_channels_; ++c) {
           TransformInput(s, tiles, input, c, first_tile, count, buffers, context);
         }
-        for (int xi = 0; xi < kPositions; ++xi) Multiply(xi, count, buffers, 0, -1);
+        if (!bf16_weights_.empty()) {
+          buffers.cells = reinterpret_cast<uint32_t*>(
+              context.Scratch(ScratchSlot::kGemmPacking, kPositions * buffers.cells_step));
+          for (int xi = 0; xi < kPositions; ++xi) RepackInput(xi, count, buffers);
+        }
+        for (int xi = 0; xi < kPositions; ++xi) Multiply(xi, count, buffers, 0, WeightPanels());
         for (int k = 0; k < out_channels_; ++k) {
           TransformOutput(s, tiles, plan.activation, k, first_tile, count, buffers, output,
                           context);
@@ -294,13 +311,21 @@ class WinogradConvolution : public ConvolutionAlgorithm {
     Buffers shared = MakeBuffers(plan.block);
     shared.input = context.Scratch(ScratchSlot::kSecond, kPositions * shared.input_step);
     shared.products = context.Scratch(ScratchSlot::kThird, kPositions * shared.product_step);
-    const int panels = transformed_weights_[0].panels();
+    if (!bf16_weights_.empty()) {
+      shared.cells = reinterpret_cast<uint32_t*>(
+          context.Scratch(ScratchSlot::kGemmPacking, kPositions * shared.cells_step));
+    }
+    const int panels = WeightPanels();
     const TaskGrid& grid = plan.grid;
     for (int first_tile = 0; first_tile < tiles.count; first_tile += plan.block) {
       const int count = std::min(plan.block, tiles.count - first_tile);
       ParallelFor(context.pool, in_channels_, [&](std::ptrdiff_t c) {
         TransformInput(s, tiles, input, static_cast<int>(c), first_tile, count, shared, context);
       });
+      if (!bf16_weights_.empty()) {
+        ParallelFor(context.pool, kPositions,
+                    [&](std::ptrdiff_t xi) { RepackInput(static_cast<int>(xi), count, shared); });
+      }
       ParallelFor(
           context.pool, grid.tasks(),
           [&](std::ptrdiff_t task_index) {
@@ -333,8 +358,10 @@ class WinogradConvolution : public ConvolutionAlgorithm {
     int block_tiles = 0;      // tiles per block: the rows of V and M
     size_t input_step = 0;    // V_xi: packed block_tiles x C_in
     size_t product_step = 0;  // M_xi: column-major block_tiles x C_out
+    size_t cells_step = 0;    // V_xi in bf16 row panels (bf16 products only)
     float* input = nullptr;
     float* products = nullptr;
+    uint32_t* cells = nullptr;
   };
 
   // The part of one tile column tx that a block [first_tile, first_tile + count) covers.
@@ -357,11 +384,31 @@ class WinogradConvolution : public ConvolutionAlgorithm {
     buffers.block_tiles = block_tiles;
     buffers.input_step = PackedRowsSize(block_tiles, in_channels_) + kSpacer;
     buffers.product_step = static_cast<size_t>(block_tiles) * out_channels_ + kSpacer;
+    if (!bf16_weights_.empty()) {
+      buffers.cells_step = Bf16PackedRowsCells(block_tiles, in_channels_) + kSpacer;
+    }
     return buffers;
+  }
+
+  // Column panels of U: the units the shared blocks' GEMMs split.
+  int WeightPanels() const {
+    return bf16_weights_.empty() ? transformed_weights_[0].panels()
+                                 : (out_channels_ + kBf16PanelColumns - 1) / kBf16PanelColumns;
+  }
+
+  // V_xi of the block's `count` tiles, repacked into bf16 row panels (bf16 products).
+  void RepackInput(int xi, int count, const Buffers& buffers) const {
+    RepackBf16Rows(buffers.input + xi * buffers.input_step, count, in_channels_,
+                   buffers.cells + xi * buffers.cells_step);
   }
 
   // M_xi = V_xi U_xi for the block's tiles, output columns of panels [first_panel, end_panel).
   void Multiply(int xi, int count, const Buffers& buffers, int first_panel, int end_panel) const {
+    if (!bf16_weights_.empty()) {
+      Bf16GemmPacked(count, buffers.cells + xi * buffers.cells_step, bf16_weights_[xi], first_panel,
+                     end_panel, buffers.products + xi * buffers.product_step, buffers.block_tiles);
+      return;
+    }
     GemmPacked(count, buffers.input + xi * buffers.input_step, transformed_weights_[xi],
                buffers.products + xi * buffers.product_step, buffers.block_tiles, first_panel,
                end_panel);
@@ -521,6 +568,7 @@ class WinogradConvolution : public ConvolutionAlgorithm {
   int private_tiles_ = 0;                          // the budget of a private block, in tiles
   int shared_tiles_ = 0;                           // the budget of a shared block, in tiles
   std::vector<PackedMatrix> transformed_weights_;  // U: kPositions packed C_in x C_out matrices
+  std::vector<Bf16PackedWeights> bf16_weights_;    // U in bf16, for bf16 products
 };
 
 }  // namespace

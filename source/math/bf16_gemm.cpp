@@ -7,12 +7,13 @@
 #include "base/thread_pool.hpp"
 #include "lumen/error.hpp"
 #include "math/bf16_gemm_kernels.hpp"
+#include "math/packed_gemm.hpp"
 
 namespace lumen {
 namespace {
 
 // Row panels packed at a time: enough rows to reuse each weight panel (the weights are read once
-// per block), few enough for the packed block and its sums to stay in the L2 cache.
+// per block), few enough for the packed block and its outputs to stay in the L2 cache.
 constexpr int kBlockPanels = 4;
 constexpr int kBlockRows = kBlockPanels * kBf16PanelRows;
 // Pairs per slice of the shared dimension: a slice of a row panel (16 KB) stays in L1 while it
@@ -31,16 +32,6 @@ Bf16MicroKernel MicroKernelFor(Bf16Isa isa) {
 int PaddedRows(int rows) { return (rows + kBf16PanelRows - 1) / kBf16PanelRows * kBf16PanelRows; }
 // Column panels of n columns.
 int ColumnPanels(int n) { return (n + kBf16PanelColumns - 1) / kBf16PanelColumns; }
-
-// Cells of `rows` rows packed into row panels of `pairs` pairs.
-size_t PackedCells(int rows, int pairs) { return static_cast<size_t>(PaddedRows(rows)) * pairs; }
-
-// Floats of scratch one block needs: its packed rows (one cell is one float's 4 bytes), then the
-// fp32 sums of its rows by `columns` columns, both rounded up to whole panels.
-size_t BlockScratchFloats(int rows, int pairs, int columns) {
-  return PackedCells(rows, pairs) +
-         static_cast<size_t>(PaddedRows(rows)) * ColumnPanels(columns) * kBf16PanelColumns;
-}
 
 }  // namespace
 
@@ -105,6 +96,28 @@ Bf16PackedWeights::Bf16PackedWeights(const float* weights, int n, int k, int ldw
   }
 }
 
+size_t Bf16PackedRowsCells(int m, int k) {
+  return static_cast<size_t>(PaddedRows(m)) * ((k + 1) / 2);
+}
+
+void RepackBf16Rows(const float* packed_rows, int m, int k, uint32_t* packed) {
+  const int pairs = (k + 1) / 2;
+  const int panels = (m + kBf16PanelRows - 1) / kBf16PanelRows;
+  for (int panel = 0; panel < panels; ++panel) {
+    for (int pair = 0; pair < pairs; ++pair) {
+      const int p = 2 * pair;
+      uint32_t* target = packed + (static_cast<size_t>(panel) * pairs + pair) * kBf16PanelRows;
+      for (int i = 0; i < kBf16PanelRows; ++i) {
+        const int row = panel * kBf16PanelRows + i;
+        target[i] = row >= m
+                        ? 0u
+                        : Bf16Pair(packed_rows[PackedRowIndex(row, p, k)],
+                                   p + 1 < k ? packed_rows[PackedRowIndex(row, p + 1, k)] : 0.0f);
+      }
+    }
+  }
+}
+
 void PackBf16Rows(const float* a, int lda, int m, int k, uint32_t* packed) {
   const int pairs = (k + 1) / 2;
   const int panels = (m + kBf16PanelRows - 1) / kBf16PanelRows;
@@ -127,6 +140,46 @@ void PackBf16Rows(const float* a, int lda, int m, int k, uint32_t* packed) {
   }
 }
 
+void Bf16GemmPacked(int m, const uint32_t* packed_a, const Bf16PackedWeights& weights,
+                    int first_panel, int end_panel, float* c, int ldc) {
+  const int n = weights.channels();
+  const int pairs = weights.pairs();
+  const Bf16MicroKernel micro_kernel = MicroKernelFor(weights.isa());
+  const int row_panels = (m + kBf16PanelRows - 1) / kBf16PanelRows;
+  for (int first_pair = 0; first_pair < pairs; first_pair += kSlicePairs) {
+    const int slice = std::min(kSlicePairs, pairs - first_pair);
+    const bool accumulate = first_pair > 0;
+    for (int row_panel = 0; row_panel < row_panels; ++row_panel) {
+      const uint32_t* a =
+          packed_a + (static_cast<size_t>(row_panel) * pairs + first_pair) * kBf16PanelRows;
+      const int first_row = row_panel * kBf16PanelRows;
+      const int rows = std::min(kBf16PanelRows, m - first_row);
+      for (int panel = first_panel; panel < end_panel; ++panel) {
+        const uint32_t* b =
+            weights.panel(panel) + static_cast<size_t>(first_pair) * kBf16PanelColumns;
+        const int columns = std::min(kBf16PanelColumns, n - panel * kBf16PanelColumns);
+        float* target = c + first_row + static_cast<size_t>(panel) * kBf16PanelColumns * ldc;
+        if (rows == kBf16PanelRows && columns == kBf16PanelColumns) {
+          micro_kernel(slice, a, b, target, ldc, accumulate);
+          continue;
+        }
+        // A tile over C's edge: through a full tile on the stack, so that nothing past the
+        // edge is written.
+        float tile[kBf16PanelColumns * kBf16PanelRows] = {};
+        for (int j = 0; j < columns && accumulate; ++j) {
+          std::copy(target + static_cast<size_t>(j) * ldc,
+                    target + static_cast<size_t>(j) * ldc + rows, tile + j * kBf16PanelRows);
+        }
+        micro_kernel(slice, a, b, tile, kBf16PanelRows, accumulate);
+        for (int j = 0; j < columns; ++j) {
+          std::copy(tile + j * kBf16PanelRows, tile + j * kBf16PanelRows + rows,
+                    target + static_cast<size_t>(j) * ldc);
+        }
+      }
+    }
+  }
+}
+
 void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, const float* bias,
               const Activation& activation, float* c, int ldc, const ComputeContext& context) {
   if (weights.channels() == 0) throw Error("bf16 GEMM: expected packed weights, got none");
@@ -141,7 +194,6 @@ void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, 
   if (m == 0) return;
   const int n = weights.channels();
   const int k = weights.depth();
-  const int pairs = weights.pairs();
   const int column_panels = ColumnPanels(n);
   const int row_blocks = (m + kBlockRows - 1) / kBlockRows;
   // Few blocks of rows (a late layer's small map): the threads share the column panels too.
@@ -149,7 +201,6 @@ void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, 
   const int column_parts =
       row_blocks >= threads ? 1 : std::min(column_panels, (threads + row_blocks - 1) / row_blocks);
   const int tasks = row_blocks * column_parts;
-  const Bf16MicroKernel micro_kernel = MicroKernelFor(weights.isa());
   ParallelFor(
       context.pool, tasks,
       [&](std::ptrdiff_t task_index) {
@@ -157,39 +208,20 @@ void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, 
         const int part = task % column_parts;
         const int first_panel = column_panels * part / column_parts;
         const int end_panel = column_panels * (part + 1) / column_parts;
-        const int first_column = first_panel * kBf16PanelColumns;
-        const int end_column = std::min(n, end_panel * kBf16PanelColumns);
         const int first_row = task / column_parts * kBlockRows;
         const int rows = std::min(kBlockRows, m - first_row);
-        const int ld = PaddedRows(rows);
-        float* scratch = context.Scratch(
-            ScratchSlot::kGemmPacking, BlockScratchFloats(rows, pairs, end_column - first_column));
-        auto* packed = reinterpret_cast<uint32_t*>(scratch);
-        float* sums = scratch + PackedCells(rows, pairs);
+        auto* packed = reinterpret_cast<uint32_t*>(
+            context.Scratch(ScratchSlot::kGemmPacking, Bf16PackedRowsCells(rows, k)));
         PackBf16Rows(a + first_row, lda, rows, k, packed);
-        for (int first_pair = 0; first_pair < pairs; first_pair += kSlicePairs) {
-          const int slice = std::min(kSlicePairs, pairs - first_pair);
-          for (int row_panel = 0; row_panel < ld / kBf16PanelRows; ++row_panel) {
-            const uint32_t* a_panel =
-                packed + (static_cast<size_t>(row_panel) * pairs + first_pair) * kBf16PanelRows;
-            for (int panel = first_panel; panel < end_panel; ++panel) {
-              float* tile = sums +
-                            static_cast<size_t>(panel - first_panel) * kBf16PanelColumns * ld +
-                            row_panel * kBf16PanelRows;
-              micro_kernel(
-                  slice, a_panel,
-                  weights.panel(panel) + static_cast<size_t>(first_pair) * kBf16PanelColumns, tile,
-                  ld, first_pair > 0);
-            }
-          }
-        }
-        // The bias and the activation, on the block's sums while they are in cache.
+        float* block = c + first_row;
+        Bf16GemmPacked(rows, packed, weights, first_panel, end_panel, block, ldc);
+        // The bias and the activation, on the block's outputs while they are in cache.
         WithActivation(activation, [&](auto function) {
-          for (int j = first_column; j < end_column; ++j) {
+          for (int j = first_panel * kBf16PanelColumns;
+               j < std::min(n, end_panel * kBf16PanelColumns); ++j) {
             const float offset = bias == nullptr ? 0.0f : bias[j];
-            const float* column = sums + static_cast<size_t>(j - first_column) * ld;
-            float* out = c + static_cast<size_t>(j) * ldc + first_row;
-            for (int i = 0; i < rows; ++i) out[i] = function(column[i] + offset);
+            float* out = block + static_cast<size_t>(j) * ldc;
+            for (int i = 0; i < rows; ++i) out[i] = function(out[i] + offset);
           }
         });
       },
@@ -197,7 +229,7 @@ void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, 
 }
 
 size_t Bf16GemmScratchSize(int m, const Bf16PackedWeights& weights) {
-  return BlockScratchFloats(std::min(m, kBlockRows), weights.pairs(), weights.channels());
+  return Bf16PackedRowsCells(std::min(m, kBlockRows), weights.depth());
 }
 
 void ReferenceBf16Gemm(int m, int n, int k, const float* a, int lda, const float* weights, int ldw,

@@ -83,9 +83,23 @@ class Bf16PackedWeights {
   std::vector<uint32_t> cells_;
 };
 
+// Cells that m rows of depth k take in bf16 row panels (the last panel padded to kBf16PanelRows).
+size_t Bf16PackedRowsCells(int m, int k);
+
 // Packs rows [0, m) of the column-major fp32 A (depth k, leading dimension lda) into row panels
 // of bf16 pairs at `packed`, zero padding the last panel's rows and an odd k's last pair.
 void PackBf16Rows(const float* a, int lda, int m, int k, uint32_t* packed);
+
+// PackBf16Rows for an A that math/packed_gemm's PackRows laid out (row panels of kPanelRows rows,
+// depth k): the bf16 operand of a left-hand side built in the fp32 GEMM's layout, as the Winograd
+// input transform writes its tiles.
+void RepackBf16Rows(const float* packed_rows, int m, int k, uint32_t* packed);
+
+// C = A * W^T for an A already in bf16 row panels (m rows), C column-major (ldc >= m), computing
+// only the columns of weight panels [first_panel, end_panel), without bias or activation, on the
+// calling thread: the bf16 form of math/packed_gemm's GemmPacked.
+void Bf16GemmPacked(int m, const uint32_t* packed_a, const Bf16PackedWeights& weights,
+                    int first_panel, int end_panel, float* c, int ldc);
 
 // C = f(A * W^T + bias[j]) for the m x k fp32 A (column-major, leading dimension lda), C
 // column-major (element (i, j) at c[i + j * ldc]); bias may be null. Packs A block by block in the

@@ -13,12 +13,14 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "base/bfloat16.hpp"
 #include "base/cpu_features.hpp"
 #include "lumen/error.hpp"
 #include "math/bf16_gemm.hpp"
+#include "math/packed_gemm.hpp"
 #include "support/case_runner.hpp"
 #include "support/error_of.hpp"
 #include "support/kernel_testing.hpp"
@@ -63,6 +65,21 @@ TEST(Bf16Gemm, PacksRowsInPairsAndPadsWithZeros) {
             << "row " << i << ", pair " << pair;
       }
     }
+  }
+}
+
+// An A the fp32 GEMM packed (Winograd's tiles) repacks into the same cells as the A itself.
+TEST(Bf16Gemm, RepacksTheFp32GemmsRowPanelsAsItPacksA) {
+  for (const auto& [m, k] : {std::pair{37, 5}, std::pair{16, 2}, std::pair{70, 33}}) {
+    std::mt19937 generator(static_cast<unsigned>(m * 100 + k));
+    const std::vector<float> a = RandomValues(static_cast<size_t>(m) * k, &generator);
+    std::vector<float> fp32_panels(PackedRowsSize(m, k));
+    PackRows(a.data(), m, m, k, fp32_panels.data());
+    std::vector<uint32_t> expected(Bf16PackedRowsCells(m, k), 1u);
+    std::vector<uint32_t> got(expected.size(), 2u);
+    PackBf16Rows(a.data(), m, m, k, expected.data());
+    RepackBf16Rows(fp32_panels.data(), m, k, got.data());
+    EXPECT_EQ(got, expected) << m << " rows, depth " << k;
   }
 }
 
