@@ -7,8 +7,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -16,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/bfloat16.hpp"
 #include "kernel/convolution_algorithm.hpp"
 #include "layer/convolution/convolution.hpp"
 #include "layer/layer_config.hpp"
@@ -23,6 +26,7 @@
 #include "math/packed_gemm.hpp"
 #include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
+#include "support/scoped_environment.hpp"
 #include "support/source_directory.hpp"
 
 namespace lumen {
@@ -33,6 +37,7 @@ using test_support::InferShapes;
 using test_support::LayerError;
 using test_support::MakeOperator;
 using test_support::RandomValues;
+using test_support::ScopedEnvironment;
 using test_support::TestContext;
 using ::testing::HasSubstr;
 
@@ -388,6 +393,72 @@ TEST(Convolution, OneLayerComputesEveryInputSizeAndBatch) {
       const float tolerance = 1e-3f;  // Winograd's (see test_convolution_algorithms.cpp)
       ExpectClose(Elements(run.output), ReferenceOutput(conv.spec, input, {}), tolerance, tolerance,
                   run.algorithm);
+    }
+  }
+}
+
+// A `--to bf16` file's layer: its weights as stored, bf16, and the spec's fp32 copy set to the
+// values they stand for.
+RandomConvolution Bf16Convolution(int in, int out, int kernel, int groups, int stride, int padding,
+                                  std::mt19937* generator) {
+  RandomConvolution conv =
+      MakeRandomConvolution(in, out, kernel, groups, stride, padding, true, generator);
+  Attribute& weight = conv.op.attributes.at("weight");
+  weight.type = DataType::kBFloat16;
+  weight.data.resize(conv.spec.weights.size() * sizeof(uint16_t));
+  for (size_t i = 0; i < conv.spec.weights.size(); ++i) {
+    const uint16_t bits = FloatToBFloat16(conv.spec.weights[i]);
+    std::memcpy(weight.data.data() + i * sizeof(bits), &bits, sizeof(bits));
+    conv.spec.weights[i] = BFloat16ToFloat(bits);
+  }
+  return conv;
+}
+
+// bf16 weights multiply in bf16 (LUMEN_BF16_PRODUCTS=on forces what an AVX512-BF16 CPU chooses)
+// except in the narrow layers, which compute exactly what the fp32 layer of the same (widened)
+// weights does, as every layer does with LUMEN_BF16_PRODUCTS=off. In bf16, each layer stays within
+// bf16's rounding of the fp32 result, and differs from it (the activations are rounded too).
+TEST(Convolution, Bf16WeightsMultiplyInBf16ButInNarrowLayers) {
+  std::mt19937 generator(44);
+  struct Layer2d {
+    RandomConvolution conv;
+    bool narrow;  // fewer than 24 products per output or 32 outputs (per group)
+  };
+  const Layer2d layers[] = {
+      {Bf16Convolution(32, 48, 3, 1, 2, 1, &generator), false},  // im2col
+      {Bf16Convolution(48, 64, 1, 1, 1, 0, &generator), false},  // 1x1 from the planes
+      {Bf16Convolution(32, 40, 3, 1, 1, 1, &generator), false},  // Winograd F(2x2)
+      {Bf16Convolution(16, 96, 1, 1, 1, 0, &generator), true},   // 16 products per output
+      {Bf16Convolution(96, 24, 1, 1, 1, 0, &generator), true},   // 24 outputs
+      {Bf16Convolution(64, 64, 3, 64, 1, 1, &generator), true},  // depthwise
+  };
+  for (const Layer2d& layer : layers) {
+    const Tensor input = RandomInput(2, layer.conv.spec.in_channels, 20, 20, &generator);
+    const std::vector<float> fp32 = ReferenceOutput(layer.conv.spec, input, {});
+    for (const char* products : {"on", "off"}) {
+      SCOPED_TRACE(testing::Message()
+                   << layer.conv.op.name << " " << layer.conv.spec.in_channels << " -> "
+                   << layer.conv.spec.out_channels << ", kernel " << layer.conv.spec.window.kernel_h
+                   << ", bf16 products " << products);
+      const ScopedEnvironment environment("LUMEN_BF16_PRODUCTS", products);
+      const std::unique_ptr<Layer> built = LayerRegistry::Create(LayerConfig(layer.conv.op));
+      const LayerRun run = RunPrepared(*built, input, 2);
+      EXPECT_FALSE(run.scratch_grew);
+      const std::vector<float> got = Elements(run.output);
+      const bool in_bf16 = std::string(products) == "on" && !layer.narrow;
+      // fp32: the sums' order (Winograd's 1e-3); bf16: the activations' rounding, 2^-9 of each of
+      // up to 288 products of order 1/sqrt(288) (measured below 4e-3).
+      const float tolerance = in_bf16 ? 2e-2f : 1e-3f;
+      ExpectClose(got, fp32, tolerance, tolerance, run.algorithm);
+      double largest_difference = 0.0;
+      for (size_t i = 0; i < got.size(); ++i) {
+        largest_difference = std::max(largest_difference, std::fabs(double{got[i]} - fp32[i]));
+      }
+      if (in_bf16) {
+        EXPECT_GT(largest_difference, 1e-4) << "computed in fp32, not bf16";
+      } else {
+        EXPECT_LT(largest_difference, 1e-4) << "rounded as if in bf16";
+      }
     }
   }
 }

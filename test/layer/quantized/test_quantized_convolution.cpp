@@ -16,6 +16,7 @@
 #include "lumen/error.hpp"
 #include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
+#include "support/scoped_environment.hpp"
 
 namespace lumen {
 namespace {
@@ -30,6 +31,7 @@ using test_support::QuantizeLayerWeights;
 using test_support::RandomValues;
 using test_support::RunLayer;
 using test_support::RunWithActivation;
+using test_support::ScopedEnvironment;
 using ::testing::HasSubstr;
 
 // One convolution's geometry and input.
@@ -78,19 +80,6 @@ std::vector<float> Absolute(std::vector<float> values) {
   for (float& value : values) value = std::fabs(value);
   return values;
 }
-
-// Sets an environment variable for its lifetime (unset again after).
-class ScopedEnvironment {
- public:
-  // Sets `name` to `value`, or leaves it unset when `value` is null.
-  ScopedEnvironment(const char* name, const char* value) : name_(name) {
-    if (value != nullptr) setenv(name, value, 1);
-  }
-  ~ScopedEnvironment() { unsetenv(name_); }
-
- private:
-  const char* name_;
-};
 
 // The values a form computes exactly (up to the float sums' rounding): the int8 GEMM's (or the
 // Winograd's) are the dequantised weights times the quantised and dequantised input; the float
