@@ -188,12 +188,11 @@ ConvolutionAlgorithmKind ChooseConvolutionAlgorithm(const ConvolutionSpec& spec,
     return int64_t{(shape.output_h + tile_size - 1) / tile_size} *
            ((shape.output_w + tile_size - 1) / tile_size);
   };
+  // With bf16 products the same choice: F(2x2) then multiplies in bf16, F(4x4) stays fp32 (see
+  // kernel/convolution_winograd.cpp), which F(2x2) in bf16 would not beat (1.8x its products at
+  // 2x the rate, and more transforms per output).
   if (WinogradMayPayOff(spec)) {
-    // In bf16, F(4x4)'s transforms (coefficients up to 8) amplify the rounding of its tiles
-    // to errors of 0.1 on outputs of order 1; F(2x2)'s (0 and +-1) keep it at bf16's own.
-    if (tiles(4) >= enough_tiles && !spec.bf16_products) {
-      return ConvolutionAlgorithmKind::kWinograd4x4;
-    }
+    if (tiles(4) >= enough_tiles) return ConvolutionAlgorithmKind::kWinograd4x4;
     if (tiles(2) >= enough_tiles) return ConvolutionAlgorithmKind::kWinograd2x2;
   }
   if (SmallDepthMayPayOff(spec) && !spec.bf16_products &&
@@ -206,9 +205,6 @@ ConvolutionAlgorithmKind ChooseConvolutionAlgorithm(const ConvolutionSpec& spec,
 std::vector<ConvolutionAlgorithmKind> CandidateConvolutionAlgorithms(const ConvolutionSpec& spec) {
   if (DepthwiseApplies(spec)) return {ConvolutionAlgorithmKind::kDepthwise};
   if (PointwiseApplies(spec) && !spec.bf16_products) return {ConvolutionAlgorithmKind::kPointwise};
-  if (WinogradMayPayOff(spec) && spec.bf16_products) {
-    return {ConvolutionAlgorithmKind::kWinograd2x2, ConvolutionAlgorithmKind::kIm2col};
-  }
   if (WinogradMayPayOff(spec)) {
     return {ConvolutionAlgorithmKind::kWinograd4x4, ConvolutionAlgorithmKind::kWinograd2x2,
             ConvolutionAlgorithmKind::kIm2col};

@@ -47,10 +47,10 @@ struct ConvolutionSpec {
   // One per output channel, or empty for no bias.
   std::vector<float> bias;
   // Multiply in bf16 (math/bf16_gemm): set by the layer for weights stored as bf16 on a CPU with
-  // vdpbf16ps, where it does twice fp32's multiply-adds per instruction. 3x3 stride-1 layers then
-  // run as Winograd F(2x2) with bf16 GEMMs (F(4x4) would amplify bf16's rounding), im2col takes
-  // the other layers but the depthwise ones (no GEMM: they stay fp32), and the activations are
-  // rounded to bf16 as the GEMM packs them.
+  // vdpbf16ps, where it does twice fp32's multiply-adds per instruction. Winograd F(2x2) then
+  // multiplies its tiles in bf16 (F(4x4) stays fp32: its transforms amplify bf16's rounding),
+  // im2col takes the layers pointwise and small-depth would (depthwise ones have no GEMM and stay
+  // fp32), and the activations are rounded to bf16 as the GEMM packs them.
   bool bf16_products = false;
 };
 

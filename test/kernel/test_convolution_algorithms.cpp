@@ -585,9 +585,8 @@ TEST(ConvolutionAlgorithmBf16, WinogradMatchesTheReferenceWithinBf16Rounding) {
   EXPECT_GE(checked, 5);
 }
 
-// bf16 products leave depthwise layers (no GEMM) as they are, run Winograd's as F(2x2) (its
-// GEMMs in bf16: 2.25x fewer products than im2col, with bf16's 2x per instruction on top), and
-// send the rest to im2col.
+// bf16 products leave depthwise layers (no GEMM) and the Winograd choice as they are (F(2x2)
+// multiplies in bf16, F(4x4) in fp32), and send pointwise and small-depth layers to im2col.
 TEST(ConvolutionAlgorithmChoice, Bf16ProductsGoToIm2colButDepthwiseAndWinograd) {
   const auto choose = [](const Geometry& geometry) {
     std::mt19937 generator(1);
@@ -604,9 +603,8 @@ TEST(ConvolutionAlgorithmChoice, Bf16ProductsGoToIm2colButDepthwiseAndWinograd) 
   EXPECT_EQ(choose(Conv("c", 3, 64, 224, 224, 7, 7).Stride(2, 2).Padding(3)), Algorithm::kIm2col);
   EXPECT_EQ(choose(Conv("c", 216, 216, 7, 7, 3, 3).Groups(27).Padding(1)), Algorithm::kIm2col);
   EXPECT_EQ(choose(Conv("c", 64, 128, 56, 56, 3, 3).Stride(2, 2).Padding(1)), Algorithm::kIm2col);
-  EXPECT_EQ(choose(Conv("c", 64, 64, 56, 56, 3, 3).Padding(1)), Algorithm::kWinograd2x2);
-  EXPECT_EQ(choose(Conv("c", 512, 512, 7, 7, 3, 3).Padding(1)),
-            kPanelRows == 32 ? Algorithm::kIm2col : Algorithm::kWinograd2x2);
+  EXPECT_EQ(choose(Conv("c", 64, 64, 56, 56, 3, 3).Padding(1)), Algorithm::kWinograd4x4);
+  EXPECT_EQ(choose(Conv("c", 256, 256, 12, 12, 3, 3).Padding(1)), Algorithm::kWinograd2x2);
   EXPECT_EQ(choose(Conv("c", 32, 32, 56, 56, 3, 3).Groups(32).Padding(1)), Algorithm::kDepthwise);
 }
 
