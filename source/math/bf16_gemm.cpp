@@ -1,6 +1,8 @@
 #include "math/bf16_gemm.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "base/bfloat16.hpp"
 #include "base/cpu_features.hpp"
@@ -56,6 +58,19 @@ void GenericBf16MicroKernel(int pairs, const uint32_t* a, const uint32_t* b, flo
   }
 }
 
+void GenericBf16PanelVector(int pairs, const uint32_t* row, const uint32_t* panel, float* sums) {
+  float columns[kBf16PanelColumns] = {};
+  for (int pair = 0; pair < pairs; ++pair, panel += kBf16PanelColumns) {
+    const float value_even = EvenValue(row[pair]);
+    const float value_odd = OddValue(row[pair]);
+    for (int j = 0; j < kBf16PanelColumns; ++j) {
+      columns[j] += OddValue(panel[j]) * value_odd;
+      columns[j] += EvenValue(panel[j]) * value_even;
+    }
+  }
+  std::copy(columns, columns + kBf16PanelColumns, sums);
+}
+
 Bf16Isa BestBf16Isa() {
   return Bf16IsaAvailable(Bf16Isa::kAvx512Bf16) ? Bf16Isa::kAvx512Bf16 : Bf16Isa::kGeneric;
 }
@@ -70,6 +85,13 @@ const char* Bf16IsaName(Bf16Isa isa) {
 }
 
 bool Bf16GemmIsFast() { return Bf16IsaAvailable(Bf16Isa::kAvx512Bf16); }
+
+bool Bf16ProductsWanted() {
+  const char* asked = std::getenv("LUMEN_BF16_PRODUCTS");
+  if (asked != nullptr && std::string(asked) == "on") return true;
+  if (asked != nullptr && std::string(asked) == "off") return false;
+  return Bf16GemmIsFast();
+}
 
 uint32_t Bf16Pair(float even, float odd) {
   return uint32_t{FloatToBFloat16(even)} | uint32_t{FloatToBFloat16(odd)} << 16;
@@ -226,6 +248,52 @@ void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, 
         });
       },
       Schedule::kDynamic, tasks > 1);
+}
+
+void Bf16MatrixVector(const float* x, int stride, const Bf16PackedWeights& weights,
+                      const float* bias, const Activation& activation, float* y,
+                      const ComputeContext& context) {
+  if (weights.channels() == 0) throw Error("bf16 matrix-vector: expected packed weights, got none");
+  if (!Bf16IsaAvailable(weights.isa())) {
+    throw Error(Concat("bf16 matrix-vector: weights packed for ", Bf16IsaName(weights.isa()),
+                       ", which this CPU cannot run (", DetectedCpuFeatures().Describe(), ")"));
+  }
+  const int k = weights.depth();
+  const int n = weights.channels();
+  auto* row = reinterpret_cast<uint32_t*>(
+      context.Scratch(ScratchSlot::kGemmPacking, Bf16MatrixVectorScratchSize(weights)));
+  for (int pair = 0; pair < weights.pairs(); ++pair) {
+    const int p = 2 * pair;
+    row[pair] = Bf16Pair(x[static_cast<size_t>(p) * stride],
+                         p + 1 < k ? x[static_cast<size_t>(p + 1) * stride] : 0.0f);
+  }
+  const Bf16PanelVector panel_vector =
+      weights.isa() == Bf16Isa::kAvx512Bf16 ? Avx512Bf16PanelVector : GenericBf16PanelVector;
+  const int panels = ColumnPanels(n);
+  // A few panels per task: each task streams its share of the weights once.
+  constexpr int kPanelsPerTask = 8;
+  const int tasks = (panels + kPanelsPerTask - 1) / kPanelsPerTask;
+  ParallelFor(
+      context.pool, tasks,
+      [&](std::ptrdiff_t task) {
+        const int first_panel = static_cast<int>(task) * kPanelsPerTask;
+        const int end_panel = std::min(panels, first_panel + kPanelsPerTask);
+        WithActivation(activation, [&](auto function) {
+          for (int panel = first_panel; panel < end_panel; ++panel) {
+            float sums[kBf16PanelColumns];
+            panel_vector(weights.pairs(), row, weights.panel(panel), sums);
+            const int first = panel * kBf16PanelColumns;
+            for (int j = first; j < std::min(n, first + kBf16PanelColumns); ++j) {
+              y[j] = function(sums[j - first] + (bias == nullptr ? 0.0f : bias[j]));
+            }
+          }
+        });
+      },
+      Schedule::kStatic, static_cast<size_t>(n) * k >= (size_t{1} << 15));
+}
+
+size_t Bf16MatrixVectorScratchSize(const Bf16PackedWeights& weights) {
+  return static_cast<size_t>(weights.pairs());
 }
 
 size_t Bf16GemmScratchSize(int m, const Bf16PackedWeights& weights) {

@@ -48,6 +48,16 @@ bool Bf16IsaAvailable(Bf16Isa isa);
 const char* Bf16IsaName(Bf16Isa isa);
 // Whether the bf16 GEMM beats fp32 here: the CPU has vdpbf16ps.
 bool Bf16GemmIsFast();
+// Whether layers with bf16 weights should multiply in bf16: Bf16GemmIsFast(), unless the
+// environment variable LUMEN_BF16_PRODUCTS says "off" (never) or "on" (always: the plain C++
+// kernel where the CPU lacks vdpbf16ps, to see a bf16 machine's numbers on another one).
+bool Bf16ProductsWanted();
+// The narrowest layers that multiply in bf16 (fewer products per output, or fewer outputs, stay
+// fp32): their products gain least from bf16, and rounding their inputs was most of bf16's error
+// on MobileNetV2 0.5 (cosine with fp32, min / mean over 32 inputs: 0.99826 / 0.99898 with every
+// layer in bf16, 0.99906 / 0.99939 without these; the weights' rounding alone 0.99915 / 0.99940).
+inline constexpr int kBf16LeastDepth = 24;
+inline constexpr int kBf16LeastOutputs = 32;
 
 // The 32-bit cell of two k-steps: bf16(even) in the low half, bf16(odd) in the high half, each
 // rounded to the nearest, ties to even (base/bfloat16).
@@ -108,6 +118,16 @@ void Bf16GemmPacked(int m, const uint32_t* packed_a, const Bf16PackedWeights& we
 // dimensions shorter than m or weights for a kernel this CPU cannot run.
 void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, const float* bias,
               const Activation& activation, float* c, int ldc, const ComputeContext& context);
+
+// y[j] = f(sum_p x[p] * W[j, p] + bias[j]) for one row x (element p at x[p * stride]) and all n
+// channels, y contiguous: the matrix-vector product of a Linear at batch 1, where the GEMM's row
+// panels would be mostly padding. x is rounded to bf16 pairs in the calling thread's scratch
+// (ScratchSlot::kGemmPacking, Bf16MatrixVectorScratchSize floats); the threads share the panels.
+void Bf16MatrixVector(const float* x, int stride, const Bf16PackedWeights& weights,
+                      const float* bias, const Activation& activation, float* y,
+                      const ComputeContext& context);
+// Floats of ScratchSlot::kGemmPacking that Bf16MatrixVector asks for.
+size_t Bf16MatrixVectorScratchSize(const Bf16PackedWeights& weights);
 
 // Floats of ScratchSlot::kGemmPacking that Bf16Gemm asks each thread for: callers reserve it
 // when they plan, so that their runs do not allocate.

@@ -48,4 +48,32 @@ __attribute__((target("avx512f,avx512bf16"))) void Avx512Bf16MicroKernel(
   }
 }
 
+// Per pair: the panel's 14 weight cells (a masked load of 16 lanes) times the row's cell,
+// broadcast. Two accumulators, alternate pairs, so that each vdpbf16ps waits for the one two
+// before it, not the one before.
+__attribute__((target("avx512f,avx512bf16"))) void Avx512Bf16PanelVector(int pairs,
+                                                                         const uint32_t* row,
+                                                                         const uint32_t* panel,
+                                                                         float* sums) {
+  constexpr __mmask16 kColumns = (1u << kBf16PanelColumns) - 1;
+  __m512 even = _mm512_setzero_ps();
+  __m512 odd = _mm512_setzero_ps();
+  int pair = 0;
+  for (; pair + 1 < pairs; pair += 2) {
+    const __m512i weights0 = _mm512_maskz_loadu_epi32(kColumns, panel + pair * kBf16PanelColumns);
+    const __m512i weights1 =
+        _mm512_maskz_loadu_epi32(kColumns, panel + (pair + 1) * kBf16PanelColumns);
+    even = _mm512_dpbf16_ps(even, (__m512bh)weights0,
+                            (__m512bh)_mm512_set1_epi32(static_cast<int>(row[pair])));
+    odd = _mm512_dpbf16_ps(odd, (__m512bh)weights1,
+                           (__m512bh)_mm512_set1_epi32(static_cast<int>(row[pair + 1])));
+  }
+  if (pair < pairs) {
+    const __m512i weights = _mm512_maskz_loadu_epi32(kColumns, panel + pair * kBf16PanelColumns);
+    even = _mm512_dpbf16_ps(even, (__m512bh)weights,
+                            (__m512bh)_mm512_set1_epi32(static_cast<int>(row[pair])));
+  }
+  _mm512_mask_storeu_ps(sums, kColumns, _mm512_add_ps(even, odd));
+}
+
 }  // namespace lumen

@@ -23,6 +23,13 @@ void Avx512Bf16MicroKernel(int pairs, const uint32_t* a, const uint32_t* b, floa
 void GenericBf16MicroKernel(int pairs, const uint32_t* a, const uint32_t* b, float* sums, int ld,
                             bool accumulate);
 
+// The matrix-vector kernels: the kBf16PanelColumns sums of one weight panel (over `pairs` pairs)
+// with a row already in bf16 pair cells, written to sums[0, kBf16PanelColumns).
+using Bf16PanelVector = void (*)(int pairs, const uint32_t* row, const uint32_t* panel,
+                                 float* sums);
+void Avx512Bf16PanelVector(int pairs, const uint32_t* row, const uint32_t* panel, float* sums);
+void GenericBf16PanelVector(int pairs, const uint32_t* row, const uint32_t* panel, float* sums);
+
 }  // namespace lumen
 
 #endif  // LUMEN_MATH_BF16_GEMM_KERNELS_HPP_

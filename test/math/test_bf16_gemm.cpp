@@ -177,6 +177,38 @@ INSTANTIATE_TEST_SUITE_P(Kernels, Bf16GemmTest,
                                   "_k" + std::to_string(shape.k);
                          });
 
+// The matrix-vector product (a Linear at batch 1) against the reference's one row, on both kernels,
+// with a strided row, a bias and ReLU, on 1 and 2 threads.
+TEST(Bf16Gemm, MatrixVectorMatchesTheReference) {
+  for (const Bf16Isa isa : kIsas) {
+    if (!Bf16IsaAvailable(isa)) continue;  // the AVX512-BF16 kernel: on CPUs that have it
+    for (const auto& [n, k] : {std::pair{1, 1}, std::pair{14, 2}, std::pair{15, 3},
+                               std::pair{1000, 512}, std::pair{37, 301}}) {
+      std::mt19937 generator(static_cast<unsigned>(n * 1000 + k));
+      const int stride = 3;
+      const std::vector<float> x = RandomValues(static_cast<size_t>(k) * stride, &generator);
+      const std::vector<float> w = RandomValues(static_cast<size_t>(n) * k, &generator);
+      const std::vector<float> bias = RandomValues(n, &generator);
+      const Bf16PackedWeights packed(w.data(), n, k, k, isa);
+      Activation relu;
+      relu.kind = Activation::Kind::kRelu;
+      std::vector<float> expected(n);
+      ReferenceBf16Gemm(1, n, k, x.data(), stride, w.data(), k, bias.data(), relu, expected.data(),
+                        1);
+      for (const int threads : {1, 2}) {
+        TestContext context(threads);
+        std::vector<float> got(n, -1.0f);
+        Bf16MatrixVector(x.data(), stride, packed, bias.data(), relu, got.data(),
+                         context.compute());
+        // Sums of k products of magnitude below 1: at most k * 2^-23 * k apart.
+        ExpectClose(got, expected, static_cast<float>(k) * k * 1.2e-7f + 1e-6f, 0.0f,
+                    std::string(Bf16IsaName(isa)) + " n" + std::to_string(n) + " k" +
+                        std::to_string(k) + " on " + std::to_string(threads) + " threads");
+      }
+    }
+  }
+}
+
 // Scratch reserved with Bf16GemmScratchSize is all a product asks for.
 TEST(Bf16Gemm, RunsWithinTheScratchItReserves) {
   const int m = 300, n = 40, k = 70;

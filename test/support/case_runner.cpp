@@ -139,6 +139,19 @@ std::vector<Shape> InferShapes(const Node& op, const std::vector<Shape>& input_s
   return LayerRegistry::Create(LayerConfig(op))->OutputShapes(input_shapes);
 }
 
+std::vector<float> StoreAsBFloat16(Node* op, const std::string& name) {
+  Attribute& attribute = op->attributes.at(name);
+  std::vector<float> values = attribute.ToFloats();
+  attribute.type = DataType::kBFloat16;
+  attribute.data.resize(values.size() * sizeof(uint16_t));
+  for (size_t i = 0; i < values.size(); ++i) {
+    const uint16_t bits = FloatToBFloat16(values[i]);
+    std::memcpy(attribute.data.data() + i * sizeof(bits), &bits, sizeof(bits));
+    values[i] = BFloat16ToFloat(bits);
+  }
+  return values;
+}
+
 std::string LayerError(const Node& op, const std::vector<Shape>& input_shapes) {
   try {
     std::unique_ptr<Layer> layer = LayerRegistry::Create(LayerConfig(op));

@@ -47,6 +47,10 @@ Node MakeOperator(const std::string& type, const std::vector<std::string>& param
                   const std::map<std::string, Weight>& weights = {}, int inputs = 1,
                   int outputs = 1);
 
+// Stores `op`'s attribute `name` as bf16, as a `--to bf16` file does: each value rounded to the
+// nearest bfloat16. Returns the rounded values (row-major), what the layer's weights now stand for.
+std::vector<float> StoreAsBFloat16(Node* op, const std::string& name);
+
 // Creates the layer for `op` through the registry, infers its output shapes for `input_shapes`
 // and prepares it. Returns the lumen::Error message it throws, or an empty string if it accepts.
 std::string LayerError(const Node& op, const std::vector<Shape>& input_shapes);

@@ -4,7 +4,6 @@
 
 #include <climits>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,24 +15,6 @@
 #include "math/int8_gemm.hpp"
 
 namespace lumen {
-namespace {
-
-// The narrowest layers multiplied in bf16: at least this many products per output, and outputs.
-constexpr int64_t kBf16LeastDepth = 24;
-constexpr int kBf16LeastOutputs = 32;
-
-// Whether bf16 weights are multiplied in bf16: where the CPU has vdpbf16ps, unless
-// LUMEN_BF16_PRODUCTS=off; LUMEN_BF16_PRODUCTS=on forces it on any CPU (the plain C++ kernel,
-// slower than fp32), to see a bf16 machine's numbers on another one.
-bool Bf16ProductsWanted() {
-  const char* asked = std::getenv("LUMEN_BF16_PRODUCTS");
-  if (asked != nullptr && std::string(asked) == "on") return true;
-  if (asked != nullptr && std::string(asked) == "off") return false;
-  return Bf16GemmIsFast();
-}
-
-}  // namespace
-
 Convolution::Convolution(const LayerConfig& config) : ConvolutionLayer(config) {
   // The algorithms' copy of the geometry.
   spec_.in_channels = in_channels_;
@@ -59,10 +40,7 @@ Convolution::Convolution(const LayerConfig& config) : ConvolutionLayer(config) {
   }
   // A `--to bf16` file's weights: multiplied in bf16 where the CPU does that faster than fp32;
   // elsewhere they were widened to fp32 above, exactly, and run as any other layer.
-  // Not the narrow layers (few products per output, or few outputs), which lumen.QuantizedConv2d
-  // keeps in float too: their products gain least from bf16, and rounding their inputs was most
-  // of bf16's error on MobileNetV2 0.5 (cosine with fp32, min / mean over 32 inputs: 0.99826 /
-  // 0.99898 with every layer in bf16, 0.99906 / 0.99939 so; weights alone: 0.99915 / 0.99940).
+  // Not the narrow layers (see kBf16LeastDepth), which lumen.QuantizedConv2d keeps in float too.
   const int64_t depth = int64_t{spec_.in_channels / spec_.groups} * w.kernel_h * w.kernel_w;
   spec_.bf16_products = config.GetAttribute("weight").type == DataType::kBFloat16 &&
                         Bf16ProductsWanted() && depth >= kBf16LeastDepth &&

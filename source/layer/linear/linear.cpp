@@ -11,6 +11,7 @@
 #include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
 #include "math/activation.hpp"
+#include "math/bf16_gemm.hpp"
 #include "math/int8_gemm.hpp"
 #include "math/matrix_vector.hpp"
 #include "math/packed_gemm.hpp"
@@ -27,6 +28,10 @@ namespace lumen {
 // row (a classifier's head). Slices of few rows (a channels-last feature map: ConvNeXt's
 // (1, 24, 24, 32) is 24 slices of 24 rows) are stacked into one taller GEMM, whose row panels are
 // full, instead of many GEMMs that each end in a partly empty panel.
+//
+// A `--to bf16` file's weights multiply in bf16 where the CPU does that faster (math/bf16_gemm;
+// not for narrow layers, see kBf16LeastDepth): one bf16 GEMM per slice, or a bf16 matrix-vector
+// product per single-row slice. Elsewhere they are widened to fp32 once and run as above.
 class Linear : public Layer {
  public:
   // Reads in_features, out_features, bias and the weights, and packs the weights once.
@@ -56,13 +61,16 @@ class Linear : public Layer {
   // Y = X W^T + b for slices of few rows: gathers groups of slices into one column-major matrix,
   // multiplies it in one GEMM, and scatters the result back with the bias and activation.
   void ForwardStacked(const Tensor& input, Tensor& output, const ComputeContext& compute) const;
+  // Y = f(X W^T + b) slice by slice with the bf16 weights.
+  void ForwardBf16(const Tensor& input, Tensor& output, const ComputeContext& compute) const;
 
   int in_features_ = 0;
   int out_features_ = 0;
-  std::vector<float> weights_;   // (out, in) row-major: one row per output feature
-  PackedMatrix packed_weights_;  // the same as the (in x out) right-hand side, packed
-  std::vector<float> bias_;      // empty without bias
-  Activation activation_;        // identity unless a following activation was fused
+  std::vector<float> weights_;      // (out, in) row-major: one row per output feature
+  PackedMatrix packed_weights_;     // the same as the (in x out) right-hand side, packed
+  Bf16PackedWeights bf16_weights_;  // instead of packed_weights_ for bf16 products
+  std::vector<float> bias_;         // empty without bias
+  Activation activation_;           // identity unless a following activation was fused
 };
 
 namespace {
@@ -111,8 +119,13 @@ Linear::Linear(const LayerConfig& config)
       out_features_(config.IntParam("out_features")) {
   if (in_features_ < 1 || out_features_ < 1) Fail("in_features and out_features must be positive");
   weights_ = config.AttributeFloats("weight", {out_features_, in_features_});
-  // PyTorch's (out, in) buffer read column-major is W^T, the (in x out) right-hand side.
-  packed_weights_ = PackedMatrix(weights_.data(), in_features_, out_features_, in_features_);
+  if (config.GetAttribute("weight").type == DataType::kBFloat16 && Bf16ProductsWanted() &&
+      in_features_ >= kBf16LeastDepth && out_features_ >= kBf16LeastOutputs) {
+    bf16_weights_ = Bf16PackedWeights(weights_.data(), out_features_, in_features_, in_features_);
+  } else {
+    // PyTorch's (out, in) buffer read column-major is W^T, the (in x out) right-hand side.
+    packed_weights_ = PackedMatrix(weights_.data(), in_features_, out_features_, in_features_);
+  }
   if (config.BoolParam("bias", false)) bias_ = config.AttributeFloats("bias", {out_features_});
 }
 
@@ -125,6 +138,12 @@ StatePointer Linear::Prepare(const Shapes& input_shapes, const Shapes& /*output_
   const Shape& input = input_shapes[0];
   const int rows = input.size() >= 2 ? static_cast<int>(input[input.size() - 2]) : 1;
   if (rows == 0 || context.workspace == nullptr) return nullptr;
+  if (bf16_weights_.channels() > 0) {
+    context.workspace->Reserve(ScratchSlot::kGemmPacking,
+                               std::max(Bf16GemmScratchSize(rows, bf16_weights_),
+                                        Bf16MatrixVectorScratchSize(bf16_weights_)));
+    return nullptr;
+  }
   const auto slices = static_cast<std::ptrdiff_t>(ShapeElementCount(input) / in_features_ / rows);
   const StackPlan plan = PlanStacks(slices, rows, in_features_ + out_features_);
   if (plan.groups == 0) {
@@ -183,6 +202,10 @@ void Linear::FinishFeatures(float* result, int rows, int first, int end) const {
 
 void Linear::Forward(const InputTensors& inputs, const OutputTensors& outputs,
                      const ForwardContext& context) const {
+  if (bf16_weights_.channels() > 0) {
+    ForwardBf16(*inputs[0], *outputs[0], context.compute);
+    return;
+  }
   // LESSON 09 BEGIN: x W^T + b for every row of every slice
   const Tensor& input = *inputs[0];
   Tensor& output = *outputs[0];
@@ -299,6 +322,21 @@ void Linear::ForwardStacked(const Tensor& input, Tensor& output,
     if (rows == 1) {
       TransposeMatrix(stacked_output, out_features_, size, output.channel_data(first_slice),
                       compute.pool);
+    }
+  }
+}
+
+void Linear::ForwardBf16(const Tensor& input, Tensor& output, const ComputeContext& compute) const {
+  if (output.empty()) return;
+  const int rows = static_cast<int>(input.rows());
+  const float* bias = bias_.empty() ? nullptr : bias_.data();
+  for (std::ptrdiff_t slice = 0; slice < static_cast<std::ptrdiff_t>(input.channels()); ++slice) {
+    if (rows == 1) {  // a row of in_features in, a row of out_features out
+      Bf16MatrixVector(input.channel_data(slice), 1, bf16_weights_, bias, activation_,
+                       output.channel_data(slice), compute);
+    } else {
+      Bf16Gemm(rows, input.channel_data(slice), rows, bf16_weights_, bias, activation_,
+               output.channel_data(slice), rows, compute);
     }
   }
 }

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -18,7 +17,6 @@
 #include <thread>
 #include <vector>
 
-#include "base/bfloat16.hpp"
 #include "kernel/convolution_algorithm.hpp"
 #include "layer/convolution/convolution.hpp"
 #include "layer/layer_config.hpp"
@@ -403,14 +401,7 @@ RandomConvolution Bf16Convolution(int in, int out, int kernel, int groups, int s
                                   std::mt19937* generator) {
   RandomConvolution conv =
       MakeRandomConvolution(in, out, kernel, groups, stride, padding, true, generator);
-  Attribute& weight = conv.op.attributes.at("weight");
-  weight.type = DataType::kBFloat16;
-  weight.data.resize(conv.spec.weights.size() * sizeof(uint16_t));
-  for (size_t i = 0; i < conv.spec.weights.size(); ++i) {
-    const uint16_t bits = FloatToBFloat16(conv.spec.weights[i]);
-    std::memcpy(weight.data.data() + i * sizeof(bits), &bits, sizeof(bits));
-    conv.spec.weights[i] = BFloat16ToFloat(bits);
-  }
+  conv.spec.weights = test_support::StoreAsBFloat16(&conv.op, "weight");
   return conv;
 }
 
