@@ -18,9 +18,10 @@
 // of the 32 vector registers, as math/packed_gemm on AVX-512) while it walks the pairs.
 //
 // Which micro-kernel runs is chosen at run time (base/cpu_features): vdpbf16ps where the CPU has
-// AVX512-BF16, else the same layout in plain C++, which computes the same sums (slowly: it is
-// for tests and for files moved to other machines). Layers take this GEMM only where
-// Bf16GemmIsFast(); elsewhere they widen bf16 weights to fp32 once and run the fp32 kernels.
+// AVX512-BF16, else the same layout in plain C++, which computes the same sums (slower than fp32:
+// it is for tests, and for LUMEN_BF16_PRODUCTS=on). Layers take this GEMM where
+// Bf16ProductsWanted() and the layer is not narrow (kBf16LeastDepth); elsewhere they widen bf16
+// weights to fp32 once and run the fp32 kernels.
 #ifndef LUMEN_MATH_BF16_GEMM_HPP_
 #define LUMEN_MATH_BF16_GEMM_HPP_
 
