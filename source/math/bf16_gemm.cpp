@@ -30,6 +30,16 @@ Bf16MicroKernel MicroKernelFor(Bf16Isa isa) {
   return isa == Bf16Isa::kAvx512Bf16 ? Avx512Bf16MicroKernel : GenericBf16MicroKernel;
 }
 
+// Throws lumen::Error for weights no product can use: none packed, or packed for a kernel this
+// CPU lacks. `what` names the product in the message.
+void CheckWeights(const char* what, const Bf16PackedWeights& weights) {
+  if (weights.channels() == 0) throw Error(Concat(what, ": expected packed weights, got none"));
+  if (!Bf16IsaAvailable(weights.isa())) {
+    throw Error(Concat(what, ": weights packed for ", Bf16IsaName(weights.isa()),
+                       ", which this CPU cannot run (", DetectedCpuFeatures().Describe(), ")"));
+  }
+}
+
 // Rows rounded up to whole row panels.
 int PaddedRows(int rows) { return (rows + kBf16PanelRows - 1) / kBf16PanelRows * kBf16PanelRows; }
 // Column panels of n columns.
@@ -204,14 +214,10 @@ void Bf16GemmPacked(int m, const uint32_t* packed_a, const Bf16PackedWeights& we
 
 void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, const float* bias,
               const Activation& activation, float* c, int ldc, const ComputeContext& context) {
-  if (weights.channels() == 0) throw Error("bf16 GEMM: expected packed weights, got none");
+  CheckWeights("bf16 GEMM", weights);
   if (m < 0 || lda < m || ldc < m) {
     throw Error(Concat("bf16 GEMM: expected m >= 0 and leading dimensions >= m, got m = ", m,
                        ", lda = ", lda, ", ldc = ", ldc));
-  }
-  if (!Bf16IsaAvailable(weights.isa())) {
-    throw Error(Concat("bf16 GEMM: weights packed for ", Bf16IsaName(weights.isa()),
-                       ", which this CPU cannot run (", DetectedCpuFeatures().Describe(), ")"));
   }
   if (m == 0) return;
   const int n = weights.channels();
@@ -253,11 +259,7 @@ void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, 
 void Bf16MatrixVector(const float* x, int stride, const Bf16PackedWeights& weights,
                       const float* bias, const Activation& activation, float* y,
                       const ComputeContext& context) {
-  if (weights.channels() == 0) throw Error("bf16 matrix-vector: expected packed weights, got none");
-  if (!Bf16IsaAvailable(weights.isa())) {
-    throw Error(Concat("bf16 matrix-vector: weights packed for ", Bf16IsaName(weights.isa()),
-                       ", which this CPU cannot run (", DetectedCpuFeatures().Describe(), ")"));
-  }
+  CheckWeights("bf16 matrix-vector", weights);
   const int k = weights.depth();
   const int n = weights.channels();
   auto* row = reinterpret_cast<uint32_t*>(

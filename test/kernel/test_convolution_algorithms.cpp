@@ -504,6 +504,13 @@ INSTANTIATE_TEST_SUITE_P(ConvolutionAlgorithm, ConvolutionAlgorithmTest,
                                   std::to_string(std::get<1>(info.param));
                          });
 
+// A random input of `geometry`: its batch of input_h x input_w planes.
+std::vector<float> GeometryInput(const Geometry& geometry, std::mt19937* generator) {
+  return RandomValues(static_cast<size_t>(geometry.batch) * geometry.in_channels *
+                          geometry.input_h * geometry.input_w,
+                      generator);
+}
+
 // With bf16 products (a `--to bf16` file on a CPU with vdpbf16ps) im2col computes what the
 // reference computes on the bf16-rounded weights and input: bf16 x bf16 products are exact in fp32,
 // so only the order of the sums differs. Run here on the generic bf16 kernel where the CPU lacks
@@ -524,10 +531,7 @@ TEST(ConvolutionAlgorithmBf16, Im2colMatchesTheReferenceOnRoundedOperands) {
     if (DepthwiseApplies(spec)) continue;  // stays fp32
     const ConvolutionShape shape =
         MakeConvolutionShape(spec.window, geometry.input_h, geometry.input_w);
-    const std::vector<float> input =
-        RandomValues(static_cast<size_t>(geometry.batch) * spec.in_channels * geometry.input_h *
-                         geometry.input_w,
-                     &generator);
+    const std::vector<float> input = GeometryInput(geometry, &generator);
     ConvolutionSpec rounded_spec = spec;
     rounded_spec.weights = rounded(spec.weights);
     const std::vector<float> expected =
@@ -561,10 +565,7 @@ TEST(ConvolutionAlgorithmBf16, WinogradMatchesTheReferenceWithinBf16Rounding) {
     if (!WinogradApplies(spec)) continue;
     const ConvolutionShape shape =
         MakeConvolutionShape(spec.window, geometry.input_h, geometry.input_w);
-    const std::vector<float> input =
-        RandomValues(static_cast<size_t>(geometry.batch) * spec.in_channels * geometry.input_h *
-                         geometry.input_w,
-                     &generator);
+    const std::vector<float> input = GeometryInput(geometry, &generator);
     const std::vector<float> expected =
         RunAlgorithm(*MakeConvolutionAlgorithm(Algorithm::kReference, spec), shape,
                      geometry.activation, input, geometry.batch, 1, spec.out_channels);
