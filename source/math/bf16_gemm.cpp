@@ -49,10 +49,7 @@ int ColumnPanels(int n) { return (n + kBf16PanelColumns - 1) / kBf16PanelColumns
 
 void GenericBf16MicroKernel(int pairs, const uint32_t* a, const uint32_t* b, float* sums, int ld,
                             bool accumulate) {
-  float tile[kBf16PanelColumns][kBf16PanelRows];
-  for (int j = 0; j < kBf16PanelColumns; ++j) {
-    for (int i = 0; i < kBf16PanelRows; ++i) tile[j][i] = accumulate ? sums[j * ld + i] : 0.0f;
-  }
+  float tile[kBf16PanelColumns][kBf16PanelRows] = {};  // the earlier sums are added at the end
   for (int pair = 0; pair < pairs; ++pair, a += kBf16PanelRows, b += kBf16PanelColumns) {
     for (int j = 0; j < kBf16PanelColumns; ++j) {
       const float weight_even = EvenValue(b[j]);
@@ -64,7 +61,9 @@ void GenericBf16MicroKernel(int pairs, const uint32_t* a, const uint32_t* b, flo
     }
   }
   for (int j = 0; j < kBf16PanelColumns; ++j) {
-    for (int i = 0; i < kBf16PanelRows; ++i) sums[j * ld + i] = tile[j][i];
+    for (int i = 0; i < kBf16PanelRows; ++i) {
+      sums[j * ld + i] = accumulate ? sums[j * ld + i] + tile[j][i] : tile[j][i];
+    }
   }
 }
 

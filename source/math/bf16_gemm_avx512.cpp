@@ -18,18 +18,12 @@ static_assert(kBf16PanelRows == 32, "two vectors of 16 fp32 lanes");
 // vdpbf16ps: 28 accumulators + 2 of A + 1 weight = 31 of the 32 vector registers.
 __attribute__((target("avx512f,avx512bf16"))) void Avx512Bf16MicroKernel(
     int pairs, const uint32_t* a, const uint32_t* b, float* sums, int ld, bool accumulate) {
+  // The tile's sums start from zero, and the sums already there (earlier slices of k) are added
+  // once at the end.
   __m512 sum0[kBf16PanelColumns];
   __m512 sum1[kBf16PanelColumns];
 #pragma GCC unroll 16
-  for (int j = 0; j < kBf16PanelColumns; ++j) {
-    if (accumulate) {
-      sum0[j] = _mm512_loadu_ps(sums + j * ld);
-      sum1[j] = _mm512_loadu_ps(sums + j * ld + 16);
-    } else {
-      sum0[j] = _mm512_setzero_ps();
-      sum1[j] = _mm512_setzero_ps();
-    }
-  }
+  for (int j = 0; j < kBf16PanelColumns; ++j) sum0[j] = sum1[j] = _mm512_setzero_ps();
   for (int pair = 0; pair < pairs; ++pair, a += kBf16PanelRows, b += kBf16PanelColumns) {
     // The cells are bit patterns of bf16 pairs: reinterpreted, not converted.
     const __m512bh a0 = (__m512bh)_mm512_loadu_si512(a);
@@ -43,8 +37,13 @@ __attribute__((target("avx512f,avx512bf16"))) void Avx512Bf16MicroKernel(
   }
 #pragma GCC unroll 16
   for (int j = 0; j < kBf16PanelColumns; ++j) {
-    _mm512_storeu_ps(sums + j * ld, sum0[j]);
-    _mm512_storeu_ps(sums + j * ld + 16, sum1[j]);
+    float* column = sums + j * ld;
+    if (accumulate) {
+      sum0[j] = _mm512_add_ps(sum0[j], _mm512_loadu_ps(column));
+      sum1[j] = _mm512_add_ps(sum1[j], _mm512_loadu_ps(column + 16));
+    }
+    _mm512_storeu_ps(column, sum0[j]);
+    _mm512_storeu_ps(column + 16, sum1[j]);
   }
 }
 
