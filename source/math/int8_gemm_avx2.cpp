@@ -85,13 +85,19 @@ void GenericMicroKernel(int groups, const uint8_t* a, const uint8_t* b, int32_t*
     int16_t weights[kColumns][2];
     std::memcpy(pairs, a, sizeof(pairs));
     std::memcpy(weights, b, sizeof(weights));
+    // Lanes gathered in plain arrays, then copied into the vectors whole (written lane by lane,
+    // GCC on an AVX-512 build warned that the vectors were read uninitialised).
     Int32Vector first[kVectors];
     Int32Vector second[kVectors];
     for (int v = 0; v < kVectors; ++v) {
+      int32_t first_lanes[8];
+      int32_t second_lanes[8];
       for (int lane = 0; lane < 8; ++lane) {
-        first[v][lane] = pairs[8 * v + lane][0];
-        second[v][lane] = pairs[8 * v + lane][1];
+        first_lanes[lane] = pairs[8 * v + lane][0];
+        second_lanes[lane] = pairs[8 * v + lane][1];
       }
+      std::memcpy(&first[v], first_lanes, sizeof(Int32Vector));
+      std::memcpy(&second[v], second_lanes, sizeof(Int32Vector));
     }
 #pragma GCC unroll 8
     for (int j = 0; j < kColumns; ++j) {
