@@ -15,6 +15,7 @@
 #include "math/int8_gemm.hpp"
 
 namespace lumen {
+
 Convolution::Convolution(const LayerConfig& config) : ConvolutionLayer(config) {
   // The algorithms' copy of the geometry.
   spec_.in_channels = in_channels_;
@@ -38,9 +39,9 @@ Convolution::Convolution(const LayerConfig& config) : ConvolutionLayer(config) {
   if (config.BoolParam("bias", false)) {
     spec_.bias = config.AttributeFloats("bias", {spec_.out_channels});
   }
-  // A `--to bf16` file's weights: multiplied in bf16 where the CPU does that faster than fp32;
+  // A `--to bf16` file's weights: multiplied in bf16 where the CPU does that faster than fp32, but
+  // in the narrow layers (see kBf16LeastDepth), which lumen.QuantizedConv2d keeps in float too;
   // elsewhere they were widened to fp32 above, exactly, and run as any other layer.
-  // Not the narrow layers (see kBf16LeastDepth), which lumen.QuantizedConv2d keeps in float too.
   const int64_t depth = int64_t{spec_.in_channels / spec_.groups} * w.kernel_h * w.kernel_w;
   spec_.bf16_products = config.GetAttribute("weight").type == DataType::kBFloat16 &&
                         Bf16ProductsWanted() && depth >= kBf16LeastDepth &&
