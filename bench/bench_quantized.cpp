@@ -18,8 +18,8 @@
 // before im2col would call it), int8+quantise (the same, quantising a float A first: the cost when
 // a layer quantises the im2col rows themselves), int8 generic (the plain C++ kernel), and for
 // batch 1 fp32 matrix-vector (math/matrix_vector, what the fp32 Linear runs there), and bf16
-// (math/bf16_gemm, packing and rounding a float A as a bf16 file's convolution does; the plain
-// C++ kernel, and so far slower than fp32, where the CPU lacks AVX512-BF16: the label says which).
+// (math/bf16_gemm, packing and rounding a float A as a bf16 file's convolution does; where the
+// CPU lacks AVX512-BF16, its plain C++ kernel, slower than fp32: the label says which).
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 
