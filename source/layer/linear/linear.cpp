@@ -30,8 +30,9 @@ namespace lumen {
 // full, instead of many GEMMs that each end in a partly empty panel.
 //
 // A `--to bf16` file's weights multiply in bf16 where the CPU does that faster (math/bf16_gemm;
-// not for narrow layers, see kBf16LeastDepth): one bf16 GEMM per slice, or a bf16 matrix-vector
-// product per single-row slice. Elsewhere they are widened to fp32 once and run as above.
+// not for narrow layers, see kBf16LeastDepth): slices stacked as above, else one bf16 GEMM per
+// slice, or a bf16 matrix-vector product per single-row slice. Elsewhere they are widened to fp32
+// once and run as above.
 class Linear : public Layer {
  public:
   // Reads in_features, out_features, bias and the weights, and packs the weights once.
@@ -61,8 +62,11 @@ class Linear : public Layer {
   // Y = X W^T + b for slices of few rows: gathers groups of slices into one column-major matrix,
   // multiplies it in one GEMM, and scatters the result back with the bias and activation.
   void ForwardStacked(const Tensor& input, Tensor& output, const ComputeContext& compute) const;
-  // Y = f(X W^T + b) slice by slice with the bf16 weights.
+  // Y = f(X W^T + b) with the bf16 weights: stacked as ForwardStacked does, else slice by slice.
   void ForwardBf16(const Tensor& input, Tensor& output, const ComputeContext& compute) const;
+  // Y = X W^T for `rows` rows of the column-major X (leading dimension rows) into Y (the same),
+  // without bias or activation: the fp32 packed GEMM, or the bf16 one for bf16 products.
+  void MultiplyRows(int rows, const float* x, float* y, const ComputeContext& compute) const;
 
   int in_features_ = 0;
   int out_features_ = 0;
@@ -138,25 +142,26 @@ StatePointer Linear::Prepare(const Shapes& input_shapes, const Shapes& /*output_
   const Shape& input = input_shapes[0];
   const int rows = input.size() >= 2 ? static_cast<int>(input[input.size() - 2]) : 1;
   if (rows == 0 || context.workspace == nullptr) return nullptr;
-  if (bf16_weights_.channels() > 0) {
-    context.workspace->Reserve(ScratchSlot::kGemmPacking,
-                               std::max(Bf16GemmScratchSize(rows, bf16_weights_),
-                                        Bf16MatrixVectorScratchSize(bf16_weights_)));
-    return nullptr;
-  }
+  const bool bf16 = bf16_weights_.channels() > 0;
+  // The packing scratch of MultiplyRows on `gemm_rows` rows (and of the bf16 matrix-vector
+  // product: its row in bf16 pairs).
+  const auto packing_scratch = [&](int gemm_rows) {
+    return bf16 ? std::max(Bf16GemmScratchSize(gemm_rows, bf16_weights_),
+                           Bf16MatrixVectorScratchSize(bf16_weights_))
+                : PackedGemmScratchSize(gemm_rows, in_features_);
+  };
   const auto slices = static_cast<std::ptrdiff_t>(ShapeElementCount(input) / in_features_ / rows);
   const StackPlan plan = PlanStacks(slices, rows, in_features_ + out_features_);
   if (plan.groups == 0) {
-    if (rows == 1) return nullptr;  // matrix-vector products need no scratch
-    context.workspace->Reserve(ScratchSlot::kGemmPacking,
-                               PackedGemmScratchSize(rows, in_features_));
+    if (rows == 1 && !bf16) return nullptr;  // fp32 matrix-vector products need no scratch
+    context.workspace->Reserve(ScratchSlot::kGemmPacking, packing_scratch(rows));
     return nullptr;
   }
   const size_t stacked_rows = static_cast<size_t>(plan.slices_per_group) * rows;
   context.workspace->Reserve(ScratchSlot::kFirst, stacked_rows * in_features_);
   context.workspace->Reserve(ScratchSlot::kSecond, stacked_rows * out_features_);
   context.workspace->Reserve(ScratchSlot::kGemmPacking,
-                             PackedGemmScratchSize(static_cast<int>(stacked_rows), in_features_));
+                             packing_scratch(static_cast<int>(stacked_rows)));
   return nullptr;
 }
 
@@ -298,8 +303,7 @@ void Linear::ForwardStacked(const Tensor& input, Tensor& output,
           },
           Schedule::kStatic, parallel);
     }
-    PackedGemm(stacked_rows, stacked_input, stacked_rows, packed_weights_, stacked_output,
-               stacked_rows, compute);
+    MultiplyRows(stacked_rows, stacked_input, stacked_output, compute);
     // Bias and activation over each stacked column in one run of `size` floats, which the
     // compiler vectorises (per slice, runs of 6 rows left GELU's erf mostly scalar), then the
     // column goes back to its slices while it is still in the cache.
@@ -326,11 +330,24 @@ void Linear::ForwardStacked(const Tensor& input, Tensor& output,
   }
 }
 
+void Linear::MultiplyRows(int rows, const float* x, float* y, const ComputeContext& compute) const {
+  if (bf16_weights_.channels() > 0) {
+    Bf16Gemm(rows, x, rows, bf16_weights_, nullptr, Activation{}, y, rows, compute);
+    return;
+  }
+  PackedGemm(rows, x, rows, packed_weights_, y, rows, compute);
+}
+
 void Linear::ForwardBf16(const Tensor& input, Tensor& output, const ComputeContext& compute) const {
   if (output.empty()) return;
   const int rows = static_cast<int>(input.rows());
+  const auto slices = static_cast<std::ptrdiff_t>(input.channels());
+  if (PlanStacks(slices, rows, in_features_ + out_features_).groups > 0) {
+    ForwardStacked(input, output, compute);  // reads the weights once per group of slices
+    return;
+  }
   const float* bias = bias_.empty() ? nullptr : bias_.data();
-  for (std::ptrdiff_t slice = 0; slice < static_cast<std::ptrdiff_t>(input.channels()); ++slice) {
+  for (std::ptrdiff_t slice = 0; slice < slices; ++slice) {
     if (rows == 1) {  // a row of in_features in, a row of out_features out
       Bf16MatrixVector(input.channel_data(slice), 1, bf16_weights_, bias, activation_,
                        output.channel_data(slice), compute);

@@ -112,6 +112,7 @@ TEST(Linear, MatchesADirectLoopOnRandomShapes) {
 
 // A `--to bf16` file's Linear (LUMEN_BF16_PRODUCTS=on forces what an AVX512-BF16 CPU chooses):
 // single rows through the bf16 matrix-vector product, slices of more rows through the bf16 GEMM,
+// many slices of few rows stacked into one bf16 GEMM (of single rows: transposed first),
 // each within bf16's rounding of the fp32 layer on the same (widened) weights and different from
 // it (the inputs are rounded too); a narrow layer (23 inputs, or 31 outputs) and
 // LUMEN_BF16_PRODUCTS=off compute exactly what the fp32 layer does.
@@ -122,8 +123,9 @@ TEST(Linear, Bf16WeightsMultiplyInBf16ButInNarrowLayers) {
     int out;
     bool narrow;
   };
-  const Case cases[] = {{{1, 300}, 100, false},    {{4, 1, 96}, 40, false}, {{70, 64}, 33, false},
-                        {{2, 37, 130}, 64, false}, {{5, 23}, 64, true},     {{3, 64}, 31, true}};
+  const Case cases[] = {{{1, 300}, 100, false},    {{4, 1, 96}, 40, false},  {{70, 64}, 33, false},
+                        {{2, 37, 130}, 64, false}, {{40, 1, 96}, 48, false}, {{5, 23}, 64, true},
+                        {{3, 64}, 31, true}};
   for (const Case& c : cases) {
     const int in = static_cast<int>(c.input.back());
     RandomLinear linear(in, c.out, &generator);
