@@ -172,8 +172,7 @@ void BM_Convolution(benchmark::State& state) {
   ThreadPool pool(threads);
   Workspace workspace(threads);
   const ComputeContext context{&pool, &workspace};
-  const ConvolutionPlan plan =
-      convolution->Plan(shape, Activation{layer.activation}, threads);
+  const ConvolutionPlan plan = convolution->Plan(shape, Activation{layer.activation}, threads);
   plan.ReserveScratch(&workspace);
   std::vector<float> input(static_cast<size_t>(layer.in_channels) * layer.size * layer.size, 0.5f);
   std::vector<float> output(static_cast<size_t>(layer.out_channels) * shape.output_h *
@@ -196,8 +195,8 @@ void BM_Convolution(benchmark::State& state) {
                                                             : "+relu ";
   state.SetLabel(Concat(layer.model, " ", layer.in_channels, "->", layer.out_channels,
                         layer.groups > 1 ? Concat(" g", layer.groups) : std::string(), " k",
-                        layer.kernel, "s", layer.stride, " @", layer.size, " ",
-                        activation_name, convolution->name()));
+                        layer.kernel, "s", layer.stride, " @", layer.size, " ", activation_name,
+                        convolution->name()));
 }
 
 void ConvolutionArguments(benchmark::internal::Benchmark* benchmark) {

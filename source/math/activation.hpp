@@ -73,9 +73,9 @@ struct Activation {
   float beta = 0.0f;
 };
 
-// Marks a lambda's call operator always-inline. WithActivation's callers are often large (Winograd's
-// output transform), and there GCC's inlining budget ran out: the tanh after the super-resolution
-// net's Winograd layer was left a call per element, 6 of its 18 ms at one thread.
+// Marks a lambda's call operator always-inline. WithActivation's callers are often large
+// (Winograd's output transform), and there GCC's inlining budget ran out: the tanh after the
+// super-resolution net's Winograd layer was left a call per element, 6 of its 18 ms at one thread.
 #define LUMEN_INLINE_LAMBDA __attribute__((always_inline))
 
 // Calls body(f) with the activation as a plain function object (float -> float), so that the
@@ -113,13 +113,17 @@ void WithActivation(const Activation& activation, Body body) {
       body([](float x) LUMEN_INLINE_LAMBDA { return FastTanh(x); });
       break;
     case Activation::Kind::kHardswish:
-      body([](float x) LUMEN_INLINE_LAMBDA { return x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f; });
+      body([](float x)
+               LUMEN_INLINE_LAMBDA { return x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f; });
       break;
     case Activation::Kind::kHardsigmoid:
-      body([](float x) LUMEN_INLINE_LAMBDA { return std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f; });
+      body([](float x)
+               LUMEN_INLINE_LAMBDA { return std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f; });
       break;
     case Activation::Kind::kGelu:
-      body([](float x) LUMEN_INLINE_LAMBDA { return 0.5f * x * (1.0f + FastErf(x * 0.70710678118654752f)); });
+      body([](float x) LUMEN_INLINE_LAMBDA {
+        return 0.5f * x * (1.0f + FastErf(x * 0.70710678118654752f));
+      });
       break;
     case Activation::Kind::kGeluTanh:
       // 0.5 * x * (1 + tanh(u)) is exactly x / (1 + exp(-2u)): one vectorisable exp, no tanh.
@@ -130,7 +134,8 @@ void WithActivation(const Activation& activation, Body body) {
       break;
     case Activation::Kind::kClamp:
       // NaN passes through both comparisons unchanged, as in torch.clamp.
-      body([alpha, beta](float x) LUMEN_INLINE_LAMBDA { return std::min(std::max(x, alpha), beta); });
+      body([alpha, beta](float x)
+               LUMEN_INLINE_LAMBDA { return std::min(std::max(x, alpha), beta); });
       break;
     case Activation::Kind::kMish:
       body([](float x) LUMEN_INLINE_LAMBDA { return x * std::tanh(std::log1p(std::exp(x))); });
@@ -142,9 +147,8 @@ void WithActivation(const Activation& activation, Body body) {
       break;
     case Activation::Kind::kCelu:
       // PyTorch runs CELU as ELU with the input scaled by 1 / alpha.
-      body([alpha, scale = 1.0f / alpha](float x) LUMEN_INLINE_LAMBDA {
-        return x > 0.0f ? x : alpha * std::expm1(x * scale);
-      });
+      body([alpha, scale = 1.0f / alpha](float x)
+               LUMEN_INLINE_LAMBDA { return x > 0.0f ? x : alpha * std::expm1(x * scale); });
       break;
     case Activation::Kind::kSelu:
       body([](float x) LUMEN_INLINE_LAMBDA {
@@ -172,7 +176,9 @@ void WithActivation(const Activation& activation, Body body) {
       break;
     case Activation::Kind::kLogSigmoid:
       // log(1 / (1 + exp(-x))) without overflow for either sign of x, as PyTorch computes it.
-      body([](float x) LUMEN_INLINE_LAMBDA { return std::min(x, 0.0f) - std::log1p(std::exp(-std::fabs(x))); });
+      body([](float x) LUMEN_INLINE_LAMBDA {
+        return std::min(x, 0.0f) - std::log1p(std::exp(-std::fabs(x)));
+      });
       break;
     case Activation::Kind::kLgamma:
       body([](float x) LUMEN_INLINE_LAMBDA { return LogGamma(x); });
