@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "base/checked_math.hpp"
-#include "kernel/padded_plane.hpp"
 #include "math/simd.hpp"
 
 namespace lumen {
@@ -49,9 +48,6 @@ void MaxDownColumn(const float* column, int64_t offset, int stride, int first, i
 // GCC's portable SIMD type, one AVX2 register: a tile of MaxPoolTiled is one vector of rows.
 constexpr int kLanes = 8;
 using Vector = FloatVector<kLanes>;
-
-// The lanes' comparison results: all bits set where true.
-using LaneMask = decltype(Vector{} != Vector{});
 
 }  // namespace
 
@@ -135,86 +131,173 @@ bool MaxPoolTiledApplies(const Window2d& window, const PoolingPlane& plane) {
 
 namespace {
 
-// Floats from one column of MaxPoolTiled's vertical maxima to the next: whole vectors, so that a
-// last partial tile of rows is stored whole.
-size_t VerticalColumnFloats(const PoolingPlane& plane) {
-  return (static_cast<size_t>(plane.output_h) + kLanes - 1) / kLanes * kLanes;
+// Floats of MaxPoolTiled's padded column: the rows the tiles of eight output rows read (the last
+// tile ends at row max(output_h, 8) - 1; at stride 2 each tap loads a pair of vectors), and at
+// least the padded input.
+size_t TiledColumnFloats(const Window2d& window, const PoolingPlane& plane) {
+  const int64_t tiles_read =
+      int64_t{std::max(plane.output_h, kLanes)} * window.stride_h + window.kernel_h + 2 * kLanes;
+  const int64_t input_rows = int64_t{window.pad_top} + plane.input_h;
+  return static_cast<size_t>(std::max(tiles_read, input_rows));
 }
 
-// The largest of `count` vectors at `source + offsets[i]`, with NaN where any of them holds NaN.
-// `value > maximum ? value : maximum` is one vmaxps, which keeps `maximum` when `value` is NaN; the
-// NaNs are noted on the side and win at the end, as in PyTorch. (Selecting NaN in the chain itself
-// made each tap wait for a compare, an or and a blend.)
-inline Vector MaxOfVectors(const float* source, const size_t* offsets, int count) {
-  Vector maximum = Vector{} + kMinusInfinity;
-  LaneMask unordered{};
-  for (int i = 0; i < count; ++i) {
-    const Vector value = LoadVector<Vector>(source + offsets[i]);
-    maximum = value > maximum ? value : maximum;
-    unordered |= value != value;
+// max(a, b) lane by lane: one vmaxps, which gives `b` where `a` is NaN (see MaxPoolTiled).
+inline Vector Max(const Vector& a, const Vector& b) { return a > b ? a : b; }
+
+// The even lanes of the 16 floats at `source`: rows 2i of a stride-2 window in one vector.
+inline Vector EvenLanes(const float* source) {
+  return __builtin_shufflevector(LoadVector<Vector>(source), LoadVector<Vector>(source + kLanes), 0,
+                                 2, 4, 6, 8, 10, 12, 14);
+}
+
+// Lane i: the largest of rows[2i], rows[2i + 1] and rows[2i + 2], the usual 3x3 stride-2 window
+// down a column. With pairs[j] = max(rows[j], rows[j + 1]) that is max(pairs[2i], pairs[2i + 1]):
+// four loads, where three taps of EvenLanes take six, and one cross-lane permute.
+inline Vector MaxOfThreeStrideTwo(const float* rows) {
+  const Vector low = Max(LoadVector<Vector>(rows), LoadVector<Vector>(rows + 1));
+  const Vector high = Max(LoadVector<Vector>(rows + kLanes), LoadVector<Vector>(rows + kLanes + 1));
+  // Within each 128-bit half (one vshufps each): the even pairs, then the odd ones, of each
+  // half's four rows, in the order 0 2 8 10 | 4 6 12 14; the maximum; then the halves' middle
+  // quarters swapped into order.
+  const Vector even = __builtin_shufflevector(low, high, 0, 2, 8, 10, 4, 6, 12, 14);
+  const Vector odd = __builtin_shufflevector(low, high, 1, 3, 9, 11, 5, 7, 13, 15);
+  const Vector maximum = Max(even, odd);
+  return __builtin_shufflevector(maximum, maximum, 0, 1, 4, 5, 2, 3, 6, 7);
+}
+
+// The largest of the vectors tap(0) .. tap(count - 1) (-infinity for none), where `Taps`, when not
+// 0, is `count` known at compile time (the loop then unrolls). vmaxps keeps the running maximum
+// when a value is NaN: MaxPoolTiled looks for NaN on the side.
+template <int Taps, typename Tap>
+inline Vector MaxOfTaps(int count, Tap tap) {
+  const int taps = Taps > 0 ? Taps : count;
+  if (taps == 0) return Vector{} + kMinusInfinity;
+  Vector maximum = tap(0);
+  for (int i = 1; i < taps; ++i) {
+    maximum = Max(tap(i), maximum);
   }
-  return unordered != 0 ? Vector{} + std::numeric_limits<float>::quiet_NaN() : maximum;
+  return maximum;
+}
+
+// One output column's tiles of eight rows: output[oy] = max over ky of column[oy * Stride + ky].
+// `Stride` 0 stands for a stride known only at run time (each tap's lanes then gathered), `Kernel`
+// 0 for a window height known only at run time.
+template <int Kernel, int Stride>
+void MaxDownPaddedColumn(const float* column, const Window2d& w, int output_h, float* output) {
+  const int stride = Stride > 0 ? Stride : w.stride_h;
+  const auto tile_maximum = [&](int first_row) {
+    const float* rows = column + static_cast<size_t>(first_row) * stride;
+    if constexpr (Kernel == 3 && Stride == 2) return MaxOfThreeStrideTwo(rows);
+    return MaxOfTaps<Kernel>(w.kernel_h, [&](int ky) {
+      if constexpr (Stride == 1) return LoadVector<Vector>(rows + ky);
+      if constexpr (Stride == 2) return EvenLanes(rows + ky);
+      Vector lanes;
+      for (int lane = 0; lane < kLanes; ++lane) lanes[lane] = rows[lane * stride + ky];
+      return lanes;
+    });
+  };
+  if (output_h < kLanes) {  // one short tile, stored through the stack
+    float tile[kLanes];
+    StoreVector(tile, tile_maximum(0));
+    std::copy(tile, tile + output_h, output);
+    return;
+  }
+  // Whole tiles; the last one ends at the column's end and may overlap the one before it (the
+  // rows they share get the same values twice).
+  for (int first_row = 0; first_row < output_h; first_row += kLanes) {
+    const int row = std::min(first_row, output_h - kLanes);
+    StoreVector(output + row, tile_maximum(row));
+  }
+}
+
+// MaxPoolTiled for a window of Kernel x Kernel (0: any other size, known at run time).
+template <int Kernel>
+void MaxPoolTiledWith(const Window2d& w, const PoolingPlane& plane, const float* input,
+                      float* output, float* scratch) {
+  // `column` is one padded column: -infinity above and below the input rows (padding never
+  // wins), filled once; the input rows are rewritten for every output column.
+  const size_t column_floats = TiledColumnFloats(w, plane);
+  float* column = scratch;
+  float* maxima = column + w.pad_top;  // where input row 0 lands
+  std::fill(column, maxima, kMinusInfinity);
+  std::fill(maxima + plane.input_h, column + column_floats, kMinusInfinity);
+  const int input_h = plane.input_h;
+  // The sum of every value read: NaN if one of them is NaN (or if +infinity and -infinity were
+  // both read), and then the reference pools this channel. One add per value, where a compare
+  // and an or would be two.
+  Vector checksum{};
+  float scalar_checksum = 0.0f;
+  for (int ox = 0; ox < plane.output_w; ++ox) {
+    // Across: maxima[iy] = max over the window's columns inside the input of row iy.
+    const int64_t x_start = int64_t{ox} * w.stride_w - w.pad_left;
+    // The window's columns inside the input (TapRange at dilation 1, without its divisions).
+    const int kx_first = static_cast<int>(std::clamp<int64_t>(-x_start, 0, w.kernel_w));
+    const int kx_end = static_cast<int>(
+        std::clamp<int64_t>(int64_t{plane.input_w} - x_start, kx_first, w.kernel_w));
+    const float* first_column = input + (x_start + kx_first) * input_h;
+    const int columns = kx_end - kx_first;
+    const auto rows_maximum = [&](int first_row) {
+      Vector sum{};  // summed apart, so that the checksum's chain takes one add per vector of rows
+      const auto tap = [&](int kx) {
+        const Vector value = LoadVector<Vector>(first_column + kx * input_h + first_row);
+        sum += value;
+        return value;
+      };
+      // All the window's columns (the unrolled loop), or fewer at the map's edges.
+      const Vector maximum =
+          columns == Kernel ? MaxOfTaps<Kernel>(columns, tap) : MaxOfTaps<0>(columns, tap);
+      checksum += sum;
+      return maximum;
+    };
+    // Vectors of eight rows, the last one ending at the column's end (overlapping the one before
+    // it); a column shorter than a vector one row at a time.
+    int iy = 0;
+    for (; iy + kLanes <= input_h; iy += kLanes) StoreVector(maxima + iy, rows_maximum(iy));
+    if (iy < input_h && input_h >= kLanes) {
+      StoreVector(maxima + input_h - kLanes, rows_maximum(input_h - kLanes));
+      iy = input_h;
+    }
+    for (; iy < input_h; ++iy) {
+      float maximum = kMinusInfinity;
+      for (int kx = 0; kx < columns; ++kx) {
+        const float value = first_column[kx * input_h + iy];
+        scalar_checksum += value;
+        maximum = std::max(maximum, value);
+      }
+      maxima[iy] = maximum;
+    }
+    // Down: each tile of eight output rows over the window's rows, in registers.
+    float* target = output + static_cast<size_t>(ox) * plane.output_h;
+    if (w.stride_h == 1) {
+      MaxDownPaddedColumn<Kernel, 1>(column, w, plane.output_h, target);
+    } else if (w.stride_h == 2) {
+      MaxDownPaddedColumn<Kernel, 2>(column, w, plane.output_h, target);
+    } else {
+      MaxDownPaddedColumn<Kernel, 0>(column, w, plane.output_h, target);
+    }
+  }
+  // NaN must win, as in PyTorch, which vmaxps does not do; NaN is rare enough that a channel
+  // holding one is simply pooled again by the definition.
+  bool unordered = scalar_checksum != scalar_checksum;
+  for (int lane = 0; lane < kLanes; ++lane) unordered |= checksum[lane] != checksum[lane];
+  if (unordered) MaxPoolReference(w, plane, input, output);
 }
 
 }  // namespace
 
 size_t MaxPoolTiledScratchSize(const Window2d& window, const PoolingPlane& plane) {
-  const PaddedPlane padded = PaddedPlaneFor(window, plane);
-  const size_t column = padded.column_floats() + kLanes;
-  const size_t vertical = CheckedMultiply(static_cast<size_t>(padded.cols),
-                                          VerticalColumnFloats(plane), "max pooling scratch");
-  return CheckedAdd(column, vertical, "max pooling scratch");
+  return TiledColumnFloats(window, plane);
 }
 
 void MaxPoolTiled(const Window2d& w, const PoolingPlane& plane, const float* input, float* output,
                   float* scratch) {
-  // One padded column at a time: `column` holds it split by phase, -infinity where no input
-  // lands (padding never wins) and in the tail a last tile reads. Those places are the same in
-  // every column, so they are filled once.
-  PaddedPlane one_column = PaddedPlaneFor(w, plane);
-  const int padded_columns = one_column.cols;
-  one_column.cols = 1;
-  float* column = scratch;
-  float* vertical = scratch + one_column.column_floats() + kLanes;
-  const size_t vertical_floats = VerticalColumnFloats(plane);
-  FillAroundInput(plane.input_h, 1, w.pad_top, 0, one_column, kLanes, kMinusInfinity, column);
-  // Pass 1, down the columns: vertical[px][oy] = max over ky of padded column px's row
-  // oy * stride_h + ky, every tap of a tile of rows one contiguous vector in its phase.
-  size_t row_taps[kMaxPoolTiledMaxTaps];
-  for (int ky = 0; ky < w.kernel_h; ++ky) row_taps[ky] = one_column.TapOffset(w, ky, 0);
-  const int first_input_column = w.pad_left;
-  const int end_input_column = std::min(padded_columns, w.pad_left + plane.input_w);
-  for (int px = 0; px < padded_columns; ++px) {
-    float* maxima = vertical + static_cast<size_t>(px) * vertical_floats;
-    if (px < first_input_column || px >= end_input_column) {  // a column of padding
-      std::fill(maxima, maxima + vertical_floats, kMinusInfinity);
-      continue;
-    }
-    const float* input_column =
-        input + static_cast<size_t>(px - first_input_column) * plane.input_h;
-    CopyIntoPlane(input_column, plane.input_h, 1, w.pad_top, 0, one_column, column);
-    for (int first_row = 0; first_row < plane.output_h; first_row += kLanes) {
-      StoreVector(maxima + first_row, MaxOfVectors(column + first_row, row_taps, w.kernel_h));
-    }
-  }
-  // Pass 2, across: output column ox = max over kx of the vertical maxima of padded column
-  // ox * stride_w + kx.
-  size_t column_taps[kMaxPoolTiledMaxTaps];
-  for (int kx = 0; kx < w.kernel_w; ++kx) column_taps[kx] = kx * vertical_floats;
-  for (int ox = 0; ox < plane.output_w; ++ox) {
-    const float* first_column = vertical + static_cast<size_t>(ox) * w.stride_w * vertical_floats;
-    float* target = output + static_cast<size_t>(ox) * plane.output_h;
-    for (int first_row = 0; first_row < plane.output_h; first_row += kLanes) {
-      const Vector maximum = MaxOfVectors(first_column + first_row, column_taps, w.kernel_w);
-      const int rows = std::min(kLanes, plane.output_h - first_row);
-      if (rows == kLanes) {
-        StoreVector(target + first_row, maximum);
-      } else {
-        float tile[kLanes];
-        StoreVector(tile, maximum);
-        std::copy(tile, tile + rows, target + first_row);
-      }
-    }
+  // The usual windows, 3x3 and 2x2, with their tap loops unrolled.
+  if (w.kernel_h == 3 && w.kernel_w == 3) {
+    MaxPoolTiledWith<3>(w, plane, input, output, scratch);
+  } else if (w.kernel_h == 2 && w.kernel_w == 2) {
+    MaxPoolTiledWith<2>(w, plane, input, output, scratch);
+  } else {
+    MaxPoolTiledWith<0>(w, plane, input, output, scratch);
   }
 }
 

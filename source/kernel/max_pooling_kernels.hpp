@@ -27,27 +27,26 @@ void MaxPoolSeparable(const Window2d& window, const PoolingPlane& plane, const f
                       float* output, float* scratch);
 
 // Whether MaxPoolTiled computes `window` on `plane`: dilation 1 (as for the separable kernel) and
-// output columns of at least half of its tile of eight rows. Measured with BM_MaxPooling: it is
-// 1.5-2.4x faster than the separable kernel on ResNet's and SqueezeNet's 3x3 stride-2 poolings and
-// 3.4x on a 7-row output; shorter columns were not measured. It visits every tap of every window,
-// padding included, so windows of more than kMaxPoolTiledMaxTaps taps (a hostile file's 2^30 x
-// 2^30 one) stay with the kernels that visit only the taps inside the input.
+// output columns of at least half of its tile of eight rows (shorter ones were not measured). It
+// visits every tap of every window inside the input's columns and the padded rows, so windows of
+// more than kMaxPoolTiledMaxTaps taps (a hostile file's 2^30 x 2^30 one) stay with the kernels
+// that visit only the taps inside the input.
 inline constexpr int kMaxPoolTiledMinRows = 4;
 inline constexpr int kMaxPoolTiledMaxTaps = 256;
 bool MaxPoolTiledApplies(const Window2d& window, const PoolingPlane& plane);
 
-// Floats of scratch MaxPoolTiled needs for `plane`: one padded input column and the columns'
-// maxima.
+// Floats of scratch MaxPoolTiled needs for `plane`: one padded column, as long as the input's
+// padded rows and the rows its last tile of output rows reads.
 size_t MaxPoolTiledScratchSize(const Window2d& window, const PoolingPlane& plane);
 
-// The same result again, the fast way on the maps after a network's stem, separable as
-// MaxPoolSeparable but a vector of eight rows at a time in both passes: each input column is
-// copied into a padded, phase-split column (kernel/padded_plane.hpp, -infinity for padding),
-// where each tap of a run of output rows is one contiguous vector load whatever the stride; the
-// maxima down it over the window's rows are taken in registers and stored once; then each output
-// column is the maximum across the window's columns of those. The input is read once, and the
-// scratch is one column plus an output's height per padded column (25 kB for SqueezeNet's first
-// pooling, where the whole padded plane took 51 kB and was filled and read per tap).
+// The same result again, the fast way, separable as MaxPoolSeparable but across first and in
+// vectors of eight rows: for each output column, the maximum across the window's columns of each
+// input row (contiguous loads) goes into one padded column (-infinity above and below the input,
+// where padding never wins), and each tile of eight output rows is the maximum down the window's
+// rows of it, in registers (3x3 stride-2 windows through pairwise maxima and one permute). The
+// input is read in place and the scratch is one column. vmaxps drops NaN, so the kernel sums what
+// it reads and pools a channel whose sum is NaN again by the definition. BM_MaxPooling: 2-4x
+// faster than the version before it, which copied each input column into a phase-split column.
 void MaxPoolTiled(const Window2d& window, const PoolingPlane& plane, const float* input,
                   float* output, float* scratch);
 

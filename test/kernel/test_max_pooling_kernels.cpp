@@ -80,13 +80,26 @@ PoolingCase Pool(int input_h, int input_w, int kernel_h, int kernel_w, int strid
 // requires, so that every window holds at least one input value.
 std::vector<PoolingCase> Cases() {
   std::vector<PoolingCase> cases = {
-      Pool(1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, false),   Pool(1, 1, 3, 3, 1, 1, {1, 1, 1, 1}, false),
-      Pool(5, 7, 2, 2, 2, 2, {0, 0, 0, 0}, false),   Pool(5, 7, 2, 2, 2, 2, {0, 0, 0, 0}, true),
-      Pool(13, 17, 3, 3, 2, 2, {1, 1, 1, 1}, false), Pool(13, 17, 3, 3, 2, 2, {1, 1, 1, 1}, true),
-      Pool(17, 9, 5, 5, 1, 1, {2, 2, 2, 2}, false),  Pool(13, 17, 3, 3, 3, 3, {0, 0, 0, 0}, true),
-      Pool(5, 7, 5, 7, 1, 1, {0, 0, 0, 0}, false),   Pool(17, 9, 2, 2, 3, 3, {0, 0, 0, 0}, true),
-      Pool(32, 3, 2, 3, 1, 2, {1, 0, 0, 1}, false),  Pool(17, 9, 1, 5, 2, 1, {0, 0, 2, 1}, true),
+      Pool(1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, false),
+      Pool(1, 1, 3, 3, 1, 1, {1, 1, 1, 1}, false),
+      Pool(5, 7, 2, 2, 2, 2, {0, 0, 0, 0}, false),
+      Pool(5, 7, 2, 2, 2, 2, {0, 0, 0, 0}, true),
+      Pool(13, 17, 3, 3, 2, 2, {1, 1, 1, 1}, false),
+      Pool(13, 17, 3, 3, 2, 2, {1, 1, 1, 1}, true),
+      Pool(17, 9, 5, 5, 1, 1, {2, 2, 2, 2}, false),
+      Pool(13, 17, 3, 3, 3, 3, {0, 0, 0, 0}, true),
+      Pool(5, 7, 5, 7, 1, 1, {0, 0, 0, 0}, false),
+      Pool(17, 9, 2, 2, 3, 3, {0, 0, 0, 0}, true),
+      Pool(32, 3, 2, 3, 1, 2, {1, 0, 0, 1}, false),
+      Pool(17, 9, 1, 5, 2, 1, {0, 0, 2, 1}, true),
       Pool(17, 9, 5, 1, 3, 1, {2, 1, 0, 0}, true),
+      // The stems' poolings (tiles of eight rows, the last overlapping the one before it, 3x3
+      // stride 2 on its own path), and columns of a whole vector plus a few rows.
+      Pool(55, 55, 3, 3, 2, 2, {0, 0, 0, 0}, true),
+      Pool(112, 40, 3, 3, 2, 2, {1, 1, 1, 1}, false),
+      Pool(33, 20, 2, 2, 2, 2, {0, 0, 0, 0}, false),
+      Pool(30, 9, 3, 3, 1, 1, {1, 1, 1, 1}, false),
+      Pool(41, 12, 4, 3, 3, 2, {2, 1, 1, 1}, true),
   };
   std::set<std::string> names;
   for (const PoolingCase& pooling : cases) names.insert(pooling.Name());
@@ -183,6 +196,23 @@ TEST_P(MaxPoolingKernelsTest, NanPropagatesLikeTheReference) {
   std::bernoulli_distribution is_nan(0.1);
   for (float& value : input) {
     if (is_nan(generator)) value = kNan;
+  }
+  ExpectAllAgree(RunAll(GetParam(), input));
+}
+
+// Infinities are ordinary values to a maximum, but the tiled kernel detects NaN by summing what it
+// reads, and +infinity plus -infinity is NaN too (as is the sum of values that overflow): such a
+// channel is pooled again by the definition, and must still equal the reference.
+TEST_P(MaxPoolingKernelsTest, InfinitiesAndHugeValuesMatchTheReference) {
+  std::mt19937 generator = Generator();
+  std::vector<float> input = RandomPlane(&generator, -1.0f, 1.0f);
+  const float specials[] = {std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::max(), -std::numeric_limits<float>::max()};
+  std::uniform_int_distribution<int> pick(0, 3);
+  std::bernoulli_distribution is_special(0.2);
+  for (float& value : input) {
+    if (is_special(generator)) value = specials[pick(generator)];
   }
   ExpectAllAgree(RunAll(GetParam(), input));
 }
