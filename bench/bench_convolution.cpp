@@ -77,6 +77,8 @@ constexpr LayerShape kLayers[] = {
     {"densenet", 3, 32, 160, 7, 2, 3},
     {"unet", 3, 16, 128, 3, 1, 1},
     {"style", 3, 16, 128, 9, 1, 4},
+    // Few output channels: the style transfer net's last layer, back to RGB.
+    {"style", 16, 3, 128, 9, 1, 4, 1, kNone},
     // RegNet's grouped convolutions, 8 channels per group, and a plain one with 8 input channels.
     {"regnet", 24, 24, 112, 3, 2, 1, 3},
     {"regnet", 48, 48, 28, 3, 1, 1, 6},
@@ -154,8 +156,7 @@ void BM_Convolution(benchmark::State& state) {
   const ConvolutionSpec spec = MakeSpec(layer);
   const ConvolutionShape shape = MakeConvolutionShape(spec.window, layer.size, layer.size);
   if ((algorithm == kPointwise && !PointwiseApplies(spec)) ||
-      ((algorithm == kWinograd || algorithm == kWinograd2x2) && !WinogradApplies(spec)) ||
-      (algorithm == kSmallDepth && !SmallDepthApplies(spec))) {
+      ((algorithm == kWinograd || algorithm == kWinograd2x2) && !WinogradApplies(spec))) {
     state.SkipWithError("not applicable");
     return;
   }

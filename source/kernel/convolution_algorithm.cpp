@@ -8,6 +8,7 @@
 
 #include "base/checked_math.hpp"
 #include "convolution_factories.hpp"
+#include "kernel/padded_plane.hpp"
 #include "math/packed_gemm.hpp"
 
 namespace lumen {
@@ -30,7 +31,28 @@ bool WinogradMayPayOff(const ConvolutionSpec& spec) {
 // keeps ungrouped maps whose columns are shorter than half a tile on im2col, whose row panels run
 // on from one column into the next.
 bool SmallDepthMayPayOff(const ConvolutionSpec& spec) {
-  return SmallDepthApplies(spec) && spec.in_channels / spec.groups <= 8;
+  return spec.in_channels / spec.groups <= 8;
+}
+
+// Few output channels: at most one micro-kernel panel of them per group.
+bool FewOutputs(const ConvolutionSpec& spec) {
+  return spec.out_channels / spec.groups <= kPanelColumns;
+}
+
+// With few output channels each value im2col gathers feeds only that many products, and the
+// small-depth algorithm, which gathers nothing, wins at any depth (one AVX2 core: the style
+// transfer net's 16 -> 3 9x9 layer at 128x128 3.5-4.4 ms instead of 14-15, 64 -> 6 3x3 at 56x56
+// 0.5 instead of 1.5, 256 -> 4 3x3 stride 2 at 28x28 0.25 instead of 0.84) while a group's padded
+// input planes stay within a few megabytes: 64 -> 6 at 128x128 (4.3 MB of planes) took 11.5 ms
+// instead of im2col's 6.4, 32 -> 4 there (2.1 MB) 2.0 instead of 3.2.
+constexpr size_t kFewOutputsMaxPaddedBytes = size_t{5} << 19;  // 2.5 MiB
+
+bool FewOutputsMayPayOff(const ConvolutionSpec& spec, const ConvolutionShape& shape) {
+  if (!FewOutputs(spec)) return false;
+  const double padded_bytes =
+      static_cast<double>(PaddedPlaneFor(spec.window, shape).plane_floats()) *
+      (spec.in_channels / spec.groups) * sizeof(float);
+  return padded_bytes <= static_cast<double>(kFewOutputsMaxPaddedBytes);
 }
 
 }  // namespace
@@ -125,12 +147,6 @@ bool WinogradApplies(const ConvolutionSpec& spec) {
          w.stride_w == 1 && w.dilation_h == 1 && w.dilation_w == 1;
 }
 
-bool SmallDepthApplies(const ConvolutionSpec& spec) {
-  const int64_t depth =
-      int64_t{spec.in_channels / spec.groups} * spec.window.kernel_h * spec.window.kernel_w;
-  return depth <= kMaxSmallDepth;
-}
-
 std::vector<PackedMatrix> PackGroupWeights(const ConvolutionSpec& spec) {
   const int depth = CheckedInt(
       int64_t{spec.in_channels / spec.groups} * spec.window.kernel_h * spec.window.kernel_w,
@@ -195,7 +211,7 @@ ConvolutionAlgorithmKind ChooseConvolutionAlgorithm(const ConvolutionSpec& spec,
     if (tiles(4) >= enough_tiles) return ConvolutionAlgorithmKind::kWinograd4x4;
     if (tiles(2) >= enough_tiles) return ConvolutionAlgorithmKind::kWinograd2x2;
   }
-  if (SmallDepthMayPayOff(spec) && !spec.bf16_products &&
+  if ((SmallDepthMayPayOff(spec) || FewOutputsMayPayOff(spec, shape)) && !spec.bf16_products &&
       (spec.groups > 1 || shape.output_h >= kPanelRows / 2)) {
     return ConvolutionAlgorithmKind::kSmallDepth;
   }
@@ -206,10 +222,16 @@ std::vector<ConvolutionAlgorithmKind> CandidateConvolutionAlgorithms(const Convo
   if (DepthwiseApplies(spec)) return {ConvolutionAlgorithmKind::kDepthwise};
   if (PointwiseApplies(spec) && !spec.bf16_products) return {ConvolutionAlgorithmKind::kPointwise};
   if (WinogradMayPayOff(spec)) {
-    return {ConvolutionAlgorithmKind::kWinograd4x4, ConvolutionAlgorithmKind::kWinograd2x2,
-            ConvolutionAlgorithmKind::kIm2col};
+    std::vector<ConvolutionAlgorithmKind> candidates = {ConvolutionAlgorithmKind::kWinograd4x4,
+                                                        ConvolutionAlgorithmKind::kWinograd2x2,
+                                                        ConvolutionAlgorithmKind::kIm2col};
+    // (With AVX-512's 14-column panels a layer can have few outputs and enough for Winograd.)
+    if (FewOutputs(spec) && !spec.bf16_products) {
+      candidates.push_back(ConvolutionAlgorithmKind::kSmallDepth);
+    }
+    return candidates;
   }
-  if (SmallDepthMayPayOff(spec) && !spec.bf16_products) {
+  if ((SmallDepthMayPayOff(spec) || FewOutputs(spec)) && !spec.bf16_products) {
     return {ConvolutionAlgorithmKind::kSmallDepth, ConvolutionAlgorithmKind::kIm2col};
   }
   return {ConvolutionAlgorithmKind::kIm2col};

@@ -8,7 +8,7 @@
 //   reference    seven nested loops, straight from the definition: the ground truth
 //   im2col       copy each receptive field into a column, then one GEMM per group
 //   small-depth  a GEMM whose left operand is read in place from a padded copy of the input,
-//                for stems, whose receptive field is a few dozen values
+//                for stems, whose receptive field is a few dozen values, and few output channels
 //   pointwise    a 1x1, stride-1 convolution needs no im2col: the input already is the matrix
 //   depthwise    one input channel per output channel: direct loops, no GEMM
 //   winograd     3x3 stride 1: F(4x4, 3x3) trades 144 multiplications per tile for 36,
@@ -92,6 +92,9 @@ struct ConvolutionPlan {
   TaskGrid grid;
   // Winograd: each thread takes whole blocks (many tiles), instead of all threads sharing each.
   bool private_blocks = false;
+  // Small-depth: where each of a group's K taps lies in the padded input planes, from a tile's
+  // origin (it depends on the padded planes' size, so on the input size).
+  std::vector<size_t> tap_offsets;
   // Floats Run asks for in each scratch slot, per thread.
   std::array<size_t, kSlots> scratch_floats{};
 
@@ -166,15 +169,11 @@ class ConvolutionAlgorithm {
   std::vector<float> bias_;  // empty for no bias
 };
 
-// Whether the specialised algorithms can compute `spec` (im2col and reference always can).
+// Whether the specialised algorithms can compute `spec` (im2col, small-depth and reference always
+// can).
 bool PointwiseApplies(const ConvolutionSpec& spec);
 bool DepthwiseApplies(const ConvolutionSpec& spec);
 bool WinogradApplies(const ConvolutionSpec& spec);
-bool SmallDepthApplies(const ConvolutionSpec& spec);
-
-// The largest im2col depth (in_channels / groups * kH * kW) the small-depth algorithm takes: the
-// size of its table of tap offsets, which lives on the stack.
-inline constexpr int kMaxSmallDepth = 256;
 
 // Builds `kind` for `spec`, preparing its weights; throws lumen::Error when the algorithm cannot
 // compute this geometry (see the Applies functions).

@@ -1,11 +1,14 @@
-// Small-depth convolutions: a GEMM whose left operand is read straight from the padded input, for
-// an im2col depth K (input channels per group x kernel taps) of at most kMaxSmallDepth. That is a
-// network's stem (3 input channels and a 3x3 to 9x9 window, K = 27..243), a single-channel input,
-// the narrow groups of RegNet's grouped convolutions (8 channels, K = 72), a ViT's patch
-// embedding. ChooseConvolutionAlgorithm takes it for at most 8 input channels per group.
+// Small-depth convolutions: a GEMM whose left operand is read straight from the padded input. It
+// suits a small im2col depth K (input channels per group x kernel taps): a network's stem (3 input
+// channels and a 3x3 to 9x9 window, K = 27..243), a single-channel input, the narrow groups of
+// RegNet's grouped convolutions (8 channels, K = 72), a ViT's patch embedding; and few output
+// channels, whatever K (an image-to-image net's last layer back to RGB: 16 -> 3 with a 9x9 window,
+// K = 1296). ChooseConvolutionAlgorithm takes it for at most 8 input channels per group and for
+// at most a micro-kernel panel of output channels per group.
 //
-// Why not im2col? With a small K each output pixel costs few multiply-adds, so the copies around
-// them weigh as much as the arithmetic: im2col gathers K values per pixel into a megabyte block,
+// Why not im2col? With a small K each output pixel costs few multiply-adds, and with few output
+// channels each gathered value feeds few of them, so the copies around them weigh as much as the
+// arithmetic: im2col gathers K values per pixel into a megabyte block,
 // and PackedGemm reads the block back to pack it into row panels. Here nothing is gathered. The
 // input is copied once into padded, phase-split planes (kernel/padded_plane.hpp), where the values
 // that tap k reads for a run of output rows of one column are contiguous: im2col's row panel for
@@ -19,7 +22,6 @@
 // ungrouped maps whose columns are shorter than half a tile on im2col, whose row panels run on
 // from one column into the next (grouped ones gain more from skipping im2col's GEMM per group).
 #include <algorithm>
-#include <array>
 #include <cstdint>
 
 #include "base/checked_math.hpp"
@@ -27,7 +29,6 @@
 #include "convolution_factories.hpp"
 #include "kernel/convolution_algorithm.hpp"
 #include "kernel/padded_plane.hpp"
-#include "lumen/error.hpp"
 #include "math/micro_kernel.hpp"
 #include "math/packed_gemm.hpp"
 
@@ -38,6 +39,17 @@ namespace {
 // micro-kernel and of the weights' column panels.
 constexpr int kRows = kPanelRows;
 constexpr int kColumns = kPanelColumns;
+
+// Floats from one padded input plane to the next: the plane rounded up to an odd number of
+// 64-byte lines. A tile reads the same rows of many planes at once, and planes a multiple of 32
+// lines apart (a 130 x 130 plane is 1056.25 lines) fall into two sets of the L1 cache's 64: a
+// 32 -> 4 layer at 128 x 128 ran at 9 GFLOP/s, slower than im2col. An odd count spreads them
+// over all 64.
+size_t PlaneStride(const PaddedPlane& plane) {
+  constexpr size_t kLineFloats = 16;
+  const size_t lines = (plane.plane_floats() + kLineFloats - 1) / kLineFloats;
+  return (lines | 1) * kLineFloats;
+}
 
 class SmallDepthConvolution : public ConvolutionAlgorithm {
  public:
@@ -56,9 +68,17 @@ class SmallDepthConvolution : public ConvolutionAlgorithm {
     plan.block = static_cast<int>(std::max<int64_t>(1, shape.output_w / blocks_wanted));
     const PaddedPlane plane = PaddedPlaneFor(window_, shape);
     plan.scratch(ScratchSlot::kFirst) =
-        CheckedMultiply(plane.plane_floats(), static_cast<size_t>(in_channels_),
+        CheckedMultiply(PlaneStride(plane), static_cast<size_t>(in_channels_),
                         "small-depth convolution padded input") +
         kRows;
+    // Where each of a group's K taps lies, from a tile's origin in the group's first plane.
+    plan.tap_offsets.resize(depth_);
+    const int kernel_area = window_.kernel_h * window_.kernel_w;
+    for (int k = 0; k < depth_; ++k) {
+      plan.tap_offsets[k] =
+          k / kernel_area * PlaneStride(plane) +
+          plane.TapOffset(window_, (k % kernel_area) / window_.kernel_w, k % window_.kernel_w);
+    }
     return plan;
   }
 
@@ -70,22 +90,15 @@ class SmallDepthConvolution : public ConvolutionAlgorithm {
     float* padded = context.Scratch(ScratchSlot::kFirst, plan.scratch(ScratchSlot::kFirst));
     const size_t input_area = static_cast<size_t>(s.input_h) * s.input_w;
     ParallelFor(context.pool, in_channels_, [&](std::ptrdiff_t channel) {
-      float* target = padded + channel * plane.plane_floats();
-      std::fill(target, target + plane.plane_floats(), 0.0f);
+      float* target = padded + channel * PlaneStride(plane);
+      std::fill(target, target + PlaneStride(plane), 0.0f);
       CopyIntoPlane(input + channel * input_area, s.input_h, s.input_w, window_.pad_top,
                     window_.pad_left, plane, target);
     });
     // The tail that a last, partial tile reads past the last plane.
-    std::fill(padded + in_channels_ * plane.plane_floats(),
+    std::fill(padded + in_channels_ * PlaneStride(plane),
               padded + plan.scratch(ScratchSlot::kFirst), 0.0f);
-    // Where each of a group's K taps lies, from a tile's origin in the group's first plane.
-    std::array<size_t, kMaxSmallDepth> offsets;
-    const int kernel_area = window_.kernel_h * window_.kernel_w;
-    for (int k = 0; k < depth_; ++k) {
-      offsets[k] =
-          k / kernel_area * plane.plane_floats() +
-          plane.TapOffset(window_, (k % kernel_area) / window_.kernel_w, k % window_.kernel_w);
-    }
+    const size_t* offsets = plan.tap_offsets.data();
     const int blocks = (s.output_w + plan.block - 1) / plan.block;
     ParallelFor(
         context.pool, static_cast<std::ptrdiff_t>(groups_) * blocks,
@@ -94,14 +107,14 @@ class SmallDepthConvolution : public ConvolutionAlgorithm {
           const int first_column = static_cast<int>(task % blocks) * plan.block;
           const int end_column = std::min(s.output_w, first_column + plan.block);
           const float* group_planes =
-              padded + static_cast<size_t>(group) * (in_channels_ / groups_) * plane.plane_floats();
+              padded + static_cast<size_t>(group) * (in_channels_ / groups_) * PlaneStride(plane);
           // Bias and ReLU / ReLU6 in the micro-kernel's registers; other activations after the
           // block, whose columns of each channel are one contiguous run, still in the cache.
           const int group_out = out_channels_ / groups_;
           GemmEpilogue epilogue;
           const bool finished = GemmFinishes(plan.activation, group * group_out, &epilogue);
           for (int column = first_column; column < end_column; ++column) {
-            RunColumn(plane, group_planes, offsets.data(), group, column, s, epilogue, output);
+            RunColumn(plane, group_planes, offsets, group, column, s, epilogue, output);
           }
           if (finished) return;
           const size_t area = static_cast<size_t>(s.output_h) * s.output_w;
@@ -144,17 +157,12 @@ class SmallDepthConvolution : public ConvolutionAlgorithm {
   }
 
   std::vector<PackedMatrix> weights_;  // one per group
-  int depth_;  // K: (in_channels / groups) * kH * kW, at most kMaxSmallDepth
+  int depth_;                          // K: (in_channels / groups) * kH * kW
 };
 
 }  // namespace
 
 std::unique_ptr<ConvolutionAlgorithm> MakeSmallDepthConvolution(const ConvolutionSpec& spec) {
-  if (!SmallDepthApplies(spec)) {
-    throw Error(Concat(
-        "the small-depth convolution takes an im2col depth of at most ", kMaxSmallDepth, ", not ",
-        int64_t{spec.in_channels / spec.groups} * spec.window.kernel_h * spec.window.kernel_w));
-  }
   return std::make_unique<SmallDepthConvolution>(spec);
 }
 
