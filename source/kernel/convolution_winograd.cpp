@@ -545,6 +545,16 @@ class WinogradConvolution : public ConvolutionAlgorithm {
             for (; i + 8 <= span_tiles && kTile * (span.begin + i + 8) <= output_h; i += 8) {
               OutputTransformEightTiles(uj + i, tiles_h, bias, column + kTile * (span.begin + i));
             }
+            // The whole tiles left, fewer than eight, as the last eight whole tiles, overlapping
+            // the group before (whose rows get the same values again): a 55-row map's 13 whole
+            // tiles took eight here and five one by one.
+            const int whole_tiles = std::min(span_tiles, output_h / kTile - span.begin);
+            if (i < whole_tiles && whole_tiles >= 8) {
+              const int first = whole_tiles - 8;
+              OutputTransformEightTiles(uj + first, tiles_h, bias,
+                                        column + kTile * (span.begin + first));
+              i = whole_tiles;
+            }
           }
 #endif
           for (; i < span_tiles; ++i) {
