@@ -162,6 +162,26 @@ inline void OutputTransformEightTiles(const float* m, int step, float bias, floa
   _mm256_storeu_ps(out + 16, _mm256_permute2f128_ps(tiles_0_4, tiles_1_5, 0x31));
   _mm256_storeu_ps(out + 24, _mm256_permute2f128_ps(tiles_2_6, tiles_3_7, 0x31));
 }
+
+// The same for four consecutive tiles, in 128-bit vectors (maps with fewer than eight whole tiles
+// down a column: SqueezeNet's 27- and 13-row ones).
+inline void OutputTransformFourTiles(const float* m, int step, float bias, float* out) {
+  const auto row = [&](int r) { return _mm_loadu_ps(m + static_cast<size_t>(r) * step); };
+  const __m128 m0 = row(0), m1 = row(1), m2 = row(2), m3 = row(3), m4 = row(4), m5 = row(5);
+  const __m128 bias_vector = _mm_set1_ps(bias);
+  const __m128 sum12 = _mm_add_ps(m1, m2), difference12 = _mm_sub_ps(m1, m2);
+  const __m128 sum34 = _mm_add_ps(m3, m4), difference34 = _mm_sub_ps(m3, m4);
+  __m128 y0 = _mm_add_ps(_mm_add_ps(m0, sum12), _mm_add_ps(sum34, bias_vector));
+  __m128 y1 = _mm_add_ps(_mm_fmadd_ps(_mm_set1_ps(2.0f), difference34, difference12), bias_vector);
+  __m128 y2 = _mm_add_ps(_mm_fmadd_ps(_mm_set1_ps(4.0f), sum34, sum12), bias_vector);
+  __m128 y3 = _mm_add_ps(
+      _mm_add_ps(_mm_fmadd_ps(_mm_set1_ps(8.0f), difference34, difference12), m5), bias_vector);
+  _MM_TRANSPOSE4_PS(y0, y1, y2, y3);  // now y_t holds tile t's four rows
+  _mm_storeu_ps(out, y0);
+  _mm_storeu_ps(out + 4, y1);
+  _mm_storeu_ps(out + 8, y2);
+  _mm_storeu_ps(out + 12, y3);
+}
 #endif
 
 // F(2x2, 3x3): 4x4 input tiles, 16 products for 4 outputs (direct: 36). It saves less than
@@ -545,14 +565,23 @@ class WinogradConvolution : public ConvolutionAlgorithm {
             for (; i + 8 <= span_tiles && kTile * (span.begin + i + 8) <= output_h; i += 8) {
               OutputTransformEightTiles(uj + i, tiles_h, bias, column + kTile * (span.begin + i));
             }
-            // The whole tiles left, fewer than eight, as the last eight whole tiles, overlapping
-            // the group before (whose rows get the same values again): a 55-row map's 13 whole
-            // tiles took eight here and five one by one.
+            // The whole tiles left, fewer than eight, as the last eight (or four) whole tiles,
+            // overlapping the group before (whose rows get the same values again): a 55-row map's
+            // 13 whole tiles took eight here and five one by one, a 27-row map's six all six.
             const int whole_tiles = std::min(span_tiles, output_h / kTile - span.begin);
             if (i < whole_tiles && whole_tiles >= 8) {
               const int first = whole_tiles - 8;
               OutputTransformEightTiles(uj + first, tiles_h, bias,
                                         column + kTile * (span.begin + first));
+              i = whole_tiles;
+            }
+            for (; i + 4 <= whole_tiles; i += 4) {
+              OutputTransformFourTiles(uj + i, tiles_h, bias, column + kTile * (span.begin + i));
+            }
+            if (i < whole_tiles && whole_tiles >= 4) {
+              const int first = whole_tiles - 4;
+              OutputTransformFourTiles(uj + first, tiles_h, bias,
+                                       column + kTile * (span.begin + first));
               i = whole_tiles;
             }
           }
