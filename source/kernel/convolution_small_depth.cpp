@@ -8,11 +8,11 @@
 //
 // Why not im2col? With a small K each output pixel costs few multiply-adds, and with few output
 // channels each gathered value feeds few of them, so the copies around them weigh as much as the
-// arithmetic: im2col gathers K values per pixel into a megabyte block,
-// and PackedGemm reads the block back to pack it into row panels. Here nothing is gathered. The
-// input is copied once into padded, phase-split planes (kernel/padded_plane.hpp), where the values
-// that tap k reads for a run of output rows of one column are contiguous: im2col's row panel for
-// those pixels is already there, at a fixed offset per tap. The micro-kernel is PackedGemm's
+// arithmetic: im2col gathers K values per pixel into a megabyte block, and PackedGemm reads the
+// block back to pack it into row panels. Here nothing is gathered. The input is copied once into
+// padded, phase-split planes (kernel/padded_plane.hpp), where the values that tap k reads for a
+// run of output rows of one column are contiguous: im2col's row panel for those pixels is already
+// there, at a fixed offset per tap (the plan's tap_offsets). The micro-kernel is PackedGemm's
 // (math/micro_kernel.hpp: a tile of kPanelRows pixels times kPanelColumns output channels in
 // registers, the packed weights broadcast one by one), with its loads of A taken at offsets[k] from
 // the tile's origin instead of from a packed panel.

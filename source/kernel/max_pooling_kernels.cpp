@@ -239,7 +239,8 @@ void MaxPoolTiledWith(const Window2d& w, const PoolingPlane& plane, const float*
     const auto rows_maximum = [&](int first_row) {
       Vector sum{};  // summed apart, so that the checksum's chain takes one add per vector of rows
       const auto tap = [&](int kx) {
-        const Vector value = LoadVector<Vector>(first_column + kx * input_h + first_row);
+        const Vector value =
+            LoadVector<Vector>(first_column + static_cast<size_t>(kx) * input_h + first_row);
         sum += value;
         return value;
       };
@@ -260,7 +261,7 @@ void MaxPoolTiledWith(const Window2d& w, const PoolingPlane& plane, const float*
     for (; iy < input_h; ++iy) {
       float maximum = kMinusInfinity;
       for (int kx = 0; kx < columns; ++kx) {
-        const float value = first_column[kx * input_h + iy];
+        const float value = first_column[static_cast<size_t>(kx) * input_h + iy];
         scalar_checksum += value;
         maximum = std::max(maximum, value);
       }
