@@ -131,28 +131,32 @@ inline void InputTransformEightTiles(const float* d, float* out, int out_step) {
   store(5, _mm256_fnmadd_ps(five, d3, _mm256_fmadd_ps(four, d1, d5)));
 }
 
+// The four rows of A^T m + bias (WinogradMatrices<4>::Output) for a vector of tiles at once:
+// lane t of row(r) is row r of tile t. `Vector` is __m256 (eight tiles) or __m128 (four), whose
+// operators GCC compiles to the same vaddps and vfmadd as the intrinsics.
+template <typename Vector, typename Row>
+inline void OutputRowsOfTiles(Row row, float bias, Vector* y) {
+  const Vector m0 = row(0), m1 = row(1), m2 = row(2), m3 = row(3), m4 = row(4), m5 = row(5);
+  const Vector sum12 = m1 + m2, difference12 = m1 - m2;
+  const Vector sum34 = m3 + m4, difference34 = m3 - m4;
+  y[0] = (m0 + sum12) + (sum34 + bias);
+  y[1] = (2.0f * difference34 + difference12) + bias;
+  y[2] = (4.0f * sum34 + sum12) + bias;
+  y[3] = ((8.0f * difference34 + difference12) + m5) + bias;
+}
+
 // WinogradMatrices<4>::Output plus `bias` for eight consecutive tiles down one column: m holds
 // row r of tile t at m[r * step + t], and the tiles' 32 outputs, four rows each, go to out[0] to
 // out[31]. The scalar form writes four rows per tile; here the eight tiles' rows are interleaved in
 // registers (a 4 x 8 transpose) and stored as four vectors.
 inline void OutputTransformEightTiles(const float* m, int step, float bias, float* out) {
-  const auto row = [&](int r) { return _mm256_loadu_ps(m + static_cast<size_t>(r) * step); };
-  const __m256 m0 = row(0), m1 = row(1), m2 = row(2), m3 = row(3), m4 = row(4), m5 = row(5);
-  const __m256 bias_vector = _mm256_set1_ps(bias);
-  const __m256 sum12 = _mm256_add_ps(m1, m2), difference12 = _mm256_sub_ps(m1, m2);
-  const __m256 sum34 = _mm256_add_ps(m3, m4), difference34 = _mm256_sub_ps(m3, m4);
-  // The rows of A^T, as in WinogradMatrices<4>::Output.
-  const __m256 y0 = _mm256_add_ps(_mm256_add_ps(m0, sum12), _mm256_add_ps(sum34, bias_vector));
-  const __m256 y1 =
-      _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(2.0f), difference34, difference12), bias_vector);
-  const __m256 y2 = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(4.0f), sum34, sum12), bias_vector);
-  const __m256 y3 = _mm256_add_ps(
-      _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8.0f), difference34, difference12), m5),
-      bias_vector);
+  __m256 y[4];
+  OutputRowsOfTiles<__m256>(
+      [&](int r) { return _mm256_loadu_ps(m + static_cast<size_t>(r) * step); }, bias, y);
   // Transpose: after the unpacks and shuffles, quarter q of `tiles_a_e` holds tile 0 (low half)
   // and tile 4 (high half), and so on; the lane swaps put the tiles in order.
-  const __m256 low01 = _mm256_unpacklo_ps(y0, y1), high01 = _mm256_unpackhi_ps(y0, y1);
-  const __m256 low23 = _mm256_unpacklo_ps(y2, y3), high23 = _mm256_unpackhi_ps(y2, y3);
+  const __m256 low01 = _mm256_unpacklo_ps(y[0], y[1]), high01 = _mm256_unpackhi_ps(y[0], y[1]);
+  const __m256 low23 = _mm256_unpacklo_ps(y[2], y[3]), high23 = _mm256_unpackhi_ps(y[2], y[3]);
   const __m256 tiles_0_4 = _mm256_shuffle_ps(low01, low23, _MM_SHUFFLE(1, 0, 1, 0));
   const __m256 tiles_1_5 = _mm256_shuffle_ps(low01, low23, _MM_SHUFFLE(3, 2, 3, 2));
   const __m256 tiles_2_6 = _mm256_shuffle_ps(high01, high23, _MM_SHUFFLE(1, 0, 1, 0));
@@ -166,21 +170,11 @@ inline void OutputTransformEightTiles(const float* m, int step, float bias, floa
 // The same for four consecutive tiles, in 128-bit vectors (maps with fewer than eight whole tiles
 // down a column: SqueezeNet's 27- and 13-row ones).
 inline void OutputTransformFourTiles(const float* m, int step, float bias, float* out) {
-  const auto row = [&](int r) { return _mm_loadu_ps(m + static_cast<size_t>(r) * step); };
-  const __m128 m0 = row(0), m1 = row(1), m2 = row(2), m3 = row(3), m4 = row(4), m5 = row(5);
-  const __m128 bias_vector = _mm_set1_ps(bias);
-  const __m128 sum12 = _mm_add_ps(m1, m2), difference12 = _mm_sub_ps(m1, m2);
-  const __m128 sum34 = _mm_add_ps(m3, m4), difference34 = _mm_sub_ps(m3, m4);
-  __m128 y0 = _mm_add_ps(_mm_add_ps(m0, sum12), _mm_add_ps(sum34, bias_vector));
-  __m128 y1 = _mm_add_ps(_mm_fmadd_ps(_mm_set1_ps(2.0f), difference34, difference12), bias_vector);
-  __m128 y2 = _mm_add_ps(_mm_fmadd_ps(_mm_set1_ps(4.0f), sum34, sum12), bias_vector);
-  __m128 y3 = _mm_add_ps(
-      _mm_add_ps(_mm_fmadd_ps(_mm_set1_ps(8.0f), difference34, difference12), m5), bias_vector);
-  _MM_TRANSPOSE4_PS(y0, y1, y2, y3);  // now y_t holds tile t's four rows
-  _mm_storeu_ps(out, y0);
-  _mm_storeu_ps(out + 4, y1);
-  _mm_storeu_ps(out + 8, y2);
-  _mm_storeu_ps(out + 12, y3);
+  __m128 y[4];
+  OutputRowsOfTiles<__m128>([&](int r) { return _mm_loadu_ps(m + static_cast<size_t>(r) * step); },
+                            bias, y);
+  _MM_TRANSPOSE4_PS(y[0], y[1], y[2], y[3]);  // now y[t] holds tile t's four rows
+  for (int t = 0; t < 4; ++t) _mm_storeu_ps(out + 4 * t, y[t]);
 }
 #endif
 
