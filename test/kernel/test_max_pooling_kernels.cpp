@@ -201,8 +201,9 @@ TEST_P(MaxPoolingKernelsTest, NanPropagatesLikeTheReference) {
 }
 
 // Infinities are ordinary values to a maximum, but the tiled kernel detects NaN by summing what it
-// reads, and +infinity plus -infinity is NaN too (as is the sum of values that overflow): such a
-// channel is pooled again by the definition, and must still equal the reference.
+// reads, and +infinity plus -infinity is NaN too, whether an infinity was read or the sum of huge
+// values overflowed to one: such a channel is pooled again by the definition, and must still
+// equal the reference.
 TEST_P(MaxPoolingKernelsTest, InfinitiesAndHugeValuesMatchTheReference) {
   std::mt19937 generator = Generator();
   std::vector<float> input = RandomPlane(&generator, -1.0f, 1.0f);
