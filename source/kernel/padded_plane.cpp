@@ -93,27 +93,4 @@ void CopyIntoPlane(const float* source, int input_h, int input_w, int pad_top, i
   }
 }
 
-void FillAroundInput(int input_h, int input_w, int pad_top, int pad_left, const PaddedPlane& plane,
-                     int read_past, float value, float* target) {
-  const int end_row = std::min(input_h, plane.rows - pad_top);
-  const int end_col = std::min(input_w, plane.cols - pad_left);
-  const size_t column_floats = plane.column_floats();
-  for (int col = 0; col < plane.cols; ++col) {
-    float* column = target + static_cast<size_t>(col) * column_floats;
-    if (col < pad_left || col >= pad_left + end_col) {
-      std::fill(column, column + column_floats, value);
-      continue;
-    }
-    for (int phase = 0; phase < plane.stride; ++phase) {
-      int first_j = 0;
-      int end_j = 0;
-      RowsWithInput(plane, pad_top, end_row, phase, &first_j, &end_j);
-      float* rows = column + static_cast<size_t>(phase) * plane.phase_rows;
-      std::fill(rows, rows + first_j, value);
-      std::fill(rows + end_j, rows + plane.phase_rows, value);
-    }
-  }
-  std::fill(target + plane.plane_floats(), target + plane.floats(read_past), value);
-}
-
 }  // namespace lumen

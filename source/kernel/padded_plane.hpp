@@ -48,12 +48,6 @@ PaddedPlane PaddedPlaneFor(const Window2d& window, const PlanePair& shape);
 void CopyIntoPlane(const float* source, int input_h, int input_w, int pad_top, int pad_left,
                    const PaddedPlane& plane, float* target);
 
-// Writes `value` everywhere CopyIntoPlane with the same arguments does not write, and into the
-// `read_past` floats after the plane: the padding alone, for a caller that pads each plane with
-// its own value (max pooling's -infinity), at the cost of the border instead of the whole plane.
-void FillAroundInput(int input_h, int input_w, int pad_top, int pad_left, const PaddedPlane& plane,
-                     int read_past, float value, float* target);
-
 }  // namespace lumen
 
 #endif  // LUMEN_SOURCE_KERNEL_PADDED_PLANE_HPP_
