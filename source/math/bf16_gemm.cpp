@@ -93,7 +93,18 @@ const char* Bf16IsaName(Bf16Isa isa) {
   return isa == Bf16Isa::kAvx512Bf16 ? "AVX512-BF16" : "generic";
 }
 
-bool Bf16GemmIsFast() { return Bf16IsaAvailable(Bf16Isa::kAvx512Bf16); }
+bool Bf16GemmIsFast() {
+  if (!Bf16IsaAvailable(Bf16Isa::kAvx512Bf16)) return false;
+  // Measured once per process, not read off the CPU's name: what decides is how many products
+  // vdpbf16ps makes per cycle against the FMA (see MeasureAvx512Bf16ProductRates). Bf16 products
+  // also halve the weights' memory traffic, so they must make at least a quarter more products
+  // to pay for packing the activations into bf16; the CPUs seen make twice as many or half.
+  static const bool doubles_the_products = [] {
+    const Bf16ProductRates rates = MeasureAvx512Bf16ProductRates();
+    return rates.bf16 >= 1.25 * rates.fp32;
+  }();
+  return doubles_the_products;
+}
 
 bool Bf16ProductsWanted() {
   const char* asked = std::getenv("LUMEN_BF16_PRODUCTS");

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <limits>
 #include <ostream>
 #include <random>
@@ -20,6 +21,7 @@
 #include "base/cpu_features.hpp"
 #include "lumen/error.hpp"
 #include "math/bf16_gemm.hpp"
+#include "math/bf16_gemm_kernels.hpp"
 #include "math/packed_gemm.hpp"
 #include "support/case_runner.hpp"
 #include "support/error_of.hpp"
@@ -245,6 +247,27 @@ TEST(Bf16Gemm, RejectsBadSizesAndKernelsThisCpuLacks) {
     });
     EXPECT_NE(message.find("AVX512-BF16"), std::string::npos) << message;
   }
+}
+
+// The probe that decides whether bf16 products pay: its rates must be those of real instructions
+// (an fp32 rate off by orders of magnitude would mean the timed loop was optimised away), and a
+// CPU without AVX512-BF16 never takes the bf16 GEMM by default.
+TEST(Bf16Gemm, MeasuresProductRatesBeforeChoosingBf16Products) {
+  if (!Bf16IsaAvailable(Bf16Isa::kAvx512Bf16)) {
+    EXPECT_FALSE(Bf16GemmIsFast());
+    GTEST_SKIP() << "no AVX512-BF16 on this CPU (" << DetectedCpuFeatures().Describe()
+                 << "): the probe cannot run";
+  }
+  const Bf16ProductRates rates = MeasureAvx512Bf16ProductRates();
+  RecordProperty("bf16_products_per_ns", std::to_string(rates.bf16));
+  RecordProperty("fp32_products_per_ns", std::to_string(rates.fp32));
+  // One 512-bit FMA per cycle at 0.5 GHz at least, four per cycle at 6 GHz at most.
+  EXPECT_GT(rates.fp32, 16 * 0.5) << "fp32 " << rates.fp32 << " products/ns";
+  EXPECT_LT(rates.fp32, 16 * 4 * 6.0) << "fp32 " << rates.fp32 << " products/ns";
+  EXPECT_GT(rates.bf16, 0.0);
+  EXPECT_LT(rates.bf16, 32 * 4 * 6.0) << "bf16 " << rates.bf16 << " products/ns";
+  std::cout << "vdpbf16ps " << rates.bf16 << " products/ns, FMA " << rates.fp32
+            << "; bf16 products by default: " << (Bf16GemmIsFast() ? "yes" : "no") << "\n";
 }
 
 }  // namespace
