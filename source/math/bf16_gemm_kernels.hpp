@@ -32,9 +32,10 @@ void GenericBf16PanelVector(int pairs, const uint32_t* row, const uint32_t* pane
 
 // Products per nanosecond of vdpbf16ps and of fp32 vfmadd231ps on 512-bit registers, each timed
 // on independent accumulators (best of three short runs, about a millisecond in all). CPUs with
-// AVX512-BF16 differ: on an AMD Zen 5 vdpbf16ps makes twice the FMA's products per cycle; on an
-// Intel Emerald Rapids it issues once every two cycles and makes half of them (82 GFLOP/s against
-// the FMA's 172), so bf16 products there only lose time. Run only where the CPU has AVX512-BF16.
+// AVX512-BF16 differ: where vdpbf16ps issues as often as the FMA it makes twice its products; on
+// Intel's Emerald Rapids it issues once every two cycles and makes half of them (82 GFLOP/s
+// against the FMA's 172), so bf16 products there only lose time. Run only where the CPU has
+// AVX512-BF16.
 struct Bf16ProductRates {
   double bf16 = 0.0;  // bf16 x bf16 products per nanosecond
   double fp32 = 0.0;  // fp32 x fp32 products per nanosecond
