@@ -31,9 +31,9 @@ void Avx512Bf16PanelVector(int pairs, const uint32_t* row, const uint32_t* panel
 void GenericBf16PanelVector(int pairs, const uint32_t* row, const uint32_t* panel, float* sums);
 
 // Products per nanosecond of vdpbf16ps and of fp32 vfmadd231ps on 512-bit registers, each timed
-// on independent accumulators (best of three short runs, about a millisecond in all). CPUs with
-// AVX512-BF16 differ: where vdpbf16ps issues as often as the FMA it makes twice its products; on
-// Intel's Emerald Rapids it issues once every two cycles and makes half of them (82 GFLOP/s
+// on independent accumulators (best of five short runs after a warm-up, about a millisecond). CPUs
+// with AVX512-BF16 differ: where vdpbf16ps issues as often as the FMA it makes twice its products;
+// on Intel's Emerald Rapids it issues once every two cycles and makes half of them (82 GFLOP/s
 // against the FMA's 172), so bf16 products there only lose time. Run only where the CPU has
 // AVX512-BF16.
 struct Bf16ProductRates {
