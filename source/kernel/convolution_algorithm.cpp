@@ -211,12 +211,8 @@ ConvolutionAlgorithmKind ChooseConvolutionAlgorithm(const ConvolutionSpec& spec,
     if (tiles(4) >= enough_tiles) return ConvolutionAlgorithmKind::kWinograd4x4;
     if (tiles(2) >= enough_tiles) return ConvolutionAlgorithmKind::kWinograd2x2;
   }
-  // Few outputs win even on short columns: im2col's gather is what they avoid, not its row panels
-  // (one AVX-512 core, 14-row output columns, half a tile: 256 -> 4 3x3 stride 2 at 28x28 0.31 ms
-  // instead of 0.72, 128 -> 6 3x3 at 14x14 0.17 instead of 0.40).
-  if (!spec.bf16_products &&
-      (FewOutputsMayPayOff(spec, shape) ||
-       (SmallDepthMayPayOff(spec) && (spec.groups > 1 || shape.output_h >= kPanelRows / 2)))) {
+  if ((SmallDepthMayPayOff(spec) || FewOutputsMayPayOff(spec, shape)) && !spec.bf16_products &&
+      (spec.groups > 1 || shape.output_h >= kPanelRows / 2)) {
     return ConvolutionAlgorithmKind::kSmallDepth;
   }
   return ConvolutionAlgorithmKind::kIm2col;

@@ -465,14 +465,12 @@ TEST(Convolution, PointwiseDepthwiseAndStridedLayersComputeOtherSizes) {
       MakeRandomConvolution(3, 8, 3, 1, 1, 1, true, &generator),    // a stem's 3 channels
   };
   // The last two read their few channels in place (small-depth): the grouped one always, the
-  // other where the output's columns are at least half a tile tall (im2col where shorter) or its
-  // 8 outputs fit one micro-kernel panel (AVX-512's 14 columns, not AVX2's 6).
+  // other where the output's columns are at least half a tile tall (im2col where shorter).
   const auto algorithm_for = [&](size_t index, uint32_t height) -> std::string {
     if (index < 2) return index == 0 ? "pointwise" : "depthwise";
     const int output_h = convs[index].spec.window.OutputHeight(static_cast<int>(height));
     const bool grouped = convs[index].spec.groups > 1;
-    const bool few_outputs = convs[index].spec.out_channels <= kPanelColumns;
-    return grouped || few_outputs || output_h >= kPanelRows / 2 ? "small-depth" : "im2col";
+    return grouped || output_h >= kPanelRows / 2 ? "small-depth" : "im2col";
   };
   for (size_t index = 0; index < std::size(convs); ++index) {
     const std::unique_ptr<Layer> layer = LayerRegistry::Create(LayerConfig(convs[index].op));
