@@ -16,8 +16,9 @@ namespace lumen {
 
 // C[0:rows, 0:cols] (=, or += when accumulate) A * B over `depth` steps: step p multiplies the
 // kPanelRows floats at a_rows(p) (a packed row panel's p-th column, or wherever the caller keeps
-// them) by the kPanelColumns floats at b + p * kPanelColumns (a packed column panel). C is
-// column-major with leading dimension ldc. The loop below is where a CNN spends most of its time.
+// them) by the first kUsedColumns of the kPanelColumns floats at b + p * kPanelColumns (a packed
+// column panel). C is column-major with leading dimension ldc; cols <= kUsedColumns. The loop
+// below is where a CNN spends most of its time. Callers use MicroKernel, which picks the width.
 //
 // `next_b` is the B panel the caller multiplies next: its lines are requested from memory while
 // this panel computes. Weights too large for the caches (ResNet's last layers hold 2-9 MB each)
@@ -25,12 +26,12 @@ namespace lumen {
 //
 // `epilogue` finishes the tile in registers before it is stored (after the sums already in C are
 // added, when accumulating): its bias (bias[j] for column j < cols), then its clamp.
-template <typename RowsOfA>
-void MicroKernel(int depth, RowsOfA a_rows, const float* b, const float* next_b, float* c,
-                 size_t ldc, int rows, int cols, bool accumulate,
-                 const GemmEpilogue& epilogue = {}) {
+template <int kUsedColumns, typename RowsOfA>
+void MicroKernelOfWidth(int depth, RowsOfA a_rows, const float* b, const float* next_b, float* c,
+                        size_t ldc, int rows, int cols, bool accumulate,
+                        const GemmEpilogue& epilogue) {
   constexpr int kRows = kPanelRows;
-  constexpr int kColumns = kPanelColumns;
+  constexpr int kColumns = kUsedColumns;
   constexpr int kLanes = kRows / 2;
   using Vector = FloatVector<kLanes>;
   // Every loop over j below is unrolled, so that `sum` lives in registers from start to end: with
@@ -44,8 +45,8 @@ void MicroKernel(int depth, RowsOfA a_rows, const float* b, const float* next_b,
     const float* a = a_rows(p);
     const Vector a0 = LoadVector<Vector>(a);
     const Vector a1 = LoadVector<Vector>(a + kLanes);
-    const float* bp = b + p * kColumns;
-    __builtin_prefetch(next_b + p * kColumns);
+    const float* bp = b + p * kPanelColumns;
+    __builtin_prefetch(next_b + p * kPanelColumns);
 #pragma GCC unroll 16
     for (int j = 0; j < kColumns; ++j) {
       sum[0][j] += a0 * bp[j];  // a vector times a scalar: the scalar is broadcast
@@ -90,6 +91,28 @@ void MicroKernel(int depth, RowsOfA a_rows, const float* b, const float* next_b,
     }
     std::copy(tile[j], tile[j] + rows, column);
   }
+}
+
+// The micro-kernel above, at the narrowest of its widths that covers `cols`: a panel of B with
+// fewer valid columns (the last panel of 64 or 128 output channels holds 8 of AVX-512's 14; a
+// group of 8 in RegNet, 3 in an RGB output layer) then costs only the products it needs, instead
+// of multiplying its zero padding.
+template <typename RowsOfA>
+void MicroKernel(int depth, RowsOfA a_rows, const float* b, const float* next_b, float* c,
+                 size_t ldc, int rows, int cols, bool accumulate,
+                 const GemmEpilogue& epilogue = {}) {
+  if constexpr (kPanelColumns > 8) {
+    if (cols <= 4) {
+      MicroKernelOfWidth<4>(depth, a_rows, b, next_b, c, ldc, rows, cols, accumulate, epilogue);
+      return;
+    }
+    if (cols <= 8) {
+      MicroKernelOfWidth<8>(depth, a_rows, b, next_b, c, ldc, rows, cols, accumulate, epilogue);
+      return;
+    }
+  }
+  MicroKernelOfWidth<kPanelColumns>(depth, a_rows, b, next_b, c, ldc, rows, cols, accumulate,
+                                    epilogue);
 }
 
 }  // namespace lumen

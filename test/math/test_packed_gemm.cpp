@@ -46,7 +46,8 @@ void PrintTo(const GemmShape& shape, std::ostream* stream) {
 }
 
 // Handpicked edges (one short of a panel, exactly a panel, one more; one and several 256-deep
-// slices of the shared dimension; more rows than PackedGemm packs at a time), then random shapes.
+// slices of the shared dimension; more rows than PackedGemm packs at a time; the micro-kernel's
+// narrower widths), then random shapes.
 std::vector<GemmShape> Shapes() {
   std::vector<GemmShape> shapes = {
       {1, 1, 1},
@@ -59,6 +60,16 @@ std::vector<GemmShape> Shapes() {
       // Enough row panels that each of the 8 tasks PackedGemm makes on 2 threads still packs
       // its rows in several blocks.
       {80 * kPanelRows + 3, 2, 5},
+      // Last column panels that the micro-kernel's narrower widths (4 and 8 columns, where
+      // panels are wider) compute: exactly 4 and 8 columns, one fewer, one more; full tiles and
+      // edge tiles, one slice and two.
+      {2 * kPanelRows, 2 * kPanelColumns + 4, 64},
+      {2 * kPanelRows + 9, 4 * kPanelColumns + 8, 300},
+      {kPanelRows, 3, 17},
+      {kPanelRows + 3, kPanelColumns + 7, 260},
+      {kPanelRows, 8, 9},
+      {5, 9, 33},
+      {kPanelRows - 2, 5, 520},
   };
   std::mt19937 generator(1234);
   std::uniform_int_distribution<int> rows(1, 200), columns(1, 40), depth(1, 700);
