@@ -271,14 +271,13 @@ class WinogradConvolution : public ConvolutionAlgorithm {
       int blocks = (tiles.count + private_tiles_ - 1) / private_tiles_;
       blocks = (blocks + threads - 1) / threads * threads;
       plan.block = (tiles.count + blocks - 1) / blocks;
-      // A block's 36 GEMMs compute whole panels of kPanelRows tiles. On one thread, blocks of
-      // whole panels (and a short last one) leave none mostly empty: YOLOv5s' 80x80 maps (400
-      // tiles) took 8 blocks of 50 tiles, 16 panels, instead of 6 x 64 + 16, 13 panels; the
-      // layer took 0.75x the time, ResNet18's 56x56 one 0.82x (one AVX-512 core, medians of 60
-      // runs, alternating). On more threads the rounding would give the threads unequal shares.
-      if (threads == 1) {
-        plan.block = std::min(tiles.count, (plan.block + kPanelRows - 1) / kPanelRows * kPanelRows);
-      }
+      // A block's GEMMs compute whole panels of kPanelRows tiles: blocks of whole panels (and
+      // a short last one) leave none mostly empty. YOLOv5s' 80x80 maps (400 tiles) took 8 blocks
+      // of 50 tiles, 16 panels, instead of 6 x 64 + 16, 13 panels: the layer took 0.75-0.80x the
+      // time on one and on two threads, ResNet18's 56x56 one 0.82-0.96x, SqueezeNet's 27x27 one
+      // 0.91x (one AVX-512 machine, medians of 60 runs, alternating). The threads' shares differ
+      // by at most a block, which they take as they come.
+      plan.block = std::min(tiles.count, (plan.block + kPanelRows - 1) / kPanelRows * kPanelRows);
     } else {
       plan.block = std::min(shared_tiles_, tiles.count);
       plan.grid = PlanTasks(kPositions, WeightPanels(), threads);
