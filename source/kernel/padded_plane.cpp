@@ -36,6 +36,20 @@ void SplitColumnInTwo(const float* from, int rows, int pad_top, const PaddedPlan
   }
 }
 
+// Copies `count` floats from `from` to `to` in vectors, inline: std::copy became a call to memmove
+// per column, a tenth of a depthwise layer's time on MobileNetV2's 56- and 112-row maps.
+void CopyRun(const float* from, int count, float* to) {
+  if (count < kLanes) {
+    for (int i = 0; i < count; ++i) to[i] = from[i];
+    return;
+  }
+  for (int i = 0; i + kLanes <= count; i += kLanes) {
+    StoreVector(to + i, LoadVector<Vector>(from + i));
+  }
+  // The last kLanes floats, overlapping the ones just copied, instead of a loop over the rest.
+  StoreVector(to + count - kLanes, LoadVector<Vector>(from + count - kLanes));
+}
+
 // Rows j in [*first_j, *end_j) of phase `phase` hold input: padded rows phase + j * stride, that
 // is input rows phase + j * stride - pad_top, inside the input's first `end_row` rows.
 void RowsWithInput(const PaddedPlane& plane, int pad_top, int end_row, int phase, int* first_j,
@@ -84,8 +98,8 @@ void CopyIntoPlane(const float* source, int input_h, int input_w, int pad_top, i
       float* to = target + static_cast<size_t>(col + pad_left) * plane.column_floats() +
                   static_cast<size_t>(phase) * plane.phase_rows;
       const float* input_row = source + static_cast<size_t>(col) * input_h + phase - pad_top;
-      if (stride == 1) {  // a plain copy, which the compiler vectorises
-        std::copy(input_row + first_j, input_row + end_j, to + first_j);
+      if (stride == 1) {
+        CopyRun(input_row + first_j, end_j - first_j, to + first_j);
       } else {
         for (int j = first_j; j < end_j; ++j) to[j] = input_row[static_cast<ptrdiff_t>(j) * stride];
       }
