@@ -254,8 +254,20 @@ std::vector<Geometry> Geometries() {
       Conv("depthwise_input_1x1_k3x3", 3, 3, 1, 1, 3, 3).Groups(3).Padding(1),
       Conv("depthwise_13x17_k7x7_stride2", 17, 17, 13, 17, 7, 7).Groups(17).Stride(2, 2).Padding(3),
       Conv("depthwise_13x17_k1x1_multiplier2", 5, 10, 13, 17, 1, 1).Groups(5),
-      // Row tiles (more than 16 output rows): 13 columns are two tiles of 6 and one of 1; 20 rows
-      // a full band of 16 and a short one.
+      // Row tiles (more than 16 output rows): 27 rows are a full band of 16 and one of 11 (a
+      // partial 16-lane vector with AVX-512, two 8-lane ones with AVX2), 21 columns two tiles of
+      // 8 and one of 5 (AVX-512) or three of 6 and one of 3 (AVX2); 30 rows of a stride-2 layer
+      // 16 and 14.
+      Conv("depthwise_27x21_k3x3_relu6", 7, 7, 27, 21, 3, 3)
+          .Groups(7)
+          .Padding(1)
+          .Activate(Kind::kRelu6),
+      Conv("depthwise_60x19_k5x5_stride2_multiplier2", 4, 8, 60, 19, 5, 5)
+          .Groups(4)
+          .Stride(2, 2)
+          .Padding(2),
+      // 13 columns are two tiles of 6 and one of 1 (AVX2), one of 8 and one of 5 (AVX-512); 20
+      // rows a full band of 16 and a short one.
       Conv("depthwise_40x13_k3x3_stride2x1_silu", 13, 13, 40, 13, 3, 3)
           .Groups(13)
           .Stride(2, 1)
