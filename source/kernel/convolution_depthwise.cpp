@@ -9,7 +9,7 @@
 // sums, and each must wait for the one before (4-5 cycles). A tile of kTileColumns columns gives
 // the core that many independent chains per weight, enough to keep both FMA units busy.
 //
-// Maps of at most kInterleavedMaxRows rows take a second path (further down): eight channels side
+// Maps of few rows (TakesInterleavedPath) take a second path (further down): eight channels side
 // by side in the vector lanes, because a column of 5 or 10 rows leaves a tile of rows mostly empty.
 // The reference kernel (convolution_reference.cpp) is what the tests compare both paths with.
 #include <algorithm>
@@ -242,10 +242,22 @@ struct InterleavedPlane {
   size_t floats() const { return static_cast<size_t>(rows) * cols * kLanes + kLanes; }
 };
 
-// Output maps up to this many rows take the interleaved path. Measured with
-// BM_DepthwiseConvolution: it is 1.2-2x faster on 5, 6 and 10 rows, even on 20, and 1.2-1.5x
-// slower from 24 rows up, where a tile of 16 rows is full.
-constexpr int kInterleavedMaxRows = 16;
+// Whether a map of `output_h` rows takes the interleaved path. With AVX2's tiles of rows,
+// measured with BM_DepthwiseConvolution, it is 1.2-2x faster on 5, 6 and 10 rows, even on 20, and
+// 1.2-1.5x slower from 24 rows up, where a tile of 16 rows is full: up to 16 rows. AVX-512's
+// 16-lane tiles of rows changed that for stride 1 (one core, the two alternating in one process):
+// on 14 and 16 rows they take 0.57-0.85x the interleaved path's time (MnasNet's, MobileNetV2's,
+// EfficientNet's 14x14 layers), on 10 rows 0.95x; stride-2 layers down to 14 rows still took
+// 1.07-1.41x. So there: up to 8 rows, or 16 with a stride.
+bool TakesInterleavedPath(const Window2d& window, int output_h) {
+#if defined(__AVX512F__)
+  const bool strided = window.stride_h > 1 || window.stride_w > 1;
+  return output_h <= (strided ? 16 : 8);
+#else
+  (void)window;
+  return output_h <= 16;
+#endif
+}
 
 // Copies the input channels of output channels first..first+count into `plane`'s lanes (output
 // channel o reads input channel o / multiplier). Writes only where input lands: the caller zeroes
@@ -428,7 +440,7 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
   ConvolutionPlan Plan(const ConvolutionShape& shape, const Activation& activation,
                        int /*threads*/) const override {
     ConvolutionPlan plan = BasicPlan(shape, activation);
-    if (shape.output_h <= kInterleavedMaxRows) {
+    if (TakesInterleavedPath(window_, shape.output_h)) {
       plan.block = kLanes;
       plan.scratch(ScratchSlot::kFirst) = InterleavedPlaneFor(window_, shape).floats();
     } else {
