@@ -90,7 +90,8 @@ class Tensor {
   const Shape& shape() const { return shape_; }
   // Number of logical dimensions.
   size_t rank() const { return shape_.size(); }
-  // fcube slices: the product of every dimension but the last two.
+  // fcube slices: the product of every dimension but the last two (0 when the last two hold no
+  // element: an empty tensor stores no slices).
   uint32_t channels() const { return channels_; }
   // fcube rows: the second-to-last dimension.
   uint32_t rows() const { return rows_; }

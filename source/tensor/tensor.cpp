@@ -43,6 +43,14 @@ CubeDims CubeDimsOf(const Shape& shape) {
   // LESSON 02 END
 }
 
+// The channels a cube of `rows` x `cols` planes stores: none when the planes are empty. Armadillo
+// keeps a pointer per slice even when every slice is empty, so an empty (1, 2^29, 0, 4) tensor
+// would otherwise take 4 GB of pointers to nothing (found by the ONNX fuzzer: a Pad of an empty
+// input by 2^29 channels). Tensors with no elements report channels() == 0.
+uint32_t StoredChannels(uint32_t rows, uint32_t cols, uint32_t channels) {
+  return uint64_t{rows} * cols == 0 ? 0 : channels;
+}
+
 // Storage order equals row-major order when each channel is a single row or a single column.
 bool StorageIsRowMajor(const CubeDims& dims) { return dims.rows <= 1 || dims.cols <= 1; }
 
@@ -74,7 +82,7 @@ Tensor::Tensor(const Shape& shape) : shape_(shape) {
   ShapeElementCount(shape);  // throws on an element count that overflows
   const CubeDims dims = CubeDimsOf(shape);
   storage_ = std::make_unique<TensorStorage>();
-  storage_->cube.zeros(dims.rows, dims.cols, dims.channels);
+  storage_->cube.zeros(dims.rows, dims.cols, StoredChannels(dims.rows, dims.cols, dims.channels));
   CacheStorage();
 }
 
@@ -83,7 +91,9 @@ Tensor::Tensor(float* external_memory, const Shape& shape) : shape_(shape) {
   const CubeDims dims = CubeDimsOf(shape);
   // copy_aux_mem = false, strict = true: the cube is bound to this memory for its whole life.
   storage_.reset(new TensorStorage{
-      arma::fcube(external_memory, dims.rows, dims.cols, dims.channels, false, true), true});
+      arma::fcube(external_memory, dims.rows, dims.cols,
+                  StoredChannels(dims.rows, dims.cols, dims.channels), false, true),
+      true});
   CacheStorage();
 }
 
@@ -139,7 +149,8 @@ void Tensor::CacheStorage() {
 
 void Tensor::SetCubeSize(uint32_t channels, uint32_t rows, uint32_t cols) {
   if (!storage_) storage_ = std::make_unique<TensorStorage>();
-  storage_->cube.set_size(rows, cols, channels);  // Armadillo's order: rows, cols, slices
+  // Armadillo's order: rows, cols, slices.
+  storage_->cube.set_size(rows, cols, StoredChannels(rows, cols, channels));
   CacheStorage();
 }
 

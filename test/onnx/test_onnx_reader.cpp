@@ -314,6 +314,15 @@ TEST(OnnxReader, AHugePadIsRefusedBeforeItsPlanIsMade) {
   EXPECT_NE(message.find("more than the memory budget"), std::string::npos) << message;
 }
 
+TEST(OnnxReader, AnEmptyPadOutputWithManyChannelsTakesNoMemory) {
+  // Found by the ONNX fuzzer: padding an empty (1,2,0,4) input to (1,704643085,0,33554436), no
+  // element, allocated 5.6 GB of Armadillo's per-slice pointers while the session planned (an
+  // out-of-memory abort). Now nothing is allocated for the empty output; the Pad's per-channel
+  // tables are what the plan refuses.
+  const std::string message = RunError("fuzz_pad_empty_channels_huge.onnx");
+  EXPECT_THAT(message, HasSubstr("more than the memory budget")) << message;
+}
+
 TEST(OnnxReader, EmptyAndCutBytesAreErrors) {
   EXPECT_THROW(ReadOnnxGraphFromBytes("", "empty.onnx", ""), Error);
   std::ifstream file(kData + "/hostile/valid.onnx", std::ios::binary);

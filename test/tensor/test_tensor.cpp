@@ -153,6 +153,20 @@ TEST(Tensor, CopiesIntoAViewAndMovesTheMemory) {
   EXPECT_EQ(Tensor(empty).size(), 0u);
 }
 
+// An empty tensor keeps its shape but stores no slices: Armadillo's cube would hold a pointer per
+// slice, 4 GB for these 2^29 channels of nothing.
+TEST(Tensor, AnEmptyTensorStoresNoChannels) {
+  const Shape shape = {1, 1u << 29, 0, 4};
+  const Tensor empty(shape);
+  EXPECT_EQ(empty.shape(), shape);
+  EXPECT_EQ(empty.size(), 0u);
+  EXPECT_EQ(empty.channels(), 0u);
+  Tensor resized;
+  resized.Reshape(shape);
+  EXPECT_EQ(resized.channels(), 0u);
+  EXPECT_EQ(resized.shape(), shape);
+}
+
 TEST(Tensor, FillFromValues) {
   Tensor tensor({2, 2});
   tensor.Fill({1, 2, 3, 4});
