@@ -28,6 +28,7 @@
 #include "kernel/max_pooling_kernels.hpp"
 #include "lumen/error.hpp"
 #include "machine_peak.hpp"
+#include "math/bf16_gemm.hpp"
 
 namespace lumen {
 namespace {
@@ -148,12 +149,21 @@ double PeakShare(const benchmark::State& state, double seconds, double flops, in
   return 100.0 * gflops / (MeasuredPeakGflops() * threads);
 }
 
-// Arguments: layer index, algorithm, threads.
+// Arguments: layer index, algorithm, threads, and bf16: 1 for a `--to bf16` file's layer, its
+// products in bf16 (math/bf16_gemm: AMX or AVX512-BF16, the CPU's fastest), skipped where the CPU
+// has neither.
 void BM_Convolution(benchmark::State& state) {
   const LayerShape& layer = kLayers[state.range(0)];
   const auto algorithm = static_cast<Algorithm>(state.range(1));
   const int threads = static_cast<int>(state.range(2));
-  const ConvolutionSpec spec = MakeSpec(layer);
+  ConvolutionSpec spec = MakeSpec(layer);
+  if (state.range(3) == 1) {
+    if (BestBf16Isa() == Bf16Isa::kGeneric) {
+      state.SkipWithError("no bf16 products on this CPU");
+      return;
+    }
+    spec.bf16_products = true;
+  }
   const ConvolutionShape shape = MakeConvolutionShape(spec.window, layer.size, layer.size);
   if ((algorithm == kPointwise && !PointwiseApplies(spec)) ||
       ((algorithm == kWinograd || algorithm == kWinograd2x2) && !WinogradApplies(spec))) {
@@ -197,18 +207,23 @@ void BM_Convolution(benchmark::State& state) {
   state.SetLabel(Concat(layer.model, " ", layer.in_channels, "->", layer.out_channels,
                         layer.groups > 1 ? Concat(" g", layer.groups) : std::string(), " k",
                         layer.kernel, "s", layer.stride, " @", layer.size, " ", activation_name,
-                        convolution->name()));
+                        convolution->name(),
+                        spec.bf16_products ? Concat(" bf16 ", Bf16IsaName(BestBf16Isa())) : ""));
 }
 
 void ConvolutionArguments(benchmark::internal::Benchmark* benchmark) {
   for (int threads : {1, 2}) {
     for (size_t layer = 0; layer < std::size(kLayers); ++layer) {
       for (int algorithm : {kChosen, kIm2col, kPointwise, kWinograd, kWinograd2x2, kSmallDepth}) {
-        benchmark->Args({static_cast<int64_t>(layer), algorithm, threads});
+        benchmark->Args({static_cast<int64_t>(layer), algorithm, threads, 0});
+        // bf16 products: im2col's and Winograd F(2x2)'s GEMMs (F(4x4) stays fp32).
+        if (algorithm == kChosen || algorithm == kIm2col || algorithm == kWinograd2x2) {
+          benchmark->Args({static_cast<int64_t>(layer), algorithm, threads, 1});
+        }
       }
     }
   }
-  benchmark->ArgNames({"layer", "algorithm", "threads"});
+  benchmark->ArgNames({"layer", "algorithm", "threads", "bf16"});
 }
 
 BENCHMARK(BM_Convolution)

@@ -17,17 +17,17 @@ inline float BFloat16ToFloat(uint16_t bits) {
   return value;
 }
 
-// binary32 -> bfloat16, rounded to the nearest (ties to even); NaN stays a (quiet) NaN.
+// binary32 -> bfloat16, rounded to the nearest (ties to even); NaN stays a (quiet) NaN. Without
+// branches, so that loops of it vectorise (the bf16 GEMM rounds every activation it packs).
 inline uint16_t FloatToBFloat16(float value) {
   uint32_t word;
   std::memcpy(&word, &value, sizeof(word));
-  if ((word & 0x7FFFFFFFu) > 0x7F800000u) {  // NaN: keep it one, whatever its payload
-    return static_cast<uint16_t>((word >> 16) | 0x0040);
-  }
+  // NaN: keep it one, whatever its payload.
+  const uint32_t quiet_nan = (word >> 16) | 0x0040;
   // Adding 0x7FFF plus the kept half's lowest bit rounds to the nearest, ties to even; a carry
   // into the exponent is the correct rounding up (to infinity past the largest bfloat16).
-  word += 0x7FFF + ((word >> 16) & 1);
-  return static_cast<uint16_t>(word >> 16);
+  const uint32_t rounded = (word + 0x7FFF + ((word >> 16) & 1)) >> 16;
+  return static_cast<uint16_t>((word & 0x7FFFFFFFu) > 0x7F800000u ? quiet_nan : rounded);
 }
 
 }  // namespace lumen

@@ -8,6 +8,10 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#if defined(__linux__) && defined(__x86_64__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace lumen {
 namespace {
@@ -23,6 +27,19 @@ uint64_t EnabledRegisterState() {
 }
 
 bool Bit(uint32_t value, int bit) { return ((value >> bit) & 1u) != 0; }
+
+// Asks Linux for the AMX tile data state (8 KB per thread, saved on context switches only for
+// processes that asked: arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)). The permission
+// holds for every thread of the process, those already running included.
+bool AmxTilesPermitted() {
+#if defined(__linux__) && defined(__x86_64__)
+  constexpr int kRequestPermission = 0x1023;  // ARCH_REQ_XCOMP_PERM
+  constexpr int kTileData = 18;               // XFEATURE_XTILEDATA
+  return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
+#else
+  return false;
+#endif
+}
 #endif
 
 }  // namespace
@@ -32,6 +49,7 @@ std::string CpuFeatures::Describe() const {
     std::string text = "AVX-512";
     if (avx512_vnni) text += " VNNI";
     if (avx512_bf16) text += " BF16";
+    if (amx_bf16) text += " AMX";
     return text;
   }
   if (avx2) {
@@ -64,12 +82,17 @@ CpuFeatures DetectCpuFeaturesUncached() {
   features.avx512f = zmm_enabled && Bit(ebx, 16);
   features.avx512bw = features.avx512f && Bit(ebx, 30);
   features.avx512_vnni = features.avx512f && Bit(ecx, 11);
+  // AMX-TILE (edx bit 24) and AMX-BF16 (bit 22), with the tile configuration and data state
+  // (XCR0 bits 17 and 18) enabled by the OS.
+  const bool amx_bf16 = Bit(edx, 24) && Bit(edx, 22) && (state & 0x60000) == 0x60000;
   const unsigned subleaves = eax;
   if (subleaves >= 1) {
     __cpuid_count(7, 1, eax, ebx, ecx, edx);
     features.avx_vnni = features.avx2 && Bit(eax, 4);
     features.avx512_bf16 = features.avx512f && Bit(eax, 5);
   }
+  // The AMX kernels also use vdpbf16ps for what tiles do not fit (a single row).
+  features.amx_bf16 = features.avx512_bf16 && amx_bf16 && AmxTilesPermitted();
 #endif
   return features;
 }
@@ -83,8 +106,12 @@ CpuFeatures LimitCpuFeatures(CpuFeatures features, const std::string& level) {
     features.fma = detected.fma;
     return features;
   }
+  if (level == "avx512") {
+    features.amx_bf16 = false;
+    return features;
+  }
   if (level == "generic") return CpuFeatures{};
-  throw Error(Concat("LUMEN_ISA: expected generic, avx2 or native, got '", level, "'"));
+  throw Error(Concat("LUMEN_ISA: expected generic, avx2, avx512 or native, got '", level, "'"));
 }
 
 const CpuFeatures& DetectedCpuFeatures() {

@@ -21,8 +21,11 @@ struct CpuFeatures {
   bool avx512_vnni = false;  // vpdpbusd on 512-bit registers
   bool avx_vnni = false;     // vpdpbusd on 256-bit registers (VEX encoded, no AVX-512)
   bool avx512_bf16 = false;  // vdpbf16ps
+  // AMX tiles with tdpbf16ps (Sapphire Rapids and later), and the operating system's permission
+  // for this process to use the tile registers (Linux grants it on request: arch_prctl).
+  bool amx_bf16 = false;
 
-  // A short name for benchmark tables: "AVX-512 VNNI BF16", "AVX2+FMA", "generic", ...
+  // A short name for benchmark tables: "AVX-512 VNNI BF16 AMX", "AVX2+FMA", "generic", ...
   std::string Describe() const;
 };
 
@@ -30,7 +33,8 @@ struct CpuFeatures {
 CpuFeatures DetectCpuFeaturesUncached();
 
 // `features` limited to the level named by `level` ("generic": none of them, "avx2": AVX2 and
-// FMA only, "native" or empty: unchanged), for testing the fallbacks on a machine that has more.
+// FMA only, "avx512": all but AMX, "native" or empty: unchanged), for testing the fallbacks on a
+// machine that has more.
 // Throws lumen::Error for any other name.
 CpuFeatures LimitCpuFeatures(CpuFeatures features, const std::string& level);
 

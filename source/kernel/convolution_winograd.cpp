@@ -407,7 +407,7 @@ class WinogradConvolution : public ConvolutionAlgorithm {
     buffers.input_step = PackedRowsSize(block_tiles, in_channels_) + kSpacer;
     buffers.product_step = static_cast<size_t>(block_tiles) * out_channels_ + kSpacer;
     if (!bf16_weights_.empty()) {
-      buffers.cells_step = Bf16PackedRowsCells(block_tiles, in_channels_) + kSpacer;
+      buffers.cells_step = Bf16PackedRowsCells(block_tiles, bf16_weights_[0].pairs()) + kSpacer;
     }
     return buffers;
   }
@@ -415,13 +415,13 @@ class WinogradConvolution : public ConvolutionAlgorithm {
   // Column panels of U: the units the shared blocks' GEMMs split.
   int WeightPanels() const {
     return bf16_weights_.empty() ? transformed_weights_[0].panels()
-                                 : (out_channels_ + kBf16PanelColumns - 1) / kBf16PanelColumns;
+                                 : bf16_weights_[0].column_panels();
   }
 
   // V_xi of the block's `count` tiles, repacked into bf16 row panels (bf16 products).
   void RepackInput(int xi, int count, const Buffers& buffers) const {
     RepackBf16Rows(buffers.input + xi * buffers.input_step, count, in_channels_,
-                   buffers.cells + xi * buffers.cells_step);
+                   bf16_weights_[xi].pairs(), buffers.cells + xi * buffers.cells_step);
   }
 
   // M_xi = V_xi U_xi for the block's tiles, output columns of panels [first_panel, end_panel).

@@ -1,5 +1,7 @@
 #include "math/bf16_gemm.hpp"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -27,7 +29,15 @@ float EvenValue(uint32_t cell) { return BFloat16ToFloat(static_cast<uint16_t>(ce
 float OddValue(uint32_t cell) { return BFloat16ToFloat(static_cast<uint16_t>(cell >> 16)); }
 
 Bf16MicroKernel MicroKernelFor(Bf16Isa isa) {
-  return isa == Bf16Isa::kAvx512Bf16 ? Avx512Bf16MicroKernel : GenericBf16MicroKernel;
+  switch (isa) {
+    case Bf16Isa::kAmxBf16:
+      return AmxBf16MicroKernel;
+    case Bf16Isa::kAvx512Bf16:
+      return Avx512Bf16MicroKernel;
+    case Bf16Isa::kGeneric:
+      break;
+  }
+  return GenericBf16MicroKernel;
 }
 
 // Throws lumen::Error for weights no product can use: none packed, or packed for a kernel this
@@ -42,8 +52,12 @@ void CheckWeights(const char* what, const Bf16PackedWeights& weights) {
 
 // Rows rounded up to whole row panels.
 int PaddedRows(int rows) { return (rows + kBf16PanelRows - 1) / kBf16PanelRows * kBf16PanelRows; }
-// Column panels of n columns.
-int ColumnPanels(int n) { return (n + kBf16PanelColumns - 1) / kBf16PanelColumns; }
+// The pairs of depth k that the kernel `isa` multiplies: whole AMX blocks for AMX.
+int PairsFor(int k, Bf16Isa isa) {
+  const int pairs = (k + 1) / 2;
+  if (isa != Bf16Isa::kAmxBf16) return pairs;
+  return (pairs + kAmxBlockPairs - 1) / kAmxBlockPairs * kAmxBlockPairs;
+}
 
 }  // namespace
 
@@ -81,19 +95,38 @@ void GenericBf16PanelVector(int pairs, const uint32_t* row, const uint32_t* pane
 }
 
 Bf16Isa BestBf16Isa() {
+  if (Bf16IsaAvailable(Bf16Isa::kAmxBf16)) return Bf16Isa::kAmxBf16;
   return Bf16IsaAvailable(Bf16Isa::kAvx512Bf16) ? Bf16Isa::kAvx512Bf16 : Bf16Isa::kGeneric;
 }
 
 bool Bf16IsaAvailable(Bf16Isa isa) {
   const CpuFeatures& features = DetectedCpuFeatures();
-  return isa == Bf16Isa::kGeneric || (features.avx512f && features.avx512_bf16);
+  switch (isa) {
+    case Bf16Isa::kAmxBf16:
+      return features.amx_bf16;
+    case Bf16Isa::kAvx512Bf16:
+      return features.avx512f && features.avx512_bf16;
+    case Bf16Isa::kGeneric:
+      break;
+  }
+  return true;
 }
 
 const char* Bf16IsaName(Bf16Isa isa) {
-  return isa == Bf16Isa::kAvx512Bf16 ? "AVX512-BF16" : "generic";
+  switch (isa) {
+    case Bf16Isa::kAmxBf16:
+      return "AMX-BF16";
+    case Bf16Isa::kAvx512Bf16:
+      return "AVX512-BF16";
+    case Bf16Isa::kGeneric:
+      break;
+  }
+  return "generic";
 }
 
 bool Bf16GemmIsFast() {
+  // AMX's tiles make about six times the FMA's products on the CPUs that have them.
+  if (Bf16IsaAvailable(Bf16Isa::kAmxBf16)) return true;
   if (!Bf16IsaAvailable(Bf16Isa::kAvx512Bf16)) return false;
   // Measured once per process, not read off the CPU's name: what decides is how many products
   // vdpbf16ps makes per cycle against the FMA (see MeasureAvx512Bf16ProductRates). Bf16 products
@@ -113,58 +146,73 @@ bool Bf16ProductsWanted() {
   return Bf16GemmIsFast();
 }
 
-uint32_t Bf16Pair(float even, float odd) {
-  return uint32_t{FloatToBFloat16(even)} | uint32_t{FloatToBFloat16(odd)} << 16;
-}
-
 Bf16PackedWeights::Bf16PackedWeights(const float* weights, int n, int k, int ldw, Bf16Isa isa)
     : depth_(k), channels_(n), isa_(isa) {
   if (n <= 0 || k <= 0 || ldw < k) {
     throw Error(Concat("bf16 weights: expected n > 0, k > 0 and ldw >= k, got n = ", n, ", k = ", k,
                        ", ldw = ", ldw));
   }
-  const int panels = ColumnPanels(n);
-  cells_.assign(static_cast<size_t>(panels) * pairs() * kBf16PanelColumns, 0);
+  pairs_ = PairsFor(k, isa);
+  const int columns = panel_columns();
+  cells_.assign(static_cast<size_t>(column_panels()) * pairs_ * columns, 0);
   for (int j = 0; j < n; ++j) {
     const float* channel = weights + static_cast<size_t>(j) * ldw;
-    uint32_t* column = cells_.data() +
-                       static_cast<size_t>(j / kBf16PanelColumns) * pairs() * kBf16PanelColumns +
-                       j % kBf16PanelColumns;
-    for (int pair = 0; pair < pairs(); ++pair) {
+    uint32_t* panel = cells_.data() + static_cast<size_t>(j / columns) * pairs_ * columns;
+    for (int pair = 0; pair < (k + 1) / 2; ++pair) {
       const int p = 2 * pair;
-      column[static_cast<size_t>(pair) * kBf16PanelColumns] =
-          Bf16Pair(channel[p], p + 1 < k ? channel[p + 1] : 0.0f);
+      // Vector kernels: pair-major rows of the panel's channels. AMX: blocks of 16 pairs, each
+      // channel-major (a tile row is one channel's 16 pairs).
+      const size_t cell =
+          isa == Bf16Isa::kAmxBf16
+              ? static_cast<size_t>(pair / kAmxBlockPairs) * kAmxBlockPairs * columns +
+                    (j % columns) * kAmxBlockPairs + pair % kAmxBlockPairs
+              : static_cast<size_t>(pair) * columns + j % columns;
+      panel[cell] = Bf16Pair(channel[p], p + 1 < k ? channel[p + 1] : 0.0f);
     }
   }
 }
 
-size_t Bf16PackedRowsCells(int m, int k) {
-  return static_cast<size_t>(PaddedRows(m)) * ((k + 1) / 2);
-}
+size_t Bf16PackedRowsCells(int m, int pairs) { return static_cast<size_t>(PaddedRows(m)) * pairs; }
 
-void RepackBf16Rows(const float* packed_rows, int m, int k, uint32_t* packed) {
-  const int pairs = (k + 1) / 2;
+void RepackBf16Rows(const float* packed_rows, int m, int k, int pairs, uint32_t* packed) {
+  static_assert(kBf16PanelRows % kPanelRows == 0, "a bf16 panel spans whole fp32 panels");
+  CHECK_GE(pairs, (k + 1) / 2);
   const int panels = (m + kBf16PanelRows - 1) / kBf16PanelRows;
   for (int panel = 0; panel < panels; ++panel) {
+    const int first = panel * kBf16PanelRows;
     for (int pair = 0; pair < pairs; ++pair) {
       const int p = 2 * pair;
       uint32_t* target = packed + (static_cast<size_t>(panel) * pairs + pair) * kBf16PanelRows;
-      for (int i = 0; i < kBf16PanelRows; ++i) {
-        const int row = panel * kBf16PanelRows + i;
-        target[i] = row >= m
-                        ? 0u
-                        : Bf16Pair(packed_rows[PackedRowIndex(row, p, k)],
-                                   p + 1 < k ? packed_rows[PackedRowIndex(row, p + 1, k)] : 0.0f);
+      const int valid = p < k ? std::min(kBf16PanelRows, m - first) : 0;
+      // An fp32 panel's rows of one k-step are contiguous: whole runs of kPanelRows.
+      for (int start = 0; start < valid; start += kPanelRows) {
+        const int count = std::min(kPanelRows, valid - start);
+        const float* even = packed_rows + PackedRowIndex(first + start, p, k);
+        uint32_t* cells = target + start;
+        if (p + 1 < k) {
+          const float* odd = even + kPanelRows;  // the next k-step of the same panel
+          for (int i = 0; i < count; ++i) cells[i] = Bf16Pair(even[i], odd[i]);
+        } else {
+          for (int i = 0; i < count; ++i) cells[i] = Bf16Pair(even[i], 0.0f);
+        }
       }
+      std::fill(target + valid, target + kBf16PanelRows, 0u);
     }
   }
 }
 
-void PackBf16Rows(const float* a, int lda, int m, int k, uint32_t* packed) {
-  const int pairs = (k + 1) / 2;
+void PackBf16Rows(const float* a, int lda, int m, int k, int pairs, uint32_t* packed) {
+  CHECK_GE(pairs, (k + 1) / 2);
   const int panels = (m + kBf16PanelRows - 1) / kBf16PanelRows;
+  // The padding pairs, for AMX's whole blocks.
+  for (int pair = (k + 1) / 2; pair < pairs; ++pair) {
+    for (int panel = 0; panel < panels; ++panel) {
+      uint32_t* target = packed + (static_cast<size_t>(panel) * pairs + pair) * kBf16PanelRows;
+      std::fill(target, target + kBf16PanelRows, 0u);
+    }
+  }
   // Pair by pair: the two columns of A it reads are contiguous runs of m floats.
-  for (int pair = 0; pair < pairs; ++pair) {
+  for (int pair = 0; pair < (k + 1) / 2; ++pair) {
     const int p = 2 * pair;
     const float* even = a + static_cast<size_t>(p) * lda;
     const float* odd = p + 1 < k ? even + lda : nullptr;
@@ -186,7 +234,10 @@ void Bf16GemmPacked(int m, const uint32_t* packed_a, const Bf16PackedWeights& we
                     int first_panel, int end_panel, float* c, int ldc) {
   const int n = weights.channels();
   const int pairs = weights.pairs();
+  const int columns_per_panel = weights.panel_columns();
   const Bf16MicroKernel micro_kernel = MicroKernelFor(weights.isa());
+  const bool amx = weights.isa() == Bf16Isa::kAmxBf16;
+  if (amx) AmxBf16Begin();
   const int row_panels = (m + kBf16PanelRows - 1) / kBf16PanelRows;
   for (int first_pair = 0; first_pair < pairs; first_pair += kSlicePairs) {
     const int slice = std::min(kSlicePairs, pairs - first_pair);
@@ -198,16 +249,16 @@ void Bf16GemmPacked(int m, const uint32_t* packed_a, const Bf16PackedWeights& we
       const int rows = std::min(kBf16PanelRows, m - first_row);
       for (int panel = first_panel; panel < end_panel; ++panel) {
         const uint32_t* b =
-            weights.panel(panel) + static_cast<size_t>(first_pair) * kBf16PanelColumns;
-        const int columns = std::min(kBf16PanelColumns, n - panel * kBf16PanelColumns);
-        float* target = c + first_row + static_cast<size_t>(panel) * kBf16PanelColumns * ldc;
-        if (rows == kBf16PanelRows && columns == kBf16PanelColumns) {
+            weights.panel(panel) + static_cast<size_t>(first_pair) * columns_per_panel;
+        const int columns = std::min(columns_per_panel, n - panel * columns_per_panel);
+        float* target = c + first_row + static_cast<size_t>(panel) * columns_per_panel * ldc;
+        if (rows == kBf16PanelRows && columns == columns_per_panel) {
           micro_kernel(slice, a, b, target, ldc, accumulate);
           continue;
         }
         // A tile over C's edge: through a full tile on the stack, so that nothing past the
         // edge is written.
-        float tile[kBf16PanelColumns * kBf16PanelRows] = {};
+        float tile[kAmxPanelColumns * kBf16PanelRows] = {};
         for (int j = 0; j < columns && accumulate; ++j) {
           std::copy(target + static_cast<size_t>(j) * ldc,
                     target + static_cast<size_t>(j) * ldc + rows, tile + j * kBf16PanelRows);
@@ -220,6 +271,7 @@ void Bf16GemmPacked(int m, const uint32_t* packed_a, const Bf16PackedWeights& we
       }
     }
   }
+  if (amx) AmxBf16End();
 }
 
 void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, const float* bias,
@@ -232,7 +284,8 @@ void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, 
   if (m == 0) return;
   const int n = weights.channels();
   const int k = weights.depth();
-  const int column_panels = ColumnPanels(n);
+  const int column_panels = weights.column_panels();
+  const int columns_per_panel = weights.panel_columns();
   const int row_blocks = (m + kBlockRows - 1) / kBlockRows;
   // Few blocks of rows (a late layer's small map): the threads share the column panels too.
   const int threads = context.threads();
@@ -249,14 +302,14 @@ void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, 
         const int first_row = task / column_parts * kBlockRows;
         const int rows = std::min(kBlockRows, m - first_row);
         auto* packed = reinterpret_cast<uint32_t*>(
-            context.Scratch(ScratchSlot::kGemmPacking, Bf16PackedRowsCells(rows, k)));
-        PackBf16Rows(a + first_row, lda, rows, k, packed);
+            context.Scratch(ScratchSlot::kGemmPacking, Bf16PackedRowsCells(rows, weights.pairs())));
+        PackBf16Rows(a + first_row, lda, rows, k, weights.pairs(), packed);
         float* block = c + first_row;
         Bf16GemmPacked(rows, packed, weights, first_panel, end_panel, block, ldc);
         // The bias and the activation, on the block's outputs while they are in cache.
         WithActivation(activation, [&](auto function) {
-          for (int j = first_panel * kBf16PanelColumns;
-               j < std::min(n, end_panel * kBf16PanelColumns); ++j) {
+          for (int j = first_panel * columns_per_panel;
+               j < std::min(n, end_panel * columns_per_panel); ++j) {
             const float offset = bias == nullptr ? 0.0f : bias[j];
             float* out = block + static_cast<size_t>(j) * ldc;
             for (int i = 0; i < rows; ++i) out[i] = function(out[i] + offset);
@@ -276,12 +329,16 @@ void Bf16MatrixVector(const float* x, int stride, const Bf16PackedWeights& weigh
       context.Scratch(ScratchSlot::kGemmPacking, Bf16MatrixVectorScratchSize(weights)));
   for (int pair = 0; pair < weights.pairs(); ++pair) {
     const int p = 2 * pair;
-    row[pair] = Bf16Pair(x[static_cast<size_t>(p) * stride],
-                         p + 1 < k ? x[static_cast<size_t>(p + 1) * stride] : 0.0f);
+    row[pair] = p >= k ? 0u
+                       : Bf16Pair(x[static_cast<size_t>(p) * stride],
+                                  p + 1 < k ? x[static_cast<size_t>(p + 1) * stride] : 0.0f);
   }
-  const Bf16PanelVector panel_vector =
-      weights.isa() == Bf16Isa::kAvx512Bf16 ? Avx512Bf16PanelVector : GenericBf16PanelVector;
-  const int panels = ColumnPanels(n);
+  const Bf16PanelVector panel_vector = weights.isa() == Bf16Isa::kAmxBf16 ? Avx512Bf16AmxPanelVector
+                                       : weights.isa() == Bf16Isa::kAvx512Bf16
+                                           ? Avx512Bf16PanelVector
+                                           : GenericBf16PanelVector;
+  const int columns_per_panel = weights.panel_columns();
+  const int panels = weights.column_panels();
   // A few panels per task: each task streams its share of the weights once.
   constexpr int kPanelsPerTask = 8;
   const int tasks = (panels + kPanelsPerTask - 1) / kPanelsPerTask;
@@ -292,10 +349,10 @@ void Bf16MatrixVector(const float* x, int stride, const Bf16PackedWeights& weigh
         const int end_panel = std::min(panels, first_panel + kPanelsPerTask);
         WithActivation(activation, [&](auto function) {
           for (int panel = first_panel; panel < end_panel; ++panel) {
-            float sums[kBf16PanelColumns];
+            float sums[kAmxPanelColumns];
             panel_vector(weights.pairs(), row, weights.panel(panel), sums);
-            const int first = panel * kBf16PanelColumns;
-            for (int j = first; j < std::min(n, first + kBf16PanelColumns); ++j) {
+            const int first = panel * columns_per_panel;
+            for (int j = first; j < std::min(n, first + columns_per_panel); ++j) {
               y[j] = function(sums[j - first] + (bias == nullptr ? 0.0f : bias[j]));
             }
           }
@@ -309,7 +366,7 @@ size_t Bf16MatrixVectorScratchSize(const Bf16PackedWeights& weights) {
 }
 
 size_t Bf16GemmScratchSize(int m, const Bf16PackedWeights& weights) {
-  return Bf16PackedRowsCells(std::min(m, kBlockRows), weights.depth());
+  return Bf16PackedRowsCells(std::min(m, kBlockRows), weights.pairs());
 }
 
 void ReferenceBf16Gemm(int m, int n, int k, const float* a, int lda, const float* weights, int ldw,

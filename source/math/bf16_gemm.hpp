@@ -17,11 +17,23 @@
 // The micro-kernel keeps a kBf16PanelRows x kBf16PanelColumns tile of fp32 sums in registers (28
 // of the 32 vector registers, as math/packed_gemm on AVX-512) while it walks the pairs.
 //
-// Which micro-kernel runs is chosen at run time (base/cpu_features): vdpbf16ps where the CPU has
-// AVX512-BF16, else the same layout in plain C++, which computes the same sums (slower than fp32:
-// it is for tests, and for LUMEN_BF16_PRODUCTS=on). Layers take this GEMM where
-// Bf16ProductsWanted() and the layer is not narrow (kBf16LeastDepth); elsewhere they widen bf16
-// weights to fp32 once and run the fp32 kernels.
+// AMX (Sapphire Rapids and later) multiplies whole tiles: tdpbf16ps adds the products of a 16 x 16
+// tile of weight cells (16 channels by 16 pairs) and a 16 x 16 tile of activation cells (16 pairs
+// by 16 rows) to a 16 x 16 tile of fp32 sums, 8192 multiply-adds per instruction (Emerald Rapids:
+// about 490 per nanosecond on one core, against the fp32 FMA's 85). Its micro-kernel keeps 32
+// channels x 32 rows of sums in four tiles. The activation tiles are read straight from the row
+// panels above (a tile row is 16 of a pair's 32 row cells); the weights take their own layout,
+// one 32-channel panel after another, each in blocks of 16 pairs holding a channel's 16 cells
+// contiguously (a tile row):
+//   column panel of W (kAmxPanelColumns channels): for each block of kAmxBlockPairs pairs:
+//                                                  for each channel: kAmxBlockPairs cells
+// Both operands' pairs are padded with zeros to whole blocks (Bf16PackedWeights::pairs()).
+//
+// Which micro-kernel runs is chosen at run time (base/cpu_features): AMX where the CPU has it,
+// else vdpbf16ps where it has AVX512-BF16, else the same layout in plain C++, which computes the
+// same sums (slower than fp32: it is for tests, and for LUMEN_BF16_PRODUCTS=on). Layers take this
+// GEMM where Bf16ProductsWanted() and the layer is not narrow (kBf16LeastDepth); elsewhere they
+// widen bf16 weights to fp32 once and run the fp32 kernels.
 #ifndef LUMEN_MATH_BF16_GEMM_HPP_
 #define LUMEN_MATH_BF16_GEMM_HPP_
 
@@ -29,17 +41,22 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/bfloat16.hpp"
 #include "base/compute_context.hpp"
 #include "math/activation.hpp"
 
 namespace lumen {
 
-// The micro-kernel's tile, shared by both kernels so that one packing serves them.
+// The micro-kernels' tiles: 32 rows for all, so that one packing of the activations serves them;
+// 14 columns of weights for the vector kernels, 32 for AMX's.
 inline constexpr int kBf16PanelRows = 32;
 inline constexpr int kBf16PanelColumns = 14;
+inline constexpr int kAmxPanelColumns = 32;
+// Pairs per AMX tile row: the depth the AMX operands are padded to.
+inline constexpr int kAmxBlockPairs = 16;
 
 // The bf16 kernels, from the slowest to the fastest.
-enum class Bf16Isa { kGeneric, kAvx512Bf16 };
+enum class Bf16Isa { kGeneric, kAvx512Bf16, kAmxBf16 };
 
 // The fastest kernel DetectedCpuFeatures() allows.
 Bf16Isa BestBf16Isa();
@@ -47,8 +64,9 @@ Bf16Isa BestBf16Isa();
 bool Bf16IsaAvailable(Bf16Isa isa);
 // Its name, for messages and benchmark labels.
 const char* Bf16IsaName(Bf16Isa isa);
-// Whether the bf16 GEMM beats fp32 here: the CPU has vdpbf16ps and, measured on first call, it
-// makes clearly more products per second than the fp32 FMA (not so on Intel's Emerald Rapids).
+// Whether the bf16 GEMM beats fp32 here: the CPU has AMX, or it has vdpbf16ps and, measured on
+// first call, that makes clearly more products per second than the fp32 FMA (not so on Intel's
+// Emerald Rapids, whose AMX does).
 bool Bf16GemmIsFast();
 // Whether layers with bf16 weights should multiply in bf16: Bf16GemmIsFast(), unless the
 // environment variable LUMEN_BF16_PRODUCTS says "off" (never) or "on" (always: the plain C++
@@ -63,7 +81,10 @@ inline constexpr int kBf16LeastOutputs = 32;
 
 // The 32-bit cell of two k-steps: bf16(even) in the low half, bf16(odd) in the high half, each
 // rounded to the nearest, ties to even (base/bfloat16).
-uint32_t Bf16Pair(float even, float odd);
+// Inline: the packing loops call it for every activation, and vectorise only if they see it.
+inline uint32_t Bf16Pair(float even, float odd) {
+  return uint32_t{FloatToBFloat16(even)} | uint32_t{FloatToBFloat16(odd)} << 16;
+}
 
 // The weights W (n x k), rounded to bf16 and packed once into column panels.
 class Bf16PackedWeights {
@@ -79,37 +100,48 @@ class Bf16PackedWeights {
   int depth() const { return depth_; }
   // Output channels n.
   int channels() const { return channels_; }
-  // k-step pairs per column (k rounded up to even, halved).
-  int pairs() const { return (depth_ + 1) / 2; }
+  // k-step pairs per column: k rounded up to even, halved, and for AMX rounded up to whole blocks
+  // of kAmxBlockPairs. The activations are packed to as many pairs.
+  int pairs() const { return pairs_; }
   // The kernel that multiplies with these weights.
   Bf16Isa isa() const { return isa_; }
-  // Column panel `panel`: pairs() x kBf16PanelColumns cells.
+  // Channels per column panel: kBf16PanelColumns, or kAmxPanelColumns for AMX.
+  int panel_columns() const {
+    return isa_ == Bf16Isa::kAmxBf16 ? kAmxPanelColumns : kBf16PanelColumns;
+  }
+  // Column panels: channels() in panels of panel_columns(), the last padded with zeros.
+  int column_panels() const { return (channels_ + panel_columns() - 1) / panel_columns(); }
+  // Column panel `panel`: pairs() x panel_columns() cells.
   const uint32_t* panel(int panel) const {
-    return cells_.data() + static_cast<size_t>(panel) * pairs() * kBf16PanelColumns;
+    return cells_.data() + static_cast<size_t>(panel) * pairs() * panel_columns();
   }
 
  private:
   int depth_ = 0;
   int channels_ = 0;
+  int pairs_ = 0;
   Bf16Isa isa_ = Bf16Isa::kGeneric;
   std::vector<uint32_t> cells_;
 };
 
-// Cells that m rows of depth k take in bf16 row panels (the last panel padded to kBf16PanelRows).
-size_t Bf16PackedRowsCells(int m, int k);
+// Cells that m rows take in bf16 row panels of `pairs` pairs (the weights' pairs(); the last panel
+// padded to kBf16PanelRows rows).
+size_t Bf16PackedRowsCells(int m, int pairs);
 
 // Packs rows [0, m) of the column-major fp32 A (depth k, leading dimension lda) into row panels
-// of bf16 pairs at `packed`, zero padding the last panel's rows and an odd k's last pair.
-void PackBf16Rows(const float* a, int lda, int m, int k, uint32_t* packed);
+// of `pairs` bf16 pairs at `packed` (pairs >= (k + 1) / 2: the weights' pairs()), zero padding the
+// last panel's rows, an odd k's last pair and the pairs past k.
+void PackBf16Rows(const float* a, int lda, int m, int k, int pairs, uint32_t* packed);
 
 // PackBf16Rows for an A that math/packed_gemm's PackRows laid out (row panels of kPanelRows rows,
 // depth k): the bf16 operand of a left-hand side built in the fp32 GEMM's layout, as the Winograd
 // input transform writes its tiles.
-void RepackBf16Rows(const float* packed_rows, int m, int k, uint32_t* packed);
+void RepackBf16Rows(const float* packed_rows, int m, int k, int pairs, uint32_t* packed);
 
-// C = A * W^T for an A already in bf16 row panels (m rows), C column-major (ldc >= m), computing
-// only the columns of weight panels [first_panel, end_panel), without bias or activation, on the
-// calling thread: the bf16 form of math/packed_gemm's GemmPacked.
+// C = A * W^T for an A already in bf16 row panels (m rows, weights.pairs() pairs), C column-major
+// (ldc >= m), computing only the columns of weight panels [first_panel, end_panel) (of
+// weights.column_panels()), without bias or activation, on the calling thread: the bf16 form of
+// math/packed_gemm's GemmPacked.
 void Bf16GemmPacked(int m, const uint32_t* packed_a, const Bf16PackedWeights& weights,
                     int first_panel, int end_panel, float* c, int ldc);
 

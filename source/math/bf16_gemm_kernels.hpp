@@ -1,7 +1,7 @@
-// The bf16 GEMM's micro-kernels (internal to math/bf16_gemm*.cpp). Both read one row panel of A
-// and one column panel of W (see math/bf16_gemm.hpp's layout) over `pairs` k-step pairs, and
-// write the kBf16PanelRows x kBf16PanelColumns tile of fp32 sums at sums (column j at
-// sums + j * ld), adding to the tile's values when `accumulate`.
+// The bf16 GEMM's micro-kernels (internal to math/bf16_gemm*.cpp). Each reads one row panel of A
+// and one column panel of W (see math/bf16_gemm.hpp's layouts) over `pairs` k-step pairs, and
+// writes the kBf16PanelRows x (kBf16PanelColumns, or kAmxPanelColumns for AMX) tile of fp32 sums at
+// sums (column j at sums + j * ld), adding to the tile's values when `accumulate`.
 #ifndef LUMEN_MATH_BF16_GEMM_KERNELS_HPP_
 #define LUMEN_MATH_BF16_GEMM_KERNELS_HPP_
 
@@ -23,12 +23,25 @@ void Avx512Bf16MicroKernel(int pairs, const uint32_t* a, const uint32_t* b, floa
 void GenericBf16MicroKernel(int pairs, const uint32_t* a, const uint32_t* b, float* sums, int ld,
                             bool accumulate);
 
+// AMX tiles (bf16_gemm_amx.cpp, compiled with a target attribute; run only where the CPU has AMX
+// and the process its permission, see base/cpu_features). `pairs` is a multiple of
+// kAmxBlockPairs. Tile registers are configured per thread: AmxBf16Begin() before the first
+// micro-kernel of a run of them on a thread, AmxBf16End() after the last, which frees the tile
+// state the OS would otherwise save on every context switch.
+void AmxBf16Begin();
+void AmxBf16End();
+void AmxBf16MicroKernel(int pairs, const uint32_t* a, const uint32_t* b, float* sums, int ld,
+                        bool accumulate);
+
 // The matrix-vector kernels: the kBf16PanelColumns sums of one weight panel (over `pairs` pairs)
 // with a row already in bf16 pair cells, written to sums[0, kBf16PanelColumns).
 using Bf16PanelVector = void (*)(int pairs, const uint32_t* row, const uint32_t* panel,
                                  float* sums);
 void Avx512Bf16PanelVector(int pairs, const uint32_t* row, const uint32_t* panel, float* sums);
 void GenericBf16PanelVector(int pairs, const uint32_t* row, const uint32_t* panel, float* sums);
+// The kAmxPanelColumns sums of one panel in AMX's layout, with vdpbf16ps (a single row would fill
+// one sixteenth of a tile).
+void Avx512Bf16AmxPanelVector(int pairs, const uint32_t* row, const uint32_t* panel, float* sums);
 
 // Products per nanosecond of vdpbf16ps and of fp32 vfmadd231ps on 512-bit registers, each timed
 // on independent accumulators (best of five short runs after a warm-up, about a millisecond). CPUs

@@ -605,9 +605,10 @@ TEST(ConvolutionAlgorithmBf16, WinogradMatchesTheReferenceWithinBf16Rounding) {
   EXPECT_GE(checked, 5);
 }
 
-// bf16 products leave depthwise layers (no GEMM) and the Winograd choice as they are (F(2x2)
-// multiplies in bf16, F(4x4) in fp32), and send pointwise and small-depth layers to im2col.
-TEST(ConvolutionAlgorithmChoice, Bf16ProductsGoToIm2colButDepthwiseAndWinograd) {
+// bf16 products leave depthwise layers (no GEMM), the Winograd choice (F(2x2) multiplies in bf16,
+// F(4x4) in fp32) and layers of at most 8 input channels per group (small-depth, in fp32) as they
+// are, and send pointwise and few-output layers to im2col.
+TEST(ConvolutionAlgorithmChoice, Bf16ProductsGoToIm2colButDepthwiseWinogradAndSmallDepth) {
   const auto choose = [](const Geometry& geometry) {
     std::mt19937 generator(1);
     ConvolutionSpec spec = MakeSpec(geometry, &generator);
@@ -620,8 +621,10 @@ TEST(ConvolutionAlgorithmChoice, Bf16ProductsGoToIm2colButDepthwiseAndWinograd) 
     return chosen;
   };
   EXPECT_EQ(choose(Conv("c", 64, 32, 160, 160, 1, 1)), Algorithm::kIm2col);
-  EXPECT_EQ(choose(Conv("c", 3, 64, 224, 224, 7, 7).Stride(2, 2).Padding(3)), Algorithm::kIm2col);
-  EXPECT_EQ(choose(Conv("c", 216, 216, 7, 7, 3, 3).Groups(27).Padding(1)), Algorithm::kIm2col);
+  EXPECT_EQ(choose(Conv("c", 3, 64, 224, 224, 7, 7).Stride(2, 2).Padding(3)),
+            Algorithm::kSmallDepth);
+  EXPECT_EQ(choose(Conv("c", 216, 216, 7, 7, 3, 3).Groups(27).Padding(1)), Algorithm::kSmallDepth);
+  EXPECT_EQ(choose(Conv("c", 64, 6, 56, 56, 3, 3).Padding(1)), Algorithm::kIm2col);
   EXPECT_EQ(choose(Conv("c", 64, 128, 56, 56, 3, 3).Stride(2, 2).Padding(1)), Algorithm::kIm2col);
   EXPECT_EQ(choose(Conv("c", 64, 64, 56, 56, 3, 3).Padding(1)), Algorithm::kWinograd4x4);
   EXPECT_EQ(choose(Conv("c", 256, 256, 12, 12, 3, 3).Padding(1)), Algorithm::kWinograd2x2);

@@ -2,8 +2,8 @@
 // double), on shapes that are and are not multiples of the 32 x 14 tile, of the 2-deep pairs and
 // of the 128-pair slices, with a bias and activations, on 1 and 2 threads; and its packing.
 //
-// The generic kernel runs everywhere; the AVX512-BF16 one is skipped with a message saying so on
-// CPUs without vdpbf16ps (run the tests on such a machine to cover it).
+// The generic kernel runs everywhere; the AVX512-BF16 and AMX ones are skipped with a message
+// saying so on CPUs without vdpbf16ps or AMX (run the tests on such a machine to cover them).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -52,16 +52,17 @@ TEST(Bf16Gemm, PacksRowsInPairsAndPadsWithZeros) {
   const int lda = 40;
   std::mt19937 generator(7);
   const std::vector<float> a = RandomValues(static_cast<size_t>(lda) * k, &generator);
-  const int pairs = 3;
+  const int pairs = 5;  // 3 for the depth, 2 more as AMX pads its blocks
   std::vector<uint32_t> packed(static_cast<size_t>(2) * kBf16PanelRows * pairs, 0xDEADBEEF);
-  PackBf16Rows(a.data(), lda, m, k, packed.data());
+  PackBf16Rows(a.data(), lda, m, k, pairs, packed.data());
   for (int panel = 0; panel < 2; ++panel) {
     for (int pair = 0; pair < pairs; ++pair) {
       for (int row = 0; row < kBf16PanelRows; ++row) {
         const int i = panel * kBf16PanelRows + row;
         const int p = 2 * pair;
         const uint32_t expected =
-            i >= m ? 0u : Bf16Pair(a[i + p * lda], p + 1 < k ? a[i + (p + 1) * lda] : 0.0f);
+            i >= m || p >= k ? 0u
+                             : Bf16Pair(a[i + p * lda], p + 1 < k ? a[i + (p + 1) * lda] : 0.0f);
         EXPECT_EQ(packed[(static_cast<size_t>(panel) * pairs + pair) * kBf16PanelRows + row],
                   expected)
             << "row " << i << ", pair " << pair;
@@ -77,11 +78,14 @@ TEST(Bf16Gemm, RepacksTheFp32GemmsRowPanelsAsItPacksA) {
     const std::vector<float> a = RandomValues(static_cast<size_t>(m) * k, &generator);
     std::vector<float> fp32_panels(PackedRowsSize(m, k));
     PackRows(a.data(), m, m, k, fp32_panels.data());
-    std::vector<uint32_t> expected(Bf16PackedRowsCells(m, k), 1u);
-    std::vector<uint32_t> got(expected.size(), 2u);
-    PackBf16Rows(a.data(), m, m, k, expected.data());
-    RepackBf16Rows(fp32_panels.data(), m, k, got.data());
-    EXPECT_EQ(got, expected) << m << " rows, depth " << k;
+    // The depth's own pairs, and AMX's padding to 16.
+    for (const int pairs : {(k + 1) / 2, 16 * ((k + 32) / 32)}) {
+      std::vector<uint32_t> expected(Bf16PackedRowsCells(m, pairs), 1u);
+      std::vector<uint32_t> got(expected.size(), 2u);
+      PackBf16Rows(a.data(), m, m, k, pairs, expected.data());
+      RepackBf16Rows(fp32_panels.data(), m, k, pairs, got.data());
+      EXPECT_EQ(got, expected) << m << " rows, depth " << k << ", " << pairs << " pairs";
+    }
   }
 }
 
@@ -94,12 +98,13 @@ void PrintTo(const Bf16Shape& shape, std::ostream* stream) {
   *stream << "m" << shape.m << "_n" << shape.n << "_k" << shape.k;
 }
 
-// Edges of the tile (32 x 14), of a block (4 row panels), of the pairs and of the 128-pair
-// (256-deep) slices, then random shapes up to a few hundred.
+// Edges of the tiles (32 x 14, AMX's 32 x 32), of a block (4 row panels), of the pairs, of AMX's
+// 16-pair blocks and of the 128-pair (256-deep) slices, then random shapes up to a few hundred.
 std::vector<Bf16Shape> Shapes() {
   std::vector<Bf16Shape> shapes = {
       {1, 1, 1},      {31, 13, 3},    {32, 14, 2},   {33, 15, 5},   {127, 27, 255},
       {128, 28, 256}, {129, 29, 257}, {300, 3, 600}, {49, 64, 576}, {2, 37, 300},
+      {64, 32, 32},   {65, 33, 34},   {96, 96, 512}, {40, 70, 33},
   };
   std::mt19937 generator(2468);
   std::uniform_int_distribution<int> rows(1, 300), columns(1, 100), depth(1, 700);
@@ -108,7 +113,20 @@ std::vector<Bf16Shape> Shapes() {
   return shapes;
 }
 
-const Bf16Isa kIsas[] = {Bf16Isa::kGeneric, Bf16Isa::kAvx512Bf16};
+const Bf16Isa kIsas[] = {Bf16Isa::kGeneric, Bf16Isa::kAvx512Bf16, Bf16Isa::kAmxBf16};
+
+// The test name of a kernel.
+std::string IsaLabel(Bf16Isa isa) {
+  switch (isa) {
+    case Bf16Isa::kAmxBf16:
+      return "amxbf16";
+    case Bf16Isa::kAvx512Bf16:
+      return "avx512bf16";
+    case Bf16Isa::kGeneric:
+      break;
+  }
+  return "generic";
+}
 
 class Bf16GemmTest : public testing::TestWithParam<std::tuple<Bf16Isa, Bf16Shape>> {};
 
@@ -132,7 +150,8 @@ TEST_P(Bf16GemmTest, MatchesTheReference) {
   const std::vector<float> bias = RandomValues(shape.n, &generator);
   const Bf16PackedWeights packed(w.data(), shape.n, shape.k, ldw, isa);
   ASSERT_EQ(packed.isa(), isa);
-  ASSERT_EQ(packed.pairs(), (shape.k + 1) / 2);
+  const int pairs = (shape.k + 1) / 2;
+  ASSERT_EQ(packed.pairs(), isa == Bf16Isa::kAmxBf16 ? (pairs + 15) / 16 * 16 : pairs);
   // The bound on the sums' rounding, from the largest sum of magnitudes of any output.
   double largest_magnitude = 0.0;
   for (int j = 0; j < shape.n; ++j) {
@@ -172,20 +191,18 @@ INSTANTIATE_TEST_SUITE_P(Kernels, Bf16GemmTest,
                          testing::Combine(testing::ValuesIn(kIsas), testing::ValuesIn(Shapes())),
                          [](const testing::TestParamInfo<Bf16GemmTest::ParamType>& info) {
                            const Bf16Shape& shape = std::get<1>(info.param);
-                           return std::string(std::get<0>(info.param) == Bf16Isa::kGeneric
-                                                  ? "generic"
-                                                  : "avx512bf16") +
-                                  "_m" + std::to_string(shape.m) + "_n" + std::to_string(shape.n) +
-                                  "_k" + std::to_string(shape.k);
+                           return IsaLabel(std::get<0>(info.param)) + "_m" +
+                                  std::to_string(shape.m) + "_n" + std::to_string(shape.n) + "_k" +
+                                  std::to_string(shape.k);
                          });
 
 // The matrix-vector product (a Linear at batch 1) against the reference's one row, on both kernels,
 // with a strided row, a bias and ReLU, on 1 and 2 threads.
 TEST(Bf16Gemm, MatrixVectorMatchesTheReference) {
   for (const Bf16Isa isa : kIsas) {
-    if (!Bf16IsaAvailable(isa)) continue;  // the AVX512-BF16 kernel: on CPUs that have it
+    if (!Bf16IsaAvailable(isa)) continue;  // AVX512-BF16 and AMX: on CPUs that have them
     for (const auto& [n, k] : {std::pair{1, 1}, std::pair{14, 2}, std::pair{15, 3},
-                               std::pair{1000, 512}, std::pair{37, 301}}) {
+                               std::pair{1000, 512}, std::pair{37, 301}, std::pair{33, 40}}) {
       std::mt19937 generator(static_cast<unsigned>(n * 1000 + k));
       const int stride = 3;
       const std::vector<float> x = RandomValues(static_cast<size_t>(k) * stride, &generator);
@@ -240,12 +257,13 @@ TEST(Bf16Gemm, RejectsBadSizesAndKernelsThisCpuLacks) {
   EXPECT_THROW(Bf16Gemm(2, a.data(), 2, Bf16PackedWeights(), nullptr, Activation{}, c.data(), 2,
                         context.compute()),
                Error);
-  if (!Bf16IsaAvailable(Bf16Isa::kAvx512Bf16)) {
-    const Bf16PackedWeights foreign(w.data(), 4, 3, 3, Bf16Isa::kAvx512Bf16);
+  for (const Bf16Isa isa : {Bf16Isa::kAvx512Bf16, Bf16Isa::kAmxBf16}) {
+    if (Bf16IsaAvailable(isa)) continue;
+    const Bf16PackedWeights foreign(w.data(), 4, 3, 3, isa);
     const std::string message = test_support::ErrorOf([&] {
       Bf16Gemm(2, a.data(), 2, foreign, nullptr, Activation{}, c.data(), 2, context.compute());
     });
-    EXPECT_NE(message.find("AVX512-BF16"), std::string::npos) << message;
+    EXPECT_NE(message.find(Bf16IsaName(isa)), std::string::npos) << message;
   }
 }
 
@@ -268,6 +286,10 @@ TEST(Bf16Gemm, MeasuresProductRatesBeforeChoosingBf16Products) {
   EXPECT_LT(rates.bf16, 32 * 4 * 6.0) << "bf16 " << rates.bf16 << " products/ns";
   std::cout << "vdpbf16ps " << rates.bf16 << " products/ns, FMA " << rates.fp32
             << "; bf16 products by default: " << (Bf16GemmIsFast() ? "yes" : "no") << "\n";
+  // AMX makes several times the FMA's products: bf16 always pays where it can run.
+  if (Bf16IsaAvailable(Bf16Isa::kAmxBf16)) {
+    EXPECT_TRUE(Bf16GemmIsFast());
+  }
 }
 
 }  // namespace
