@@ -80,7 +80,10 @@ for index in "${!fuzzers[@]}"; do
   summary+=("$line")
   if ((status != 0)); then
     failed+=("$fuzzer")
-    grep -E 'ERROR|SUMMARY|runtime error|Test unit written|==[0-9]+==' "$log" | head -n 20
+    # The report with its stack, and the input in base64: what a CI log needs to reproduce it.
+    grep -m1 -A60 -E 'ERROR|runtime error' "$log" |
+      grep -vE '^(#[0-9]+ +(NEW|REDUCE|pulse)|INFO)' || true
+    grep -E '^Base64: ' "$log" | head -n 1 | cut -c1-4000 || true
   fi
 done
 echo "fuzz.sh: $seconds s per fuzzer, side by side"

@@ -512,6 +512,23 @@ def hostile_models():
     (folder / "shape_without_input.onnx").write_bytes(no_input.SerializeToString())
 
 
+def empty_scalar_models():
+    """A Clip whose min and a Range whose start are constants of no element (the ONNX fuzzer's
+    find: both were read past their end): each must be a clear error."""
+    folder = OUTPUT / "hostile"
+    clip = model([helper.make_node("Clip", ["x", "low"], ["y"], name="clip")],
+                 [value("x", [2, 3])], [value("y", [2, 3])],
+                 [tensor("low", np.zeros([0], dtype=np.float32))])
+    (folder / "clip_empty_min.onnx").write_bytes(clip.SerializeToString())
+    arange = model([helper.make_node("Range", ["start", "limit", "delta"], ["r"], name="range"),
+                    helper.make_node("Add", ["x", "r"], ["y"], name="add")],
+                   [value("x", [4])], [value("y", [4])],
+                   [tensor("start", np.zeros([0], dtype=np.float32)),
+                    tensor("limit", np.array(4, dtype=np.float32)),
+                    tensor("delta", np.array(1, dtype=np.float32))])
+    (folder / "range_empty_start.onnx").write_bytes(arange.SerializeToString())
+
+
 def gather_cases():
     """Written last: the shared generator then leaves the earlier cases' data as it was."""
     # Gather of a list of indices (repeated, reordered, one negative) keeps the axis, sized by the
@@ -526,5 +543,6 @@ def gather_cases():
 if __name__ == "__main__":
     op_cases()
     hostile_models()
+    empty_scalar_models()
     gather_cases()
     print(f"wrote {OUTPUT}")

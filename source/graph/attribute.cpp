@@ -130,7 +130,8 @@ std::vector<float> Attribute::ToFloats() const {
   const size_t count = ElementCount();
   std::vector<float> values(count);
   if (type == DataType::kFloat32) {  // the common case: one copy, which also fixes alignment
-    std::memcpy(values.data(), data.data(), data.size());
+    // (Not for no bytes: memcpy from an empty vector's null data is undefined.)
+    if (!data.empty()) std::memcpy(values.data(), data.data(), data.size());
     return values;
   }
   const auto to_float = InfoOf(type).to_float;

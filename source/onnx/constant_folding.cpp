@@ -474,6 +474,9 @@ ConstantTensor FoldConstantOfShape(const FoldingNode& node) {
 }
 
 ConstantTensor FoldRange(const FoldingNode& node) {
+  for (size_t input = 0; input < 3; ++input) {
+    if (node.Input(input).size() != 1) node.Fail(Concat("input ", input, " must be one value"));
+  }
   const double start = node.Input(0).At(0);
   const double limit = node.Input(1).At(0);
   const double delta = node.Input(2).At(0);

@@ -206,12 +206,24 @@ std::string ElementTypeName(int32_t type) {
   return Concat("type ", type);
 }
 
+// Throws lumen::Error for an index past `tensor`'s elements: the operators read single values
+// (a Clip's bounds, a Range's start) from constants the file may leave empty.
+namespace {
+void CheckIndex(const ConstantTensor& tensor, size_t index) {
+  if (index >= tensor.size()) {
+    throw Error(Concat("constant ", tensor.Describe(), " has no element ", index));
+  }
+}
+}  // namespace
+
 double ConstantTensor::At(size_t index) const {
+  CheckIndex(*this, index);
   return IsFloatingType(type) ? static_cast<double>(floats[index])
                               : static_cast<double>(integers[index]);
 }
 
 int64_t ConstantTensor::IntegerAt(size_t index) const {
+  CheckIndex(*this, index);
   if (!IsFloatingType(type)) return integers[index];
   const float value = floats[index];
   if (!(std::fabs(value) < 9.2e18f)) return value < 0 ? INT64_MIN : INT64_MAX;  // NaN: max

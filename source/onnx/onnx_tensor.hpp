@@ -56,9 +56,9 @@ struct ConstantTensor {
 
   // Number of elements.
   size_t size() const { return IsFloatingType(type) ? floats.size() : integers.size(); }
-  // Element `index` (row-major) as a double.
+  // Element `index` (row-major) as a double; lumen::Error past the last element.
   double At(size_t index) const;
-  // Element `index` as an int64 (floats truncated).
+  // Element `index` as an int64 (floats truncated); lumen::Error past the last element.
   int64_t IntegerAt(size_t index) const;
   // Every element as an int64.
   std::vector<int64_t> Integers() const;

@@ -252,6 +252,12 @@ INSTANTIATE_TEST_SUITE_P(
                     "node '/Transpose' (Transpose, opset 17): input 0 is missing"},
         // Found by the ONNX fuzzer: a Pad whose axes input counts back 2^51 axes sized its pads
         // list by that rank (an allocation of petabytes).
+        // The ONNX fuzzer's find (UndefinedBehaviorSanitizer): scalars read from constants with no
+        // element, past their end.
+        HostileCase{"clip_empty_min.onnx",
+                    "node 'clip' (Clip, opset 13): min (0) FLOAT must be one value"},
+        HostileCase{"range_empty_start.onnx",
+                    "node 'range' (Range, opset 13): input 0 must be one value"},
         HostileCase{"fuzz_pad_axes_huge.onnx",
                     "node 'pad' (Pad, opset 18): axis -2251799813685250 needs a rank above 8, "
                     "the largest Lumen holds"}),
@@ -321,6 +327,15 @@ TEST(OnnxReader, AnEmptyPadOutputWithManyChannelsTakesNoMemory) {
   // tables are what the plan refuses.
   const std::string message = RunError("fuzz_pad_empty_channels_huge.onnx");
   EXPECT_THAT(message, HasSubstr("more than the memory budget")) << message;
+}
+
+TEST(OnnxReader, AConstantWithoutValuesLoads) {
+  // Found by the ONNX fuzzer (UndefinedBehaviorSanitizer): a float constant holding no value was
+  // copied with memcpy from a null pointer. It loads; the run then stops at the Gather its
+  // mutation broke.
+  const std::string message = RunError("fuzz_constant_no_values.onnx");
+  EXPECT_THAT(message, HasSubstr("index 2147483647 is out of range for dim 1 of extent 5"))
+      << message;
 }
 
 TEST(OnnxReader, EmptyAndCutBytesAreErrors) {

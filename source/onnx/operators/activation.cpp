@@ -43,8 +43,14 @@ void GraphBuilder::MapClip() {
   }
   double low = -INFINITY;
   double high = INFINITY;
-  if (has_min) low = old ? Float("min", 0.0f) : ConstantInput(1, "min").At(0);
-  if (has_max) high = old ? Float("max", 0.0f) : ConstantInput(2, "max").At(0);
+  // A bound input is a scalar: one value (an empty constant once read past its end).
+  const auto bound = [&](size_t input, const char* name) {
+    const ConstantTensor& value = ConstantInput(input, name);
+    if (value.size() != 1) Fail(Concat(name, " ", value.Describe(), " must be one value"));
+    return value.At(0);
+  };
+  if (has_min) low = old ? Float("min", 0.0f) : bound(1, "min");
+  if (has_max) high = old ? Float("max", 0.0f) : bound(2, "max");
   if (low == 0.0 && high == 6.0) {
     Emit(MakeNode("nn.ReLU6", {RuntimeInput(0)}, {OutputName(0)}));
   } else if (low == 0.0 && !has_max) {
