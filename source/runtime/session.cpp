@@ -129,6 +129,10 @@ struct Session::State {
   std::vector<Tensor> tensors;                          // per operand: a view into the arena
   std::vector<std::vector<const Tensor*>> step_inputs;  // per step
   std::vector<std::vector<Tensor*>> step_outputs;
+  // Per step: every output holds no element (a batch of 0), so running it would compute nothing.
+  // Such steps are skipped: no kernel then meets a map of no channel (the ONNX fuzzer's Resize of
+  // an empty batch divided by its channel count).
+  std::vector<bool> computes_nothing;
   std::vector<double> milliseconds;  // per step
   size_t fixed_bytes = 0;  // operands, their bookkeeping and the weights, in the current plan
 };
@@ -430,6 +434,7 @@ void Session::State::Plan(const std::vector<Shape>& new_input_shapes) {
   states.resize(steps.size());
   step_inputs.assign(steps.size(), {});
   step_outputs.assign(steps.size(), {});
+  computes_nothing.assign(steps.size(), false);
   milliseconds.assign(steps.size(), 0.0);
   PlanMemoryAndAllocate();
   // Scratch is reserved while the layers prepare: it may take what the budget leaves.
@@ -444,10 +449,13 @@ void Session::State::Plan(const std::vector<Shape>& new_input_shapes) {
       step_inputs[step].push_back(&tensors[input]);
       prepare.input_values.push_back(known[input] ? &tensors[input] : nullptr);
     }
+    bool outputs_empty = !steps[step].outputs.empty();
     for (int output : steps[step].outputs) {
       outputs_of_step.push_back(shapes[output]);
       step_outputs[step].push_back(&tensors[output]);
+      outputs_empty = outputs_empty && ShapeElementCount(shapes[output]) == 0;
     }
+    computes_nothing[step] = outputs_empty;
     try {
       states[step] = steps[step].layer->Prepare(inputs_of_step, outputs_of_step, prepare);
     } catch (const Error& error) {
@@ -474,6 +482,7 @@ void Session::State::RunSteps(const std::vector<size_t>& steps_to_run) {
   ForwardContext context;
   context.compute = {&pool, &workspace};
   for (size_t step : steps_to_run) {
+    if (computes_nothing[step]) continue;
     context.state = states[step].get();
     if (!profiling) {
       steps[step].layer->Forward(step_inputs[step], step_outputs[step], context);
