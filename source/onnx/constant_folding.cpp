@@ -118,7 +118,10 @@ ConstantTensor TakeAlongAxis(const ConstantTensor& input, size_t axis,
   std::vector<int64_t> output_dims = dims;
   output_dims[axis] = static_cast<int64_t>(indices.size());
   // Repeated indices can make more elements than the input holds.
-  if (ElementCountOf(output_dims, where) > input.size()) ComputedElementCount(output_dims, where);
+  const size_t count = ElementCountOf(output_dims, where);
+  if (count > input.size()) ComputedElementCount(output_dims, where);
+  // No element: the extents around the axis may still be huge, and the loops below as long.
+  if (count == 0) return ConstantTensor::FromDoubles(input.type, output_dims, {});
   size_t outer = 1;
   size_t inner = 1;
   for (size_t i = 0; i < axis; ++i) outer *= static_cast<size_t>(dims[i]);
@@ -352,6 +355,9 @@ ConstantTensor FoldConcat(const FoldingNode& node) {
     }
     dims[axis] += part.dims[axis];
   }
+  // No element: the extents before the axis may still be huge, and the loop below as long.
+  if (ElementCountOf(dims, node.where) == 0)
+    return ConstantTensor::FromDoubles(first.type, dims, {});
   size_t outer = 1;
   for (size_t i = 0; i < axis; ++i) outer *= static_cast<size_t>(dims[i]);
   std::vector<double> values;
@@ -382,8 +388,8 @@ ConstantTensor FoldReshape(const FoldingNode& node) {
       inferred = static_cast<int>(i);
     } else if (dims[i] < 0) {
       node.Fail(Concat("invalid shape ", DimsToString(dims)));
-    } else {
-      known *= dims[i];
+    } else if (__builtin_mul_overflow(known, dims[i], &known)) {
+      node.Fail(Concat("shape ", DimsToString(dims), " has more elements than an int64 counts"));
     }
   }
   if (inferred >= 0) {
@@ -402,7 +408,13 @@ ConstantTensor FoldFlatten(const FoldingNode& node) {
   if (axis < -rank || axis > rank) node.Fail(Concat("axis ", axis, " out of range"));
   if (axis < 0) axis += rank;
   int64_t outer = 1;
-  for (int64_t i = 0; i < axis; ++i) outer *= a.dims[static_cast<size_t>(i)];
+  for (int64_t i = 0; i < axis; ++i) {
+    // Extents before a 0 may multiply past int64 while the tensor holds no element.
+    if (__builtin_mul_overflow(outer, a.dims[static_cast<size_t>(i)], &outer)) {
+      node.Fail(Concat("dims ", DimsToString(a.dims), " before axis ", axis,
+                       " have more elements than an int64 counts"));
+    }
+  }
   return Reshaped(a, {outer, outer == 0 ? 0 : static_cast<int64_t>(a.size()) / outer});
 }
 

@@ -258,6 +258,11 @@ INSTANTIATE_TEST_SUITE_P(
                     "node 'clip' (Clip, opset 13): min (0) FLOAT must be one value"},
         HostileCase{"range_empty_start.onnx",
                     "node 'range' (Range, opset 13): input 0 must be one value"},
+        // The ONNX fuzzer's find (UndefinedBehaviorSanitizer): the product of a constant Reshape's
+        // target extents overflowed int64.
+        HostileCase{"fuzz_reshape_shape_overflow.onnx",
+                    "node '/m/Reshape' (Reshape, opset 13): shape (562949953421311,4398046511358) "
+                    "has more elements than an int64 counts"},
         HostileCase{"fuzz_pad_axes_huge.onnx",
                     "node 'pad' (Pad, opset 18): axis -2251799813685250 needs a rank above 8, "
                     "the largest Lumen holds"}),
