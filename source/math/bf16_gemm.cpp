@@ -230,8 +230,32 @@ void PackBf16Rows(const float* a, int lda, int m, int k, int pairs, uint32_t* pa
   }
 }
 
-void Bf16GemmPacked(int m, const uint32_t* packed_a, const Bf16PackedWeights& weights,
-                    int first_panel, int end_panel, float* c, int ldc) {
+namespace {
+
+// What Bf16Gemm adds to each output once its sums are complete: the bias (may be null) and the
+// activation.
+struct TileFinish {
+  const float* bias;
+  const Activation* activation;
+};
+
+// Applies `finish` to the rows x columns outputs at target (column j at target + j * ldc), the
+// first of them output channel first_column: right after the micro-kernel wrote them, while they
+// are in the L1 cache (a pass over the block afterwards read them back from L2).
+void FinishTile(const TileFinish& finish, int first_column, int rows, int columns, float* target,
+                int ldc) {
+  WithActivation(*finish.activation, [&](auto function) {
+    for (int j = 0; j < columns; ++j) {
+      const float offset = finish.bias == nullptr ? 0.0f : finish.bias[first_column + j];
+      float* out = target + static_cast<size_t>(j) * ldc;
+      for (int i = 0; i < rows; ++i) out[i] = function(out[i] + offset);
+    }
+  });
+}
+
+// Bf16GemmPacked, finishing each tile after its last slice of pairs when `finish` is not null.
+void MultiplyPanels(int m, const uint32_t* packed_a, const Bf16PackedWeights& weights,
+                    int first_panel, int end_panel, float* c, int ldc, const TileFinish* finish) {
   const int n = weights.channels();
   const int pairs = weights.pairs();
   const int columns_per_panel = weights.panel_columns();
@@ -252,8 +276,12 @@ void Bf16GemmPacked(int m, const uint32_t* packed_a, const Bf16PackedWeights& we
             weights.panel(panel) + static_cast<size_t>(first_pair) * columns_per_panel;
         const int columns = std::min(columns_per_panel, n - panel * columns_per_panel);
         float* target = c + first_row + static_cast<size_t>(panel) * columns_per_panel * ldc;
+        const bool last_slice = first_pair + slice == pairs;
         if (rows == kBf16PanelRows && columns == columns_per_panel) {
           micro_kernel(slice, a, b, target, ldc, accumulate);
+          if (finish != nullptr && last_slice) {
+            FinishTile(*finish, panel * columns_per_panel, rows, columns, target, ldc);
+          }
           continue;
         }
         // A tile over C's edge: through a full tile on the stack, so that nothing past the
@@ -268,10 +296,20 @@ void Bf16GemmPacked(int m, const uint32_t* packed_a, const Bf16PackedWeights& we
           std::copy(tile + j * kBf16PanelRows, tile + j * kBf16PanelRows + rows,
                     target + static_cast<size_t>(j) * ldc);
         }
+        if (finish != nullptr && last_slice) {
+          FinishTile(*finish, panel * columns_per_panel, rows, columns, target, ldc);
+        }
       }
     }
   }
   if (amx) AmxBf16End();
+}
+
+}  // namespace
+
+void Bf16GemmPacked(int m, const uint32_t* packed_a, const Bf16PackedWeights& weights,
+                    int first_panel, int end_panel, float* c, int ldc) {
+  MultiplyPanels(m, packed_a, weights, first_panel, end_panel, c, ldc, nullptr);
 }
 
 void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, const float* bias,
@@ -282,10 +320,8 @@ void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, 
                        ", lda = ", lda, ", ldc = ", ldc));
   }
   if (m == 0) return;
-  const int n = weights.channels();
   const int k = weights.depth();
   const int column_panels = weights.column_panels();
-  const int columns_per_panel = weights.panel_columns();
   const int row_blocks = (m + kBlockRows - 1) / kBlockRows;
   // Few blocks of rows (a late layer's small map): the threads share the column panels too.
   const int threads = context.threads();
@@ -304,17 +340,11 @@ void Bf16Gemm(int m, const float* a, int lda, const Bf16PackedWeights& weights, 
         auto* packed = reinterpret_cast<uint32_t*>(
             context.Scratch(ScratchSlot::kGemmPacking, Bf16PackedRowsCells(rows, weights.pairs())));
         PackBf16Rows(a + first_row, lda, rows, k, weights.pairs(), packed);
-        float* block = c + first_row;
-        Bf16GemmPacked(rows, packed, weights, first_panel, end_panel, block, ldc);
-        // The bias and the activation, on the block's outputs while they are in cache.
-        WithActivation(activation, [&](auto function) {
-          for (int j = first_panel * columns_per_panel;
-               j < std::min(n, end_panel * columns_per_panel); ++j) {
-            const float offset = bias == nullptr ? 0.0f : bias[j];
-            float* out = block + static_cast<size_t>(j) * ldc;
-            for (int i = 0; i < rows; ++i) out[i] = function(out[i] + offset);
-          }
-        });
+        // The bias and the activation tile by tile, as each tile's sums are complete.
+        const TileFinish finish{bias, &activation};
+        const bool finishes = bias != nullptr || activation.kind != Activation::Kind::kIdentity;
+        MultiplyPanels(rows, packed, weights, first_panel, end_panel, c + first_row, ldc,
+                       finishes ? &finish : nullptr);
       },
       Schedule::kDynamic, tasks > 1);
 }
