@@ -6,6 +6,7 @@
 // saying so on CPUs without vdpbf16ps or AMX (run the tests on such a machine to cover them).
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -115,17 +116,13 @@ std::vector<Bf16Shape> Shapes() {
 
 const Bf16Isa kIsas[] = {Bf16Isa::kGeneric, Bf16Isa::kAvx512Bf16, Bf16Isa::kAmxBf16};
 
-// The test name of a kernel.
+// The test name of a kernel: its name in lower case without the dash ("AMX-BF16": "amxbf16").
 std::string IsaLabel(Bf16Isa isa) {
-  switch (isa) {
-    case Bf16Isa::kAmxBf16:
-      return "amxbf16";
-    case Bf16Isa::kAvx512Bf16:
-      return "avx512bf16";
-    case Bf16Isa::kGeneric:
-      break;
+  std::string label;
+  for (const char* c = Bf16IsaName(isa); *c != '\0'; ++c) {
+    if (*c != '-') label += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
   }
-  return "generic";
+  return label;
 }
 
 class Bf16GemmTest : public testing::TestWithParam<std::tuple<Bf16Isa, Bf16Shape>> {};
