@@ -204,21 +204,15 @@ void RepackBf16Rows(const float* packed_rows, int m, int k, int pairs, uint32_t*
 void PackBf16Rows(const float* a, int lda, int m, int k, int pairs, uint32_t* packed) {
   CHECK_GE(pairs, (k + 1) / 2);
   const int panels = (m + kBf16PanelRows - 1) / kBf16PanelRows;
-  // The padding pairs, for AMX's whole blocks.
-  for (int pair = (k + 1) / 2; pair < pairs; ++pair) {
-    for (int panel = 0; panel < panels; ++panel) {
-      uint32_t* target = packed + (static_cast<size_t>(panel) * pairs + pair) * kBf16PanelRows;
-      std::fill(target, target + kBf16PanelRows, 0u);
-    }
-  }
-  // Pair by pair: the two columns of A it reads are contiguous runs of m floats.
-  for (int pair = 0; pair < (k + 1) / 2; ++pair) {
+  // Pair by pair: the two columns of A it reads are contiguous runs of m floats. Pairs past the
+  // depth (AMX's whole blocks) are all padding.
+  for (int pair = 0; pair < pairs; ++pair) {
     const int p = 2 * pair;
-    const float* even = a + static_cast<size_t>(p) * lda;
+    const float* even = p < k ? a + static_cast<size_t>(p) * lda : nullptr;
     const float* odd = p + 1 < k ? even + lda : nullptr;
     for (int panel = 0; panel < panels; ++panel) {
       const int first = panel * kBf16PanelRows;
-      const int valid = std::min(kBf16PanelRows, m - first);
+      const int valid = even != nullptr ? std::min(kBf16PanelRows, m - first) : 0;
       uint32_t* target = packed + (static_cast<size_t>(panel) * pairs + pair) * kBf16PanelRows;
       if (odd != nullptr) {
         for (int i = 0; i < valid; ++i) target[i] = Bf16Pair(even[first + i], odd[first + i]);

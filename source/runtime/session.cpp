@@ -130,8 +130,8 @@ struct Session::State {
   std::vector<std::vector<const Tensor*>> step_inputs;  // per step
   std::vector<std::vector<Tensor*>> step_outputs;
   // Per step: every output holds no element (a batch of 0), so running it would compute nothing.
-  // Such steps are skipped: no kernel then meets a map of no channel (the ONNX fuzzer's Resize of
-  // an empty batch divided by its channel count).
+  // Such steps are skipped, here and when computed while planning: no kernel then meets a map of
+  // no channel (the ONNX fuzzer's Resize of an empty batch divided by its channel count).
   std::vector<bool> computes_nothing;
   std::vector<double> milliseconds;  // per step
   size_t fixed_bytes = 0;  // operands, their bookkeeping and the weights, in the current plan
@@ -273,7 +273,8 @@ bool Session::State::ComputeWhilePlanning(size_t step,
     output = Tensor(output_shapes[i]);
     outputs.push_back(&output);
   }
-  bool computed = info.layer->OutputsFromShapes(input_shapes_of_step, outputs);
+  // Outputs of no element are computed as they are made (RunSteps skips such steps likewise).
+  bool computed = elements == 0 || info.layer->OutputsFromShapes(input_shapes_of_step, outputs);
   bool inputs_known = true;
   for (int input : info.inputs) inputs_known = inputs_known && known[static_cast<size_t>(input)];
   if (!computed && inputs_known) {

@@ -328,10 +328,10 @@ TEST(OnnxReader, AHugePadIsRefusedBeforeItsPlanIsMade) {
 TEST(OnnxReader, AnEmptyPadOutputWithManyChannelsTakesNoMemory) {
   // Found by the ONNX fuzzer: padding an empty (1,2,0,4) input to (1,704643085,0,33554436), no
   // element, allocated 5.6 GB of Armadillo's per-slice pointers while the session planned (an
-  // out-of-memory abort). Now nothing is allocated for the empty output; the Pad's per-channel
-  // tables are what the plan refuses.
-  const std::string message = RunError("fuzz_pad_empty_channels_huge.onnx");
-  EXPECT_THAT(message, HasSubstr("more than the memory budget")) << message;
+  // out-of-memory abort). Now nothing is allocated for the empty output, which the session
+  // computes while planning without preparing the Pad (whose per-channel tables took 5 GB): the
+  // model runs, within a budget of 256 MB.
+  EXPECT_EQ(RunError("fuzz_pad_empty_channels_huge.onnx"), "");
 }
 
 TEST(OnnxReader, AConstantWithoutValuesLoads) {

@@ -404,9 +404,6 @@ void Upsample::Forward(const InputTensors& inputs, const OutputTensors& outputs,
   const Tensor& input = *inputs[0];
   Tensor& output = *outputs[0];
   const Shape& shape = input.shape();
-  // An empty map (a batch of 0, found by the ONNX fuzzer) has nothing to resize, and no channel
-  // to divide its size by.
-  if (input.size() == 0 || output.size() == 0) return;
   if (!state.row_sources.empty() && shape.size() >= 4) {
     ResizeNearest(state, input, output, context.compute.pool);
     return;
