@@ -49,7 +49,7 @@ std::string CpuFeatures::Describe() const {
     std::string text = "AVX-512";
     if (avx512_vnni) text += " VNNI";
     if (avx512_bf16) text += " BF16";
-    if (amx_bf16) text += " AMX";
+    if (amx_bf16 || amx_int8) text += " AMX";
     return text;
   }
   if (avx2) {
@@ -84,7 +84,9 @@ CpuFeatures DetectCpuFeaturesUncached() {
   features.avx512_vnni = features.avx512f && Bit(ecx, 11);
   // AMX-TILE (edx bit 24) and AMX-BF16 (bit 22), with the tile configuration and data state
   // (XCR0 bits 17 and 18) enabled by the OS.
-  const bool amx_bf16 = Bit(edx, 24) && Bit(edx, 22) && (state & 0x60000) == 0x60000;
+  const bool tiles = Bit(edx, 24) && (state & 0x60000) == 0x60000;
+  const bool amx_bf16 = tiles && Bit(edx, 22);
+  const bool amx_int8 = tiles && Bit(edx, 25);  // AMX-INT8
   const unsigned subleaves = eax;
   if (subleaves >= 1) {
     __cpuid_count(7, 1, eax, ebx, ecx, edx);
@@ -92,7 +94,10 @@ CpuFeatures DetectCpuFeaturesUncached() {
     features.avx512_bf16 = features.avx512f && Bit(eax, 5);
   }
   // The AMX kernels also use vdpbf16ps for what tiles do not fit (a single row).
-  features.amx_bf16 = features.avx512_bf16 && amx_bf16 && AmxTilesPermitted();
+  const bool permitted = (amx_bf16 || amx_int8) && AmxTilesPermitted();
+  features.amx_bf16 = features.avx512_bf16 && amx_bf16 && permitted;
+  // And the int8 kernels use vpdpbusd for a single row.
+  features.amx_int8 = features.avx512_vnni && features.avx512bw && amx_int8 && permitted;
 #endif
   return features;
 }
@@ -108,6 +113,7 @@ CpuFeatures LimitCpuFeatures(CpuFeatures features, const std::string& level) {
   }
   if (level == "avx512") {
     features.amx_bf16 = false;
+    features.amx_int8 = false;
     return features;
   }
   if (level == "generic") return CpuFeatures{};

@@ -24,6 +24,8 @@ struct CpuFeatures {
   // AMX tiles with tdpbf16ps (Sapphire Rapids and later), and the operating system's permission
   // for this process to use the tile registers (Linux grants it on request: arch_prctl).
   bool amx_bf16 = false;
+  // AMX tiles with tdpbusd (u8 x s8 byte quads into int32), with the same permission.
+  bool amx_int8 = false;
 
   // A short name for benchmark tables: "AVX-512 VNNI BF16 AMX", "AVX2+FMA", "generic", ...
   std::string Describe() const;
@@ -33,9 +35,8 @@ struct CpuFeatures {
 CpuFeatures DetectCpuFeaturesUncached();
 
 // `features` limited to the level named by `level` ("generic": none of them, "avx2": AVX2 and
-// FMA only, "avx512": all but AMX, "native" or empty: unchanged), for testing the fallbacks on a
-// machine that has more.
-// Throws lumen::Error for any other name.
+// FMA only, "avx512": all but AMX (bf16 and int8), "native" or empty: unchanged), for testing the
+// fallbacks on a machine that has more. Throws lumen::Error for any other name.
 CpuFeatures LimitCpuFeatures(CpuFeatures features, const std::string& level);
 
 // The features kernels should use: detected once, limited by the environment variable LUMEN_ISA

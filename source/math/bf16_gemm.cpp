@@ -10,6 +10,7 @@
 #include "base/cpu_features.hpp"
 #include "base/thread_pool.hpp"
 #include "lumen/error.hpp"
+#include "math/amx_tiles.hpp"
 #include "math/bf16_gemm_kernels.hpp"
 #include "math/packed_gemm.hpp"
 
@@ -255,7 +256,7 @@ void MultiplyPanels(int m, const uint32_t* packed_a, const Bf16PackedWeights& we
   const int columns_per_panel = weights.panel_columns();
   const Bf16MicroKernel micro_kernel = MicroKernelFor(weights.isa());
   const bool amx = weights.isa() == Bf16Isa::kAmxBf16;
-  if (amx) AmxBf16Begin();
+  if (amx) AmxTilesBegin();
   const int row_panels = (m + kBf16PanelRows - 1) / kBf16PanelRows;
   for (int first_pair = 0; first_pair < pairs; first_pair += kSlicePairs) {
     const int slice = std::min(kSlicePairs, pairs - first_pair);
@@ -296,7 +297,7 @@ void MultiplyPanels(int m, const uint32_t* packed_a, const Bf16PackedWeights& we
       }
     }
   }
-  if (amx) AmxBf16End();
+  if (amx) AmxTilesEnd();
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 //
 // Compiled with target attributes, not with the library's flags, so that every build contains
 // them; math/bf16_gemm.cpp runs them only where DetectedCpuFeatures() reports AMX (which includes
-// Linux's permission to use the tile registers).
+// Linux's permission to use the tile registers), between AmxTilesBegin() and AmxTilesEnd()
+// (math/amx_tiles: eight tiles of 16 rows of 64 bytes).
 #include <immintrin.h>
 
 #include <cstddef>
@@ -14,25 +15,9 @@
 #include "math/bf16_gemm_kernels.hpp"
 
 namespace lumen {
-namespace {
 
 static_assert(kBf16PanelRows == 32 && kAmxPanelColumns == 32 && kAmxBlockPairs == 16,
               "the micro-kernel's 2 x 2 tiles of 16 x 16 sums");
-
-// ldtilecfg's 64-byte operand: palette 1, then each tile register's bytes per row and rows. The
-// micro-kernel's eight tiles are all 16 rows of 64 bytes (16 fp32 sums or 16 pair cells).
-struct alignas(64) TileConfiguration {
-  uint8_t palette = 1;
-  uint8_t start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t bytes_per_row[16] = {64, 64, 64, 64, 64, 64, 64, 64};
-  uint8_t rows[16] = {16, 16, 16, 16, 16, 16, 16, 16};
-};
-// A constant in memory, not a local: GCC's _tile_loadconfig tells the compiler that it reads only
-// the first 8 bytes of its operand, which let the optimiser drop the stores of a local's others.
-constexpr TileConfiguration kTileConfiguration{};
-
-}  // namespace
 
 // The tile registers of the micro-kernel. Macros, not constants: GCC's tile intrinsics paste their
 // operand into the instruction's text, so it must expand to a literal number.
@@ -44,10 +29,6 @@ constexpr TileConfiguration kTileConfiguration{};
 #define LUMEN_WEIGHTS_1 5
 #define LUMEN_ROWS_0 6
 #define LUMEN_ROWS_1 7
-
-__attribute__((target("amx-tile"))) void AmxBf16Begin() { _tile_loadconfig(&kTileConfiguration); }
-
-__attribute__((target("amx-tile"))) void AmxBf16End() { _tile_release(); }
 
 // Sums tile (c, r) holds channels [16c, 16c + 16) by rows [16r, 16r + 16): its tile row is one
 // channel's 16 row sums, contiguous in the column-major C, so tiles load and store at C's own

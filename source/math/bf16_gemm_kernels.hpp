@@ -25,11 +25,8 @@ void GenericBf16MicroKernel(int pairs, const uint32_t* a, const uint32_t* b, flo
 
 // AMX tiles (bf16_gemm_amx.cpp, compiled with a target attribute; run only where the CPU has AMX
 // and the process its permission, see base/cpu_features). `pairs` is a multiple of
-// kAmxBlockPairs. Tile registers are configured per thread: AmxBf16Begin() before the first
-// micro-kernel of a run of them on a thread, AmxBf16End() after the last, which frees the tile
-// state the OS would otherwise save on every context switch.
-void AmxBf16Begin();
-void AmxBf16End();
+// kAmxBlockPairs. Tile registers are configured per thread (math/amx_tiles): AmxTilesBegin()
+// before the first micro-kernel of a run of them on a thread, AmxTilesEnd() after the last.
 void AmxBf16MicroKernel(int pairs, const uint32_t* a, const uint32_t* b, float* sums, int ld,
                         bool accumulate);
 

@@ -18,11 +18,6 @@ constexpr int kBlockPanels = 4;
 // The most rows of a block: kBlockPanels panels of the tallest kernel's (VNNI's 32 rows).
 constexpr int kMostBlockRows = kBlockPanels * 32;
 
-// k-steps per slice of the shared dimension (a multiple of 4): a slice of an A panel (16 KB:
-// 16 rows of int16 or 32 rows of bytes) stays in L1 while it meets every weight panel, and the
-// slices' int32 sums add up in the block's sums buffer.
-constexpr int kSliceDepth = 512;
-
 // Whether a scale is usable: a zero, negative, infinite or NaN scale makes every value wrong.
 bool IsPositiveFinite(float value) { return std::isfinite(value) && value > 0.0f; }
 
@@ -134,7 +129,7 @@ void ComputeSums(const Int8Kernel& kernel, int rows, const uint8_t* packed,
                  int ld) {
   const int k = weights.depth();
   const int groups = kernel.Groups(k);
-  const int slice_groups = kSliceDepth / kernel.group_depth;
+  const int slice_groups = kernel.slice_depth / kernel.group_depth;
   const int row_panels = (rows + kernel.panel_rows - 1) / kernel.panel_rows;
   const size_t a_panel_bytes = static_cast<size_t>(kernel.PanelBytes(k));
   const size_t b_panel_bytes = static_cast<size_t>(groups) * kernel.panel_columns * 4;
@@ -245,6 +240,7 @@ void RunBlocks(int m, const uint8_t* a, int lda, const Int8PackedWeights& weight
         const int first_column = first_panel * kernel.panel_columns;
         const int end_column = std::min(n, end_panel * kernel.panel_columns);
         const int row_part = task / column_parts;
+        if (kernel.begin != nullptr) kernel.begin();
         const int end_row =
             std::min(m, share(row_panels, row_parts, row_part + 1) * kernel.panel_rows);
         for (int first_row = share(row_panels, row_parts, row_part) * kernel.panel_rows;
@@ -260,6 +256,7 @@ void RunBlocks(int m, const uint8_t* a, int lda, const Int8PackedWeights& weight
           ComputeSums(kernel, rows, block.packed, weights, first_panel, end_panel, block.sums, ld);
           finish(first_row, rows, first_column, end_column, block.sums, ld);
         }
+        if (kernel.end != nullptr) kernel.end();
       },
       Schedule::kDynamic, tasks > 1);
 }
@@ -282,6 +279,7 @@ void CheckGemmArguments(int m, int lda, int ldc, const Int8PackedWeights& weight
 
 Int8Isa BestInt8Isa() {
   const CpuFeatures& features = DetectedCpuFeatures();
+  if (features.amx_int8) return Int8Isa::kAmxInt8;
   if (features.avx512_vnni && features.avx512bw) return Int8Isa::kAvx512Vnni;
   if (features.avx2) return Int8Isa::kAvx2;
   return Int8Isa::kGeneric;
@@ -296,6 +294,8 @@ bool Int8IsaAvailable(Int8Isa isa) {
       return features.avx2;
     case Int8Isa::kAvx512Vnni:
       return features.avx512_vnni && features.avx512bw;
+    case Int8Isa::kAmxInt8:
+      return features.amx_int8;
   }
   return false;
 }
@@ -308,6 +308,8 @@ const char* Int8IsaName(Int8Isa isa) {
       return "AVX2";
     case Int8Isa::kAvx512Vnni:
       return "AVX-512 VNNI";
+    case Int8Isa::kAmxInt8:
+      return "AMX";
   }
   return "?";
 }
@@ -318,6 +320,8 @@ const Int8Kernel& Int8KernelFor(Int8Isa isa) {
       return Avx2Int8Kernel();
     case Int8Isa::kAvx512Vnni:
       return Avx512VnniInt8Kernel();
+    case Int8Isa::kAmxInt8:
+      return AmxInt8Kernel();
     case Int8Isa::kGeneric:
       break;
   }

@@ -25,6 +25,8 @@
 // The micro-kernel keeps a tile of int32 sums in vector registers while it walks k, reading a
 // group of k-steps at a time: 4 bytes per row and per column, the unit the instructions consume.
 // Which kernel runs is chosen at run time (base/cpu_features), each with its own panel layout:
+//   AMX           tdpbusd: a 16 x 16 tile of int32 sums of 64 (u8 x s8) products each, exact, in
+//                 one instruction (int8_gemm_amx.cpp)
 //   AVX-512 VNNI  vpdpbusd: 4 (u8 x s8) products summed into each int32 lane, exact
 //   AVX2          vpmaddwd on bytes widened to int16: 2 (int16 x int16) products per lane, exact.
 //                 vpmaddubsw would multiply 32 bytes at once, but it adds adjacent u8 x s8
@@ -48,7 +50,7 @@ namespace lumen {
 inline constexpr int kInt8GemmMaxDepth = 65536;
 
 // The int8 kernels, from the slowest to the fastest.
-enum class Int8Isa { kGeneric, kAvx2, kAvx512Vnni };
+enum class Int8Isa { kGeneric, kAvx2, kAvx512Vnni, kAmxInt8 };
 
 // The fastest kernel DetectedCpuFeatures() allows.
 Int8Isa BestInt8Isa();

@@ -204,10 +204,14 @@ const Int8Kernel& GenericInt8Kernel() {
   static const Int8Kernel kernel{kRows,
                                  kColumns,
                                  2,
+                                 1,
+                                 kInt8SliceDepth,
                                  PackRowsInt16Pairs,
                                  GenericMicroKernel,
                                  ExpandVectorGroups<kColumns, 2>,
-                                 GenericPanelVector};
+                                 GenericPanelVector,
+                                 nullptr,
+                                 nullptr};
   return kernel;
 }
 
@@ -215,10 +219,14 @@ const Int8Kernel& Avx2Int8Kernel() {
   static const Int8Kernel kernel{kRows,
                                  kColumns,
                                  2,
+                                 1,
+                                 kInt8SliceDepth,
                                  PackRowsInt16Pairs,
                                  Avx2MicroKernel,
                                  ExpandVectorGroups<kColumns, 2>,
-                                 Avx2PanelVector};
+                                 Avx2PanelVector,
+                                 nullptr,
+                                 nullptr};
   return kernel;
 }
 

@@ -2,12 +2,16 @@
 // math/int8_gemm*.cpp, and to kernel/quantized_winograd.cpp, which runs the int16-pair kernels on
 // its own panels).
 //
-// Every layout reads k in groups whose values take 4 bytes per row of A and per column of W:
-//   row panel of A:     for each group: panel_rows x 4 bytes (the group's values of each row)
-//   column panel of W:  for each group: panel_columns x 4 bytes
-// A group is 4 k-steps of bytes (VNNI: vpdpbusd sums 4 u8 x s8 products per int32 lane) or 2
-// k-steps widened to int16 (AVX2 and generic: vpmaddwd sums 2 int16 x int16 products per lane).
-// k is padded with zeros to a multiple of 4 in both, so a zero activation meets a zero weight.
+// Every layout reads k in groups whose values take 4 bytes (a cell) per row of A and per column
+// of W:
+//   row panel of A:     for each block of block_groups groups: for each row, the block's cells
+//                       (block_groups 1, the vector kernels: per group, panel_rows cells)
+//   column panel of W:  for each group: panel_columns cells
+// A group is 4 k-steps of bytes (VNNI and AMX: vpdpbusd and tdpbusd sum 4 u8 x s8 products per
+// int32) or 2 k-steps widened to int16 (AVX2 and generic: vpmaddwd sums 2 int16 x int16 products
+// per lane). k is padded with zeros to a multiple of 4 and the groups to whole blocks in both, so
+// a zero activation meets a zero weight. (AMX's blocks of 16 groups are its tiles' rows: a row of
+// an activation tile is one row's 64 bytes of k, a row of a weight tile one group's 16 columns.)
 #ifndef LUMEN_MATH_INT8_GEMM_KERNELS_HPP_
 #define LUMEN_MATH_INT8_GEMM_KERNELS_HPP_
 
@@ -25,6 +29,8 @@ struct Int8Kernel {
   int panel_rows;     // rows of A per row panel: at most 32 (int8_gemm.cpp's kMostBlockRows)
   int panel_columns;  // output channels per column panel
   int group_depth;    // k-steps per 4-byte group: 4 (bytes) or 2 (int16)
+  int block_groups;   // groups per block of a row panel (see above): 1, or 16 for AMX
+  int slice_depth;    // k-steps per call of micro_kernel (a multiple of 4 * block_groups)
 
   // Packs rows [0, m) of the column-major uint8 A (depth k, leading dimension lda) into row
   // panels at `packed`, zero padding the last panel's rows and k up to a multiple of 4.
@@ -44,15 +50,33 @@ struct Int8Kernel {
   // The row's int32 sums with the panel_columns columns of one weight panel, into sums.
   void (*panel_vector)(int groups, const uint8_t* expanded, const uint8_t* panel, int32_t* sums);
 
+  // Called on a thread before its first micro_kernel and after its last, for a kernel that keeps
+  // state per thread (AMX's tile configuration); null for the others.
+  void (*begin)();
+  void (*end)();
+
   // Bytes of one packed row panel of depth k.
   int64_t PanelBytes(int k) const { return int64_t{panel_rows} * Groups(k) * 4; }
-  // Groups in depth k.
-  int Groups(int k) const { return PaddedDepth(k) / group_depth; }
+  // Groups in depth k, padded to whole blocks.
+  int Groups(int k) const {
+    const int groups = PaddedDepth(k) / group_depth;
+    return (groups + block_groups - 1) / block_groups * block_groups;
+  }
+  // Where a row panel keeps row `row`'s cell of group `group`, in bytes from the panel's start.
+  size_t RowCellOffset(int group, int row) const {
+    const size_t block = static_cast<size_t>(group / block_groups);
+    return ((block * panel_rows + row) * block_groups + group % block_groups) * 4;
+  }
   // k rounded up to a multiple of 4.
   static int PaddedDepth(int k) { return (k + 3) / 4 * 4; }
   // Bytes per element of a packed operand (1 for bytes, 2 for int16).
   int ElementBytes() const { return 4 / group_depth; }
 };
+
+// The vector kernels' slice_depth: a slice of an A panel (16 KB: 16 rows of int16 or 32 rows of
+// bytes) stays in L1 while it meets every weight panel, and the slices' int32 sums add up in the
+// block's sums buffer.
+inline constexpr int kInt8SliceDepth = 512;
 
 // Columns ahead of the one being packed whose rows pack_rows asks the memory for: A's columns
 // are far apart (a convolution's im2col columns are m bytes apart), a packed block reads a line or
@@ -91,13 +115,24 @@ void PackRowPanels(const uint8_t* a, int lda, int m, int k, uint8_t* packed, Fil
   }
 }
 
+// Rows per group that PackByteQuadGroup writes (VNNI's row panel).
+inline constexpr int kByteQuadRows = 32;
+
+// One group of VNNI's row panels (int8_gemm_vnni.cpp), which AMX's packing rearranges into rows:
+// for i < kByteQuadRows, row i's bytes of k-steps p..p+3 at target + 4 * i, read from rows
+// [0, valid) of A's column p at `column` (column p + e at column + e * lda); rows from `valid` on
+// and k-steps from k on are 0.
+void PackByteQuadGroup(uint8_t* target, const uint8_t* column, int lda, int valid, int p, int k);
+
 // What every expand_vector writes, for a layout of `kPanelColumns` columns and `kGroupDepth`
 // k-steps per group: each group's 4 bytes (its kGroupDepth values of x, widened to 4 / kGroupDepth
-// bytes each, little-endian, zero beyond k), kPanelColumns times.
-template <int kPanelColumns, int kGroupDepth>
+// bytes each, little-endian, zero beyond k), kPanelColumns times, for the groups rounded up to
+// whole blocks of kBlockGroups.
+template <int kPanelColumns, int kGroupDepth, int kBlockGroups = 1>
 void ExpandVectorGroups(const uint8_t* x, int stride, int k, uint8_t* expanded) {
   constexpr int kValueBytes = 4 / kGroupDepth;
-  const int groups = Int8Kernel::PaddedDepth(k) / kGroupDepth;
+  const int groups =
+      (Int8Kernel::PaddedDepth(k) / kGroupDepth + kBlockGroups - 1) / kBlockGroups * kBlockGroups;
   for (int group = 0; group < groups; ++group) {
     uint8_t cell[4] = {};
     for (int step = 0; step < kGroupDepth; ++step) {
@@ -116,6 +151,7 @@ const Int8Kernel& Int8KernelFor(Int8Isa isa);
 const Int8Kernel& GenericInt8Kernel();
 const Int8Kernel& Avx2Int8Kernel();
 const Int8Kernel& Avx512VnniInt8Kernel();
+const Int8Kernel& AmxInt8Kernel();
 
 }  // namespace lumen
 

@@ -23,38 +23,10 @@ constexpr int kColumns = 14;
 
 // Packs byte quads: for each group of k-steps p..p+3 and row i, a[i, p..p+3], zero beyond m and k.
 void PackRowsByteQuads(const uint8_t* a, int lda, int m, int k, uint8_t* packed) {
-  PackRowPanels<kRows, 4>(
-      a, lda, m, k, packed, [=](uint8_t* target, const uint8_t* column, int valid, int p) {
-#if defined(__SSE2__)
-        if (valid == kRows && p + 3 < k) {
-          // Per 16 rows: interleave columns 0/1 and 2/3 byte by byte, then the two results int16 by
-          // int16, which puts each row's 4 bytes together: rows 0-3, 4-7, 8-11, 12-15.
-          for (int half = 0; half < kRows; half += 16) {
-            __m128i x[4];
-            for (int e = 0; e < 4; ++e) {
-              x[e] = _mm_loadu_si128(
-                  reinterpret_cast<const __m128i*>(column + static_cast<size_t>(e) * lda + half));
-            }
-            const __m128i low01 = _mm_unpacklo_epi8(x[0], x[1]);
-            const __m128i low23 = _mm_unpacklo_epi8(x[2], x[3]);
-            const __m128i high01 = _mm_unpackhi_epi8(x[0], x[1]);
-            const __m128i high23 = _mm_unpackhi_epi8(x[2], x[3]);
-            __m128i* out = reinterpret_cast<__m128i*>(target + half * 4);
-            _mm_storeu_si128(out + 0, _mm_unpacklo_epi16(low01, low23));
-            _mm_storeu_si128(out + 1, _mm_unpackhi_epi16(low01, low23));
-            _mm_storeu_si128(out + 2, _mm_unpacklo_epi16(high01, high23));
-            _mm_storeu_si128(out + 3, _mm_unpackhi_epi16(high01, high23));
-          }
-          return;
-        }
-#endif
-        for (int i = 0; i < kRows; ++i) {
-          for (int e = 0; e < 4; ++e) {
-            target[i * 4 + e] =
-                i < valid && p + e < k ? column[static_cast<size_t>(e) * lda + i] : uint8_t{0};
-          }
-        }
-      });
+  PackRowPanels<kRows, 4>(a, lda, m, k, packed,
+                          [=](uint8_t* target, const uint8_t* column, int valid, int p) {
+                            PackByteQuadGroup(target, column, lda, valid, p, k);
+                          });
 }
 
 // Per group: 2 loads of A (32 rows of 4 bytes), and per column one broadcast weight quad and two
@@ -143,14 +115,51 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void VnniPanelVector(int 
 
 }  // namespace
 
+void PackByteQuadGroup(uint8_t* target, const uint8_t* column, int lda, int valid, int p, int k) {
+  static_assert(kByteQuadRows == kRows, "VNNI's row panels");
+#if defined(__SSE2__)
+  if (valid == kRows && p + 3 < k) {
+    // Per 16 rows: interleave columns 0/1 and 2/3 byte by byte, then the two results int16 by
+    // int16, which puts each row's 4 bytes together: rows 0-3, 4-7, 8-11, 12-15.
+    for (int half = 0; half < kRows; half += 16) {
+      __m128i x[4];
+      for (int e = 0; e < 4; ++e) {
+        x[e] = _mm_loadu_si128(
+            reinterpret_cast<const __m128i*>(column + static_cast<size_t>(e) * lda + half));
+      }
+      const __m128i low01 = _mm_unpacklo_epi8(x[0], x[1]);
+      const __m128i low23 = _mm_unpacklo_epi8(x[2], x[3]);
+      const __m128i high01 = _mm_unpackhi_epi8(x[0], x[1]);
+      const __m128i high23 = _mm_unpackhi_epi8(x[2], x[3]);
+      __m128i* out = reinterpret_cast<__m128i*>(target + half * 4);
+      _mm_storeu_si128(out + 0, _mm_unpacklo_epi16(low01, low23));
+      _mm_storeu_si128(out + 1, _mm_unpackhi_epi16(low01, low23));
+      _mm_storeu_si128(out + 2, _mm_unpacklo_epi16(high01, high23));
+      _mm_storeu_si128(out + 3, _mm_unpackhi_epi16(high01, high23));
+    }
+    return;
+  }
+#endif
+  for (int i = 0; i < kRows; ++i) {
+    for (int e = 0; e < 4; ++e) {
+      target[i * 4 + e] =
+          i < valid && p + e < k ? column[static_cast<size_t>(e) * lda + i] : uint8_t{0};
+    }
+  }
+}
+
 const Int8Kernel& Avx512VnniInt8Kernel() {
   static const Int8Kernel kernel{kRows,
                                  kColumns,
                                  4,
+                                 1,
+                                 kInt8SliceDepth,
                                  PackRowsByteQuads,
                                  VnniMicroKernel,
                                  ExpandVectorGroups<kColumns, 4>,
-                                 VnniPanelVector};
+                                 VnniPanelVector,
+                                 nullptr,
+                                 nullptr};
   return kernel;
 }
 

@@ -42,23 +42,25 @@ TEST(CpuFeatures, DetectionAgreesWithProcCpuinfo) {
   // AMX also needs the process's permission, which Linux grants where it lists the flags.
   EXPECT_EQ(features.amx_bf16, flags.count("amx_tile") == 1 && flags.count("amx_bf16") == 1 &&
                                    flags.count("avx512_bf16") == 1);
+  EXPECT_EQ(features.amx_int8, flags.count("amx_tile") == 1 && flags.count("amx_int8") == 1 &&
+                                   flags.count("avx512_vnni") == 1 && flags.count("avx512bw") == 1);
 }
 
 TEST(CpuFeatures, LimitsLowerTheLevel) {
   CpuFeatures all;
   all.avx2 = all.fma = all.avx512f = all.avx512bw = true;
-  all.avx512_vnni = all.avx_vnni = all.avx512_bf16 = all.amx_bf16 = true;
+  all.avx512_vnni = all.avx_vnni = all.avx512_bf16 = all.amx_bf16 = all.amx_int8 = true;
   const CpuFeatures avx2 = LimitCpuFeatures(all, "avx2");
   EXPECT_TRUE(avx2.avx2 && avx2.fma);
   EXPECT_FALSE(avx2.avx512f || avx2.avx512bw || avx2.avx512_vnni || avx2.avx_vnni ||
-               avx2.avx512_bf16 || avx2.amx_bf16);
+               avx2.avx512_bf16 || avx2.amx_bf16 || avx2.amx_int8);
   EXPECT_EQ(avx2.Describe(), "AVX2+FMA");
   const CpuFeatures generic = LimitCpuFeatures(all, "generic");
   EXPECT_FALSE(generic.avx2 || generic.fma || generic.avx512f);
   EXPECT_EQ(generic.Describe(), "generic");
   const CpuFeatures avx512 = LimitCpuFeatures(all, "avx512");
   EXPECT_TRUE(avx512.avx512f && avx512.avx512_vnni && avx512.avx512_bf16);
-  EXPECT_FALSE(avx512.amx_bf16);
+  EXPECT_FALSE(avx512.amx_bf16 || avx512.amx_int8);
   EXPECT_EQ(avx512.Describe(), "AVX-512 VNNI BF16");
   EXPECT_EQ(LimitCpuFeatures(all, "native").Describe(), "AVX-512 VNNI BF16 AMX");
   EXPECT_EQ(LimitCpuFeatures(all, "").Describe(), "AVX-512 VNNI BF16 AMX");

@@ -7,6 +7,7 @@
 // cover the fallbacks on a machine that has more).
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -41,14 +42,15 @@ void PrintTo(const Int8Shape& shape, std::ostream* stream) {
   *stream << "m" << shape.m << "_n" << shape.n << "_k" << shape.k;
 }
 
-// Edges of every kernel's tile (16 x 6 and 32 x 14), of the 4-deep groups and the 512-deep
-// slices, more rows than one packed block (4 panels), the matrix-vector path (m <= 4) and just
-// past it, then random shapes up to a few hundred.
+// Edges of every kernel's tile (16 x 6, 32 x 14 and AMX's 32 x 32), of the 4-deep groups, AMX's
+// 64-deep blocks and the 512-deep slices, more rows than one packed block (4 panels), the
+// matrix-vector path (m <= 4) and just past it, then random shapes up to a few hundred.
 std::vector<Int8Shape> Shapes() {
   std::vector<Int8Shape> shapes = {
       {1, 1, 1},     {15, 5, 3},      {16, 6, 4},     {17, 7, 5},   {31, 13, 511},   {32, 14, 512},
       {33, 15, 513}, {130, 29, 1030}, {1, 1000, 512}, {300, 3, 37}, {49, 64, 576},   {7, 2, 2},
-      {2, 37, 300},  {3, 13, 1001},   {4, 6, 24},     {5, 200, 64}, {4, 1000, 4608},
+      {2, 37, 300},  {3, 13, 1001},   {4, 6, 24},     {5, 200, 64}, {4, 1000, 4608}, {32, 32, 64},
+      {31, 33, 65},  {64, 64, 63},    {97, 96, 2304},
   };
   std::mt19937 generator(4321);
   std::uniform_int_distribution<int> rows(1, 300), columns(1, 100), depth(1, 700);
@@ -57,7 +59,8 @@ std::vector<Int8Shape> Shapes() {
   return shapes;
 }
 
-const Int8Isa kIsas[] = {Int8Isa::kGeneric, Int8Isa::kAvx2, Int8Isa::kAvx512Vnni};
+const Int8Isa kIsas[] = {Int8Isa::kGeneric, Int8Isa::kAvx2, Int8Isa::kAvx512Vnni,
+                         Int8Isa::kAmxInt8};
 
 class Int8GemmTest : public testing::TestWithParam<std::tuple<Int8Isa, Int8Shape>> {
  protected:
@@ -145,12 +148,18 @@ TEST_P(Int8GemmTest, DequantisedMatchesReference) {
   }
 }
 
-// "avx2_m16_n6_k4": the kernel and the shape, as gtest names the test.
+// "avx2_m16_n6_k4": the kernel (its name in lower case, letters and digits only: "AVX-512 VNNI"
+// is "avx512vnni") and the shape, as gtest names the test.
 std::string Int8GemmTestName(const testing::TestParamInfo<Int8GemmTest::ParamType>& info) {
   const Int8Shape& shape = std::get<1>(info.param);
-  const char* const names[] = {"generic", "avx2", "vnni"};
-  return std::string(names[static_cast<int>(std::get<0>(info.param))]) + "_m" +
-         std::to_string(shape.m) + "_n" + std::to_string(shape.n) + "_k" + std::to_string(shape.k);
+  std::string label;
+  for (const char* c = Int8IsaName(std::get<0>(info.param)); *c != '\0'; ++c) {
+    if (std::isalnum(static_cast<unsigned char>(*c))) {
+      label += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
+    }
+  }
+  return label + "_m" + std::to_string(shape.m) + "_n" + std::to_string(shape.n) + "_k" +
+         std::to_string(shape.k);
 }
 
 // Requantised bytes: the reference's floats quantised by QuantizeToUint8, exactly.
@@ -249,10 +258,13 @@ TEST(Int8Gemm, BatchOneLinearMatchesReference) {
 
 // Every kernel's packing, on any CPU: A packed by its pack_rows and W by Int8PackedWeights, then
 // multiplied by reading the packed bytes as the layout says (int8_gemm_kernels.hpp: per group,
-// 4 bytes per row and per column, bytes or int16 pairs), must give the reference's sums. On a CPU
-// without VNNI this checks everything of that path but the vpdpbusd loop itself.
+// 4 bytes per row and per column, bytes or int16 pairs; AMX's rows in blocks of 16 groups), must
+// give the reference's sums. On a CPU without VNNI or AMX this checks everything of those paths
+// but the vpdpbusd and tdpbusd loops themselves (and, for AMX, the transposes).
 TEST(Int8Gemm, PackedLayoutsHoldTheOperands) {
   for (const Int8Isa isa : kIsas) {
+    // AMX's packing transposes with AVX-512 (which every AMX CPU has).
+    if (isa == Int8Isa::kAmxInt8 && !DetectedCpuFeatures().avx512f) continue;
     const Int8Kernel& kernel = Int8KernelFor(isa);
     for (const Int8Shape shape : {Int8Shape{1, 1, 1}, Int8Shape{33, 15, 7}, Int8Shape{70, 29, 130},
                                   Int8Shape{5, 3, 1030}}) {
@@ -288,9 +300,7 @@ TEST(Int8Gemm, PackedLayoutsHoldTheOperands) {
               packed_weights.data() +
               static_cast<size_t>(j / kernel.panel_columns) * groups * kernel.panel_columns * 4;
           for (int group = 0; group < groups; ++group) {
-            const uint8_t* a_cell =
-                a_panel +
-                (static_cast<size_t>(group) * kernel.panel_rows + i % kernel.panel_rows) * 4;
+            const uint8_t* a_cell = a_panel + kernel.RowCellOffset(group, i % kernel.panel_rows);
             const uint8_t* b_cell =
                 b_panel +
                 (static_cast<size_t>(group) * kernel.panel_columns + j % kernel.panel_columns) * 4;

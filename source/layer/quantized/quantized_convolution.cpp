@@ -174,8 +174,11 @@ QuantizedConvolution::Form QuantizedConvolution::ChooseForm() const {
   if (asked == "float") return Form::kFloat;
   const int64_t depth = int64_t{in_channels_ / groups_} * window_.kernel_h * window_.kernel_w;
   const bool wide = depth >= kGemmLeastDepth && out_channels_ / groups_ >= kGemmLeastOutputs;
-  const bool vnni = BestInt8Isa() == Int8Isa::kAvx512Vnni;
-  if (winograd_applies) return vnni ? Form::kInt8Gemm : Form::kWinograd;  // the same values
+  const Int8Isa isa = BestInt8Isa();
+  const bool bytes_multiply_fast = isa == Int8Isa::kAvx512Vnni || isa == Int8Isa::kAmxInt8;
+  if (winograd_applies) {
+    return bytes_multiply_fast ? Form::kInt8Gemm : Form::kWinograd;  // the same values
+  }
   return wide ? Form::kInt8Gemm : Form::kFloat;  // on every CPU: see the top of this file
 }
 
