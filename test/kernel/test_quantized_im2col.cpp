@@ -35,6 +35,13 @@ TEST(QuantizedIm2col, MatchesTheReference) {
       // its remainder; bottom padding that ends the column early.
       {window(3, 3, 2, 1, 1, 1, 1, 0, 1, 1), 2, 75, 3},
       {window(3, 3, 2, 2, 1, 1, 1, 3, 0, 0), 2, 75, 5},
+      // Stride 1 with output columns as tall as the input's (one shifted copy per tap): padding
+      // 1, wider on one side, dilated, wider than the plane, and a plane of one row.
+      {window(3, 3, 1, 1, 1, 1, 1, 1, 1, 1), 3, 7, 7},
+      {window(3, 3, 1, 1, 1, 1, 1, 1, 0, 2), 2, 5, 6},
+      {window(3, 5, 1, 1, 2, 1, 2, 2, 3, 1), 2, 6, 4},
+      {window(1, 9, 1, 1, 1, 1, 0, 0, 4, 4), 2, 3, 2},
+      {window(3, 3, 1, 1, 1, 1, 1, 1, 1, 1), 1, 1, 1},
   };
   std::mt19937 generator(1);
   std::uniform_int_distribution<int> byte(0, 255);
