@@ -11,10 +11,10 @@
 // already are them), and Int8Gemm dequantises, adds the bias and applies the fused activation.
 //
 // Which form computes the layer (Form below): 3x3 stride-1 layers in exact int8 arithmetic (the
-// int8 GEMM with VNNI, an integer Winograd without), the narrowest of the others (below) in their
-// float form on every CPU, the rest on the int8 GEMM. Without VNNI, AVX2's int8 GEMM multiplies
-// only about twice as many products per instruction as fp32's FMA, while fp32 runs 3x3 stride-1
-// layers with Winograd (4x fewer products): on the int8 GEMM, ResNet18's 3x3 layers took
+// int8 GEMM with VNNI or AMX, an integer Winograd without), the narrowest of the others (below) in
+// their float form on every CPU, the rest on the int8 GEMM. Without VNNI, AVX2's int8 GEMM
+// multiplies only about twice as many products per instruction as fp32's FMA, while fp32 runs 3x3
+// stride-1 layers with Winograd (4x fewer products): on the int8 GEMM, ResNet18's 3x3 layers took
 // 1.1-1.4x the fp32 layer's time at one thread on Zen 3 (AVX2). So there 3x3 stride-1 layers run
 // kernel/quantized_winograd: F(2x2, 3x3) on the integers, exact, with the int8 GEMM's int16
 // micro-kernel (2.25x fewer products, no im2col). Against the fp32 layer,
