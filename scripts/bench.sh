@@ -301,7 +301,7 @@ done
 echo
 echo "Accuracy: cosine similarity of the outputs with the fp32 model's (min and mean) and top-1"
 echo "agreement, on 32 N(0, 1) inputs the calibration (32 others) never saw. The CPU's ISA for the"
-echo "int8 kernels (AMX's tdpbusd where amx_int8 is listed, else VNNI's vpdpbusd where avx512_vnni"
+echo "int8 kernels (AMX's tdpbsud where amx_int8 is listed, else VNNI's vpdpbusd where avx512_vnni"
 echo "is, else AVX2's vpmaddwd) and bf16 (AMX tiles where amx_bf16 is listed, else vdpbf16ps where"
 echo "avx512_bf16 is and pays, else fp32):" \
   "$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |

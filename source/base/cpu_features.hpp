@@ -24,7 +24,7 @@ struct CpuFeatures {
   // AMX tiles with tdpbf16ps (Sapphire Rapids and later), and the operating system's permission
   // for this process to use the tile registers (Linux grants it on request: arch_prctl).
   bool amx_bf16 = false;
-  // AMX tiles with tdpbusd (u8 x s8 byte quads into int32), with the same permission.
+  // AMX tiles with the byte dot products (tdpbsud: s8 x u8 quads into int32), same permission.
   bool amx_int8 = false;
 
   // A short name for benchmark tables: "AVX-512 VNNI BF16 AMX", "AVX2+FMA", "generic", ...

@@ -410,12 +410,14 @@ Int8PackedWeights::Int8PackedWeights(const int8_t* weights, int n, int k, int ld
   const int element_bytes = kernel.ElementBytes();
   data_.assign(static_cast<size_t>(panels) * groups * kernel.panel_columns * 4, 0);
   sums_.assign(n, 0);
-  uint8_t* target = data_.data();
+  const size_t panel_bytes = static_cast<size_t>(groups) * kernel.panel_columns * 4;
   for (int panel = 0; panel < panels; ++panel) {
     for (int group = 0; group < groups; ++group) {
-      for (int column = 0; column < kernel.panel_columns; ++column, target += 4) {
+      for (int column = 0; column < kernel.panel_columns; ++column) {
         const int j = panel * kernel.panel_columns + column;
         if (j >= n) continue;  // zero padding
+        uint8_t* target =
+            data_.data() + panel * panel_bytes + kernel.ColumnCellOffset(group, column);
         for (int step = 0; step < kernel.group_depth; ++step) {
           const int p = group * kernel.group_depth + step;
           if (p >= k) continue;

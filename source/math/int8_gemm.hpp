@@ -25,7 +25,7 @@
 // The micro-kernel keeps a tile of int32 sums in vector registers while it walks k, reading a
 // group of k-steps at a time: 4 bytes per row and per column, the unit the instructions consume.
 // Which kernel runs is chosen at run time (base/cpu_features), each with its own panel layout:
-//   AMX           tdpbusd: a 16 x 16 tile of int32 sums of 64 (u8 x s8) products each, exact, in
+//   AMX           tdpbsud: a 16 x 16 tile of int32 sums of 64 (s8 x u8) products each, exact, in
 //                 one instruction (int8_gemm_amx.cpp)
 //   AVX-512 VNNI  vpdpbusd: 4 (u8 x s8) products summed into each int32 lane, exact
 //   AVX2          vpmaddwd on bytes widened to int16: 2 (int16 x int16) products per lane, exact.

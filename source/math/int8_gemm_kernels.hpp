@@ -4,14 +4,15 @@
 //
 // Every layout reads k in groups whose values take 4 bytes (a cell) per row of A and per column
 // of W:
-//   row panel of A:     for each block of block_groups groups: for each row, the block's cells
-//                       (block_groups 1, the vector kernels: per group, panel_rows cells)
-//   column panel of W:  for each group: panel_columns cells
-// A group is 4 k-steps of bytes (VNNI and AMX: vpdpbusd and tdpbusd sum 4 u8 x s8 products per
+//   row panel of A:     for each group: panel_rows cells
+//   column panel of W:  for each block of block_groups groups: for each column, the block's cells
+//                       (block_groups 1, the vector kernels: per group, panel_columns cells)
+// A group is 4 k-steps of bytes (VNNI and AMX: vpdpbusd and tdpbsud sum 4 u8 x s8 products per
 // int32) or 2 k-steps widened to int16 (AVX2 and generic: vpmaddwd sums 2 int16 x int16 products
 // per lane). k is padded with zeros to a multiple of 4 and the groups to whole blocks in both, so
 // a zero activation meets a zero weight. (AMX's blocks of 16 groups are its tiles' rows: a row of
-// an activation tile is one row's 64 bytes of k, a row of a weight tile one group's 16 columns.)
+// a weight tile is one channel's 64 bytes of k, a row of an activation tile one group's cells of
+// 16 rows.)
 #ifndef LUMEN_MATH_INT8_GEMM_KERNELS_HPP_
 #define LUMEN_MATH_INT8_GEMM_KERNELS_HPP_
 
@@ -29,7 +30,7 @@ struct Int8Kernel {
   int panel_rows;     // rows of A per row panel: at most 32 (int8_gemm.cpp's kMostBlockRows)
   int panel_columns;  // output channels per column panel
   int group_depth;    // k-steps per 4-byte group: 4 (bytes) or 2 (int16)
-  int block_groups;   // groups per block of a row panel (see above): 1, or 16 for AMX
+  int block_groups;   // groups per block of a column panel (see above): 1, or 16 for AMX
   int slice_depth;    // k-steps per call of micro_kernel (a multiple of 4 * block_groups)
 
   // Packs rows [0, m) of the column-major uint8 A (depth k, leading dimension lda) into row
@@ -44,8 +45,8 @@ struct Int8Kernel {
 
   // The matrix-vector path, for A of a few rows (a Linear at batch 1), where a row panel would be
   // mostly padding; null where the kernel has none (the GEMM path then runs).
-  // Writes row x (element p at x[p * stride]) as panel_vector reads it: for each group, its
-  // 4-byte value repeated panel_columns times, so that a column panel's bytes and these line up.
+  // Writes row x (element p at x[p * stride]) as panel_vector reads it: group g's 4-byte value
+  // for column c at ExpandedCellOffset(g, c).
   void (*expand_vector)(const uint8_t* x, int stride, int k, uint8_t* expanded);
   // The row's int32 sums with the panel_columns columns of one weight panel, into sums.
   void (*panel_vector)(int groups, const uint8_t* expanded, const uint8_t* panel, int32_t* sums);
@@ -62,10 +63,18 @@ struct Int8Kernel {
     const int groups = PaddedDepth(k) / group_depth;
     return (groups + block_groups - 1) / block_groups * block_groups;
   }
-  // Where a row panel keeps row `row`'s cell of group `group`, in bytes from the panel's start.
-  size_t RowCellOffset(int group, int row) const {
+  // Where expand_vector writes a row's cell of group `group` for column `column`: for the vector
+  // kernels, each group's value repeated panel_columns times, so that it lines up with a column
+  // panel's bytes; for AMX (blocks), each group's value once, read against every channel's cells
+  // of the block in turn.
+  size_t ExpandedCellOffset(int group, int column) const {
+    return block_groups == 1 ? (static_cast<size_t>(group) * panel_columns + column) * 4
+                             : static_cast<size_t>(group) * 4;
+  }
+  // Where a column panel keeps column `column`'s cell of group `group`, in bytes from its start.
+  size_t ColumnCellOffset(int group, int column) const {
     const size_t block = static_cast<size_t>(group / block_groups);
-    return ((block * panel_rows + row) * block_groups + group % block_groups) * 4;
+    return ((block * panel_columns + column) * block_groups + group % block_groups) * 4;
   }
   // k rounded up to a multiple of 4.
   static int PaddedDepth(int k) { return (k + 3) / 4 * 4; }
@@ -98,9 +107,11 @@ inline void PrefetchColumns(const uint8_t* a, int lda, int m, int k, int first, 
 // rows, calling fill_group(target, column, valid, p): write the group of k-steps p.. of the
 // panel's rows into `target` (kPanelRows x 4 bytes), reading rows [0, valid) of A's column p at
 // `column` (column p + e at column + e * lda); rows from `valid` on and k-steps from k on are 0.
-template <int kPanelRows, int kGroupDepth, typename FillGroup>
+// The groups are padded with zeros to whole blocks of kBlockGroups.
+template <int kPanelRows, int kGroupDepth, int kBlockGroups = 1, typename FillGroup>
 void PackRowPanels(const uint8_t* a, int lda, int m, int k, uint8_t* packed, FillGroup fill_group) {
-  const int groups = Int8Kernel::PaddedDepth(k) / kGroupDepth;
+  const int groups =
+      (Int8Kernel::PaddedDepth(k) / kGroupDepth + kBlockGroups - 1) / kBlockGroups * kBlockGroups;
   const int panels = (m + kPanelRows - 1) / kPanelRows;
   const size_t group_bytes = static_cast<size_t>(kPanelRows) * 4;
   const size_t panel_bytes = static_cast<size_t>(groups) * group_bytes;
@@ -109,6 +120,10 @@ void PackRowPanels(const uint8_t* a, int lda, int m, int k, uint8_t* packed, Fil
     PrefetchColumns(a, lda, m, k, p + kPrefetchDistance, kGroupDepth);
     for (int panel = 0; panel < panels; ++panel) {
       const int first = panel * kPanelRows;
+      if (p >= k) {  // a group that only pads k to whole blocks
+        std::memset(packed + panel * panel_bytes + group * group_bytes, 0, group_bytes);
+        continue;
+      }
       fill_group(packed + panel * panel_bytes + group * group_bytes,
                  a + static_cast<size_t>(p) * lda + first, std::min(kPanelRows, m - first), p);
     }

@@ -258,13 +258,11 @@ TEST(Int8Gemm, BatchOneLinearMatchesReference) {
 
 // Every kernel's packing, on any CPU: A packed by its pack_rows and W by Int8PackedWeights, then
 // multiplied by reading the packed bytes as the layout says (int8_gemm_kernels.hpp: per group,
-// 4 bytes per row and per column, bytes or int16 pairs; AMX's rows in blocks of 16 groups), must
-// give the reference's sums. On a CPU without VNNI or AMX this checks everything of those paths
-// but the vpdpbusd and tdpbusd loops themselves (and, for AMX, the transposes).
+// 4 bytes per row and per column, bytes or int16 pairs; AMX's columns in blocks of 16 groups),
+// must give the reference's sums. On a CPU without VNNI or AMX this checks everything of those
+// paths but the vpdpbusd and tdpbsud loops themselves.
 TEST(Int8Gemm, PackedLayoutsHoldTheOperands) {
   for (const Int8Isa isa : kIsas) {
-    // AMX's packing transposes with AVX-512 (which every AMX CPU has).
-    if (isa == Int8Isa::kAmxInt8 && !DetectedCpuFeatures().avx512f) continue;
     const Int8Kernel& kernel = Int8KernelFor(isa);
     for (const Int8Shape shape : {Int8Shape{1, 1, 1}, Int8Shape{33, 15, 7}, Int8Shape{70, 29, 130},
                                   Int8Shape{5, 3, 1030}}) {
@@ -300,10 +298,11 @@ TEST(Int8Gemm, PackedLayoutsHoldTheOperands) {
               packed_weights.data() +
               static_cast<size_t>(j / kernel.panel_columns) * groups * kernel.panel_columns * 4;
           for (int group = 0; group < groups; ++group) {
-            const uint8_t* a_cell = a_panel + kernel.RowCellOffset(group, i % kernel.panel_rows);
+            const uint8_t* a_cell =
+                a_panel +
+                (static_cast<size_t>(group) * kernel.panel_rows + i % kernel.panel_rows) * 4;
             const uint8_t* b_cell =
-                b_panel +
-                (static_cast<size_t>(group) * kernel.panel_columns + j % kernel.panel_columns) * 4;
+                b_panel + kernel.ColumnCellOffset(group, j % kernel.panel_columns);
             for (int step = 0; step < kernel.group_depth; ++step) {
               sums[i + static_cast<size_t>(j) * m] +=
                   value(a_cell, step, false) * value(b_cell, step, true);
@@ -324,10 +323,12 @@ TEST(Int8Gemm, PackedLayoutsHoldTheOperands) {
               static_cast<size_t>(j / kernel.panel_columns) * groups * kernel.panel_columns * 4;
           int32_t sum = 0;
           for (int group = 0; group < groups; ++group) {
-            const size_t cell =
-                (static_cast<size_t>(group) * kernel.panel_columns + j % kernel.panel_columns) * 4;
+            const uint8_t* x_cell =
+                expanded.data() + kernel.ExpandedCellOffset(group, j % kernel.panel_columns);
+            const uint8_t* b_cell =
+                b_panel + kernel.ColumnCellOffset(group, j % kernel.panel_columns);
             for (int step = 0; step < kernel.group_depth; ++step) {
-              sum += value(expanded.data() + cell, step, false) * value(b_panel + cell, step, true);
+              sum += value(x_cell, step, false) * value(b_cell, step, true);
             }
           }
           EXPECT_EQ(sum, expected[static_cast<size_t>(j) * m]) << "matrix-vector column " << j;
