@@ -92,6 +92,11 @@ constexpr LayerShape kLayers[] = {
     {"squeezenet", 48, 192, 13, 3, 1, 1},
     {"squeezenet", 16, 64, 55, 1, 1, 0},
     {"squeezenet", 64, 16, 55, 1, 1, 0},
+    // DenseNet-121 (growth 12) at 160x160: its 58 3x3 layers, 48 -> 12, on each block's map.
+    {"densenet", 48, 12, 40, 3, 1, 1, 1, kNone},
+    {"densenet", 48, 12, 20, 3, 1, 1, 1, kNone},
+    {"densenet", 48, 12, 10, 3, 1, 1, 1, kNone},
+    {"densenet", 48, 12, 5, 3, 1, 1, 1, kNone},
 };
 
 enum Algorithm { kChosen, kIm2col, kPointwise, kWinograd, kWinograd2x2, kSmallDepth, kReference };

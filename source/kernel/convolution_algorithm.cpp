@@ -47,12 +47,22 @@ bool FewOutputs(const ConvolutionSpec& spec) {
 // instead of im2col's 6.4, 32 -> 4 there (2.1 MB) 2.0 instead of 3.2.
 constexpr size_t kFewOutputsMaxPaddedBytes = size_t{5} << 19;  // 2.5 MiB
 
-bool FewOutputsMayPayOff(const ConvolutionSpec& spec, const ConvolutionShape& shape) {
+// Where Winograd would run, the small-depth algorithm also wins with few outputs, but only while a
+// group's padded planes stay in the L2 cache: DenseNet-121's 48 -> 12 3x3 layers (0.1-0.34 MB of
+// planes) took 0.068 ms instead of Winograd's 0.138 at 20x20, 0.38 instead of 0.43 at 40x40, 0.048
+// instead of 0.065 at 10x10 (one Emerald Rapids core, BM_Convolution); the super-resolution net's
+// 32 -> 9 at 128x128 (2.2 MB of planes) 1.9-2.1 ms instead of 1.3-1.9.
+constexpr size_t kFewOutputsOverWinogradMaxPaddedBytes = size_t{1} << 20;  // 1 MiB
+
+// Whether few outputs make the small-depth algorithm pay off, its padded planes being at most
+// `max_padded_bytes`.
+bool FewOutputsMayPayOff(const ConvolutionSpec& spec, const ConvolutionShape& shape,
+                         size_t max_padded_bytes = kFewOutputsMaxPaddedBytes) {
   if (!FewOutputs(spec)) return false;
   const double padded_bytes =
       static_cast<double>(PaddedPlaneFor(spec.window, shape).plane_floats()) *
       (spec.in_channels / spec.groups) * sizeof(float);
-  return padded_bytes <= static_cast<double>(kFewOutputsMaxPaddedBytes);
+  return padded_bytes <= static_cast<double>(max_padded_bytes);
 }
 
 }  // namespace
@@ -208,8 +218,17 @@ ConvolutionAlgorithmKind ChooseConvolutionAlgorithm(const ConvolutionSpec& spec,
   // kernel/convolution_winograd.cpp), which F(2x2) in bf16 would not beat (1.8x its products at
   // 2x the rate, and more transforms per output).
   if (WinogradMayPayOff(spec)) {
-    if (tiles(4) >= enough_tiles) return ConvolutionAlgorithmKind::kWinograd4x4;
-    if (tiles(2) >= enough_tiles) return ConvolutionAlgorithmKind::kWinograd2x2;
+    const bool few_outputs_in_cache =
+        !spec.bf16_products &&
+        FewOutputsMayPayOff(spec, shape, kFewOutputsOverWinogradMaxPaddedBytes);
+    if (tiles(4) >= enough_tiles) {
+      return few_outputs_in_cache ? ConvolutionAlgorithmKind::kSmallDepth
+                                  : ConvolutionAlgorithmKind::kWinograd4x4;
+    }
+    if (tiles(2) >= enough_tiles) {
+      return few_outputs_in_cache ? ConvolutionAlgorithmKind::kSmallDepth
+                                  : ConvolutionAlgorithmKind::kWinograd2x2;
+    }
   }
   // A small-depth layer with bf16 weights multiplies them in fp32 (they are exact there): its
   // direct kernel beats rounding a stem's im2col rows to bf16 (ResNet18's 3 -> 64 7x7 stem on one
