@@ -2,6 +2,7 @@
 
 #include <immintrin.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace lumen {
@@ -24,5 +25,30 @@ constexpr TileConfiguration kTileConfiguration{};
 __attribute__((target("amx-tile"))) void AmxTilesBegin() { _tile_loadconfig(&kTileConfiguration); }
 
 __attribute__((target("amx-tile"))) void AmxTilesEnd() { _tile_release(); }
+
+// The tile numbers are literals: GCC's tile intrinsics paste their operand into the instruction.
+__attribute__((target("amx-tile"))) void AmxLoadSumTiles(const void* sums, size_t stride_bytes,
+                                                         bool accumulate) {
+  if (!accumulate) {
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    return;
+  }
+  const auto* bytes = static_cast<const char*>(sums);
+  _tile_loadd(0, bytes, stride_bytes);
+  _tile_loadd(1, bytes + 64, stride_bytes);
+  _tile_loadd(2, bytes + 16 * stride_bytes, stride_bytes);
+  _tile_loadd(3, bytes + 16 * stride_bytes + 64, stride_bytes);
+}
+
+__attribute__((target("amx-tile"))) void AmxStoreSumTiles(void* sums, size_t stride_bytes) {
+  auto* bytes = static_cast<char*>(sums);
+  _tile_stored(0, bytes, stride_bytes);
+  _tile_stored(1, bytes + 64, stride_bytes);
+  _tile_stored(2, bytes + 16 * stride_bytes, stride_bytes);
+  _tile_stored(3, bytes + 16 * stride_bytes + 64, stride_bytes);
+}
 
 }  // namespace lumen

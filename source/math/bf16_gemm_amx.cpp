@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "math/amx_tiles.hpp"
 #include "math/bf16_gemm.hpp"
 #include "math/bf16_gemm_kernels.hpp"
 
@@ -19,8 +20,9 @@ namespace lumen {
 static_assert(kBf16PanelRows == 32 && kAmxPanelColumns == 32 && kAmxBlockPairs == 16,
               "the micro-kernel's 2 x 2 tiles of 16 x 16 sums");
 
-// The tile registers of the micro-kernel. Macros, not constants: GCC's tile intrinsics paste their
-// operand into the instruction's text, so it must expand to a literal number.
+// The tile registers of the micro-kernel (sums (c, r) in registers 0-3, as math/amx_tiles keeps
+// them). Macros, not constants: GCC's tile intrinsics paste their operand into the instruction's
+// text, so it must expand to a literal number.
 #define LUMEN_SUMS_00 0
 #define LUMEN_SUMS_01 1
 #define LUMEN_SUMS_10 2
@@ -38,18 +40,7 @@ __attribute__((target("amx-tile,amx-bf16"))) void AmxBf16MicroKernel(int pairs, 
                                                                      const uint32_t* b, float* sums,
                                                                      int ld, bool accumulate) {
   const size_t stride = static_cast<size_t>(ld) * sizeof(float);
-  float* sums10 = sums + static_cast<size_t>(16) * ld;
-  if (accumulate) {
-    _tile_loadd(LUMEN_SUMS_00, sums, stride);
-    _tile_loadd(LUMEN_SUMS_01, sums + 16, stride);
-    _tile_loadd(LUMEN_SUMS_10, sums10, stride);
-    _tile_loadd(LUMEN_SUMS_11, sums10 + 16, stride);
-  } else {
-    _tile_zero(LUMEN_SUMS_00);
-    _tile_zero(LUMEN_SUMS_01);
-    _tile_zero(LUMEN_SUMS_10);
-    _tile_zero(LUMEN_SUMS_11);
-  }
+  AmxLoadSumTiles(sums, stride, accumulate);
   constexpr int kBlockCells = kAmxBlockPairs * 32;  // a block of the row panel, and of W's panel
   for (int pair = 0; pair < pairs; pair += kAmxBlockPairs, a += kBlockCells, b += kBlockCells) {
     _tile_loadd(LUMEN_WEIGHTS_0, b, 64);
@@ -61,10 +52,7 @@ __attribute__((target("amx-tile,amx-bf16"))) void AmxBf16MicroKernel(int pairs, 
     _tile_dpbf16ps(LUMEN_SUMS_10, LUMEN_WEIGHTS_1, LUMEN_ROWS_0);
     _tile_dpbf16ps(LUMEN_SUMS_11, LUMEN_WEIGHTS_1, LUMEN_ROWS_1);
   }
-  _tile_stored(LUMEN_SUMS_00, sums, stride);
-  _tile_stored(LUMEN_SUMS_01, sums + 16, stride);
-  _tile_stored(LUMEN_SUMS_10, sums10, stride);
-  _tile_stored(LUMEN_SUMS_11, sums10 + 16, stride);
+  AmxStoreSumTiles(sums, stride);
 }
 
 #undef LUMEN_SUMS_00

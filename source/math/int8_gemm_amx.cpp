@@ -43,8 +43,9 @@ void PackRowsByteQuads(const uint8_t* a, int lda, int m, int k, uint8_t* packed)
 
 }  // namespace
 
-// The tile registers of the micro-kernel. Macros, not constants: GCC's tile intrinsics paste their
-// operand into the instruction's text, so it must expand to a literal number.
+// The tile registers of the micro-kernel (sums (c, r) in registers 0-3, as math/amx_tiles keeps
+// them). Macros, not constants: GCC's tile intrinsics paste their operand into the instruction's
+// text, so it must expand to a literal number.
 #define LUMEN_SUMS_00 0
 #define LUMEN_SUMS_01 1
 #define LUMEN_SUMS_10 2
@@ -64,18 +65,7 @@ __attribute__((target("amx-tile,amx-int8"))) void AmxMicroKernel(int groups, con
                                                                  const uint8_t* b, int32_t* sums,
                                                                  int ld, bool accumulate) {
   const size_t stride = static_cast<size_t>(ld) * sizeof(int32_t);
-  int32_t* sums10 = sums + static_cast<size_t>(16) * ld;
-  if (accumulate) {
-    _tile_loadd(LUMEN_SUMS_00, sums, stride);
-    _tile_loadd(LUMEN_SUMS_01, sums + 16, stride);
-    _tile_loadd(LUMEN_SUMS_10, sums10, stride);
-    _tile_loadd(LUMEN_SUMS_11, sums10 + 16, stride);
-  } else {
-    _tile_zero(LUMEN_SUMS_00);
-    _tile_zero(LUMEN_SUMS_01);
-    _tile_zero(LUMEN_SUMS_10);
-    _tile_zero(LUMEN_SUMS_11);
-  }
+  AmxLoadSumTiles(sums, stride, accumulate);
   for (int group = 0; group < groups; group += kBlockGroups, a += kBlockBytes, b += kBlockBytes) {
     _tile_loadd(LUMEN_WEIGHTS_0, b, kBlockGroups * 4);
     _tile_loadd(LUMEN_WEIGHTS_1, b + 16 * kBlockGroups * 4, kBlockGroups * 4);
@@ -86,10 +76,7 @@ __attribute__((target("amx-tile,amx-int8"))) void AmxMicroKernel(int groups, con
     _tile_dpbsud(LUMEN_SUMS_10, LUMEN_WEIGHTS_1, LUMEN_ROWS_0);
     _tile_dpbsud(LUMEN_SUMS_11, LUMEN_WEIGHTS_1, LUMEN_ROWS_1);
   }
-  _tile_stored(LUMEN_SUMS_00, sums, stride);
-  _tile_stored(LUMEN_SUMS_01, sums + 16, stride);
-  _tile_stored(LUMEN_SUMS_10, sums10, stride);
-  _tile_stored(LUMEN_SUMS_11, sums10 + 16, stride);
+  AmxStoreSumTiles(sums, stride);
 }
 
 }  // namespace
