@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "graph/graph.hpp"
+#include "layer/convolution/convolution.hpp"
 #include "lumen/error.hpp"
 #include "lumen/model.hpp"
 #include "lumen/quantize.hpp"
@@ -268,6 +269,46 @@ TEST(Quantize, RoundsWeightsToBFloat16WithoutCalibration) {
   const std::vector<float> got =
       Session(Model::Load(report.param_path)).Run({input})[0].ToRowMajor();
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], exact[i], 0.02f) << "at " << i;
+}
+
+// Convolutions whose int8 form would compute in fp32 (QuantizedConvolutionComputesInInt8: fewer
+// than 24 products per output or 32 outputs, unless 3x3 stride 1) keep their fp32 weights, in an
+// int8 file and a bf16 one alike (the same layers): MobileNetV2 0.5's 3 -> 16 stem, its 16 -> 8,
+// 8 -> 48 and 48 -> 16 1x1 layers stay fp32, its 160 -> 1280 is rounded. Checked against the rule
+// for every convolution of the file, and by name for a few.
+TEST(Quantize, LeavesConvolutionsThatWouldComputeInFloatAsTheyAre) {
+  const std::string model_path = kModels + "mobilenet_v2_050/model.pnnx.param";
+  QuantizeOptions options;
+  options.precision = QuantizedPrecision::kBFloat16;
+  const QuantizeReport report =
+      Quantize(model_path, {}, test_support::TestDirectory() + "mobilenet_bf16", options);
+  const Graph original = ReadFile(model_path);
+  const Graph written = ReadFile(report.param_path);
+  size_t rounded = 0;
+  for (const Node& node : original.nodes) {
+    if (node.type != "nn.Conv2d") continue;
+    const auto param = [&](const char* key) { return node.params.at(key).AsIntArray(); };
+    Window2d window;
+    window.kernel_h = param("kernel_size")[0];
+    window.kernel_w = param("kernel_size")[1];
+    window.stride_h = param("stride")[0];
+    window.stride_w = param("stride")[1];
+    window.dilation_h = param("dilation")[0];
+    window.dilation_w = param("dilation")[1];
+    const int groups = node.params.at("groups").AsInt();
+    const bool int8_form = groups == 1 && QuantizedConvolutionComputesInInt8(
+                                              window, node.params.at("in_channels").AsInt(),
+                                              node.params.at("out_channels").AsInt(), groups);
+    const DataType type = NodeNamed(written, node.name).attributes.at("weight").type;
+    EXPECT_EQ(type, int8_form ? DataType::kBFloat16 : DataType::kFloat32) << node.name;
+    rounded += int8_form;
+  }
+  EXPECT_EQ(report.layers.size(), rounded + 1);  // and the classifier's nn.Linear
+  for (const char* narrow : {"convbn2d_0", "convbn2d_2", "convbn2d_3", "convbn2d_5"}) {
+    EXPECT_EQ(NodeNamed(written, narrow).attributes.at("weight").type, DataType::kFloat32)
+        << narrow;
+  }
+  EXPECT_EQ(NodeNamed(written, "convbn2d_51").attributes.at("weight").type, DataType::kBFloat16);
 }
 
 TEST(Quantize, KeepFloatLeavesTheNamedLayerAndRefusesUnknownNames) {

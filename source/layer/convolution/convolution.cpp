@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/checked_math.hpp"
+#include "kernel/quantized_winograd.hpp"
 #include "layer/layer_registry.hpp"
 #include "lumen/error.hpp"
 #include "math/bf16_gemm.hpp"
@@ -180,10 +181,21 @@ void Convolution::Forward(const InputTensors& inputs, const OutputTensors& outpu
   }
 }
 
+bool QuantizedConvolutionComputesInInt8(const Window2d& window, int in_channels, int out_channels,
+                                        int groups) {
+  // The thresholds measured for the int8 GEMM's passes (quantised_convolution.cpp's top).
+  constexpr int64_t kLeastDepth = 24;
+  constexpr int kLeastOutputs = 32;
+  if (QuantizedWinograd::Applies(window, in_channels, groups)) return true;
+  const int64_t depth = int64_t{in_channels / groups} * window.kernel_h * window.kernel_w;
+  return depth >= kLeastDepth && out_channels / groups >= kLeastOutputs;
+}
+
 std::string Convolution::QuantizedType() const {
   const int64_t depth = int64_t{in_channels_} * window_.kernel_h * window_.kernel_w;
   if (one_dimensional_ || groups_ != 1 || padding_mode_ != PaddingMode::kConstant ||
-      depth > kInt8GemmMaxDepth) {
+      depth > kInt8GemmMaxDepth ||
+      !QuantizedConvolutionComputesInInt8(window_, in_channels_, out_channels_, groups_)) {
     return "";
   }
   return "lumen.QuantizedConv2d";

@@ -15,6 +15,17 @@
 
 namespace lumen {
 
+// Whether lumen.QuantizedConv2d computes a layer of this shape in int8 (on the int8 GEMM, or the
+// integer Winograd of kernel/quantized_winograd) rather than in its float form (fp32 with the
+// weights dequantised): 3x3 stride-1 layers always, others with at least 24 products per output
+// (their depth) and 32 output channels per group. The narrower ones gain nothing from int8
+// products (see layer/quantized/quantized_convolution.cpp), so the quantiser leaves them fp32,
+// where int8 weights would only have added their rounding (most of a MobileNetV2's int8 error:
+// its minimum cosine with fp32 over 32 inputs 0.99447 with them, 0.99904 without). The same
+// answer on every CPU.
+bool QuantizedConvolutionComputesInInt8(const Window2d& window, int in_channels, int out_channels,
+                                        int groups);
+
 // What a Convolution keeps per session and input size: the algorithm it chose for that size (one
 // of the layer's, shared by every session) and how that algorithm runs it; and, for a 1-D
 // convolution or a padding mode other than zeros, the buffers the input is staged in.
@@ -70,8 +81,9 @@ class Convolution : public ConvolutionLayer {
   // Applies `activation` to the output as well, if no activation is fused yet: the graph fuses a
   // following ReLU or SiLU this way, saving one pass over memory.
   bool FuseActivation(const Activation& activation) override;
-  // lumen.QuantizedConv2d for a 2-D, zero-padded, ungrouped convolution. Grouped and depthwise
-  // layers stay float: the int8 GEMM would run one narrow product per group.
+  // lumen.QuantizedConv2d for a 2-D, zero-padded, ungrouped convolution that its int8 form
+  // computes in int8 (QuantizedConvolutionComputesInInt8). Grouped and depthwise layers stay
+  // float: the int8 GEMM would run one narrow product per group.
   std::string QuantizedType() const override;
 
  private:
