@@ -18,6 +18,11 @@ constexpr int kBlockPanels = 4;
 // The most rows of a block: kBlockPanels panels of the tallest kernel's (VNNI's 32 rows).
 constexpr int kMostBlockRows = kBlockPanels * 32;
 
+// k-steps per slice of the shared dimension: a slice of an A panel (16 KB: 16 rows of int16 or 32
+// rows of bytes) stays in L1 while it meets every weight panel, and the slices' int32 sums add up
+// in the block's sums buffer. A multiple of every kernel's block of groups (AMX's: 64 k-steps).
+constexpr int kSliceDepth = 512;
+
 // Whether a scale is usable: a zero, negative, infinite or NaN scale makes every value wrong.
 bool IsPositiveFinite(float value) { return std::isfinite(value) && value > 0.0f; }
 
@@ -129,7 +134,7 @@ void ComputeSums(const Int8Kernel& kernel, int rows, const uint8_t* packed,
                  int ld) {
   const int k = weights.depth();
   const int groups = kernel.Groups(k);
-  const int slice_groups = kernel.slice_depth / kernel.group_depth;
+  const int slice_groups = kSliceDepth / kernel.group_depth;
   const int row_panels = (rows + kernel.panel_rows - 1) / kernel.panel_rows;
   const size_t a_panel_bytes = static_cast<size_t>(kernel.PanelBytes(k));
   const size_t b_panel_bytes = static_cast<size_t>(groups) * kernel.panel_columns * 4;

@@ -133,7 +133,6 @@ const Int8Kernel& AmxInt8Kernel() {
                                  kColumns,
                                  4,
                                  kBlockGroups,
-                                 kInt8SliceDepth,
                                  PackRowsByteQuads,
                                  AmxMicroKernel,
                                  ExpandVectorGroups<1, 4, kBlockGroups>,

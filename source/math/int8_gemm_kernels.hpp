@@ -30,8 +30,8 @@ struct Int8Kernel {
   int panel_rows;     // rows of A per row panel: at most 32 (int8_gemm.cpp's kMostBlockRows)
   int panel_columns;  // output channels per column panel
   int group_depth;    // k-steps per 4-byte group: 4 (bytes) or 2 (int16)
-  int block_groups;   // groups per block of a column panel (see above): 1, or 16 for AMX
-  int slice_depth;    // k-steps per call of micro_kernel (a multiple of 4 * block_groups)
+  int block_groups;   // groups per block of a column panel (see above): 1, or 16 for AMX (the
+                      // GEMM's slices of 512 k-steps hold whole blocks)
 
   // Packs rows [0, m) of the column-major uint8 A (depth k, leading dimension lda) into row
   // panels at `packed`, zero padding the last panel's rows and k up to a multiple of 4.
@@ -81,11 +81,6 @@ struct Int8Kernel {
   // Bytes per element of a packed operand (1 for bytes, 2 for int16).
   int ElementBytes() const { return 4 / group_depth; }
 };
-
-// The vector kernels' slice_depth: a slice of an A panel (16 KB: 16 rows of int16 or 32 rows of
-// bytes) stays in L1 while it meets every weight panel, and the slices' int32 sums add up in the
-// block's sums buffer.
-inline constexpr int kInt8SliceDepth = 512;
 
 // Columns ahead of the one being packed whose rows pack_rows asks the memory for: A's columns
 // are far apart (a convolution's im2col columns are m bytes apart), a packed block reads a line or

@@ -153,7 +153,6 @@ const Int8Kernel& Avx512VnniInt8Kernel() {
                                  kColumns,
                                  4,
                                  1,
-                                 kInt8SliceDepth,
                                  PackRowsByteQuads,
                                  VnniMicroKernel,
                                  ExpandVectorGroups<kColumns, 4>,

@@ -206,14 +206,16 @@ std::string ElementTypeName(int32_t type) {
   return Concat("type ", type);
 }
 
+namespace {
+
 // Throws lumen::Error for an index past `tensor`'s elements: the operators read single values
 // (a Clip's bounds, a Range's start) from constants the file may leave empty.
-namespace {
 void CheckIndex(const ConstantTensor& tensor, size_t index) {
   if (index >= tensor.size()) {
     throw Error(Concat("constant ", tensor.Describe(), " has no element ", index));
   }
 }
+
 }  // namespace
 
 double ConstantTensor::At(size_t index) const {
