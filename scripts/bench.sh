@@ -13,9 +13,9 @@
 # Models (bench name -> golden case): resnet18 -> resnet18, yolov5s -> yolov5s_detect, mobilenet_v3
 # -> mobilenet_v3_large_075_160, vit -> vit_d96_p8, transformer -> transformer_prenorm, lstm ->
 # lstm_classifier, convnext -> convnext_blocks, superres -> super_resolution, mobilenet_v2 ->
-# mobilenet_v2_050, squeezenet -> squeezenet1_1, densenet -> densenet121_g12, shufflenet ->
-# shufflenet_v2_x0_5, mnasnet -> mnasnet0_5, efficientnet -> efficientnet_b0_050, regnet ->
-# regnet_y_400mf_050, unet -> unet_small, style -> style_transfer_050, ssdlite -> ssdlite320_head. A
+# mobilenet_v2_050, mobilenet_v2_full -> mobilenet_v2_100, squeezenet -> squeezenet1_1, densenet ->
+# densenet121_g12, shufflenet -> shufflenet_v2_x0_5, mnasnet -> mnasnet0_5, efficientnet ->
+# efficientnet_b0_050, regnet -> regnet_y_400mf_050, unet -> unet_small, style -> style_transfer_050, ssdlite -> ssdlite320_head. A
 # case is looked for in tmp/models/, then in $LUMEN_SHARED_MODELS (default /work/shared/models). All
 # three engines run the case's weights: the PyTorch peer builds the module from the case,
 # scripts/make_onnx_models.py exports that module to ONNX (checked against the case's outputs) into
@@ -28,9 +28,9 @@
 # conditions, and each round's figure is already a median over REPEAT runs after a warm-up.
 # A model Lumen cannot run yet shows "n/a (reason)" in its columns; the table still completes.
 #
-# A second table quantises INT8_MODELS (default resnet18 mobilenet_v2) with lumen_quantize: int8
-# calibrated on 32 inputs (scripts/quantize_accuracy.py), int8 with least-error (mse) calibration
-# and the stem kept fp32, and bf16; it times each against the fp32 model, alternating round by
+# A second table quantises INT8_MODELS (default resnet18 mobilenet_v2 mobilenet_v2_full) with
+# lumen_quantize: int8 calibrated on 32 inputs (scripts/quantize_accuracy.py), int8 with
+# least-error (mse) calibration and the stem kept fp32, and bf16; it times each against the fp32 model, alternating round by
 # round, and gives their accuracy against the fp32 model on 32 other inputs. A quantised file
 # computes the same values on every CPU (see source/layer/quantized/quantized_convolution.cpp), so
 # the accuracy columns hold for VNNI CPUs too. Beside them, ONNX Runtime's own int8: the model's
@@ -42,7 +42,7 @@ cd "$(dirname "$0")/.."
 
 rounds=${ROUNDS:-5}
 models=${MODELS:-"resnet18 yolov5s mobilenet_v3 vit transformer lstm convnext superres mobilenet_v2
-  squeezenet densenet shufflenet mnasnet efficientnet regnet unet style ssdlite"}
+  mobilenet_v2_full squeezenet densenet shufflenet mnasnet efficientnet regnet unet style ssdlite"}
 threads_list=${THREADS:-"1 2"}
 repeat=${REPEAT:-20}
 node_dir=${LUMEN_ORT_NODE_DIR:-$HOME/.cache/lumen-bench/node}
@@ -67,7 +67,7 @@ ort_version=$(node scripts/ort_peer.js --version)
 [ "$ort_version" = "$installed_ort" ] ||
   echo "Note: scripts/ort_peer.js loads onnxruntime-node $ort_version (NODE_PATH), not the" \
     "$installed_ort installed in $node_dir"
-int8_models=${INT8_MODELS-"resnet18 mobilenet_v2"}
+int8_models=${INT8_MODELS-"resnet18 mobilenet_v2 mobilenet_v2_full"}
 scripts/release_build.sh lumen_run lumen_quantize lumen_python > /dev/null
 
 # ONNX exports of the selected models (kept from earlier runs; a bad export is refused, and that
@@ -86,6 +86,7 @@ case_name() {
     convnext) echo convnext_blocks ;;
     superres) echo super_resolution ;;
     mobilenet_v2) echo mobilenet_v2_050 ;;
+    mobilenet_v2_full) echo mobilenet_v2_100 ;;
     squeezenet) echo squeezenet1_1 ;;
     densenet) echo densenet121_g12 ;;
     shufflenet) echo shufflenet_v2_x0_5 ;;

@@ -32,6 +32,8 @@ running statistics averaged over 4 seeded batches in train mode, so that the out
 input) and keep pnnx's model_pnnx.py in the case, from which the PyTorch peer and the ONNX export
 rebuild the module:
   mobilenet_v2_050    mobilenet_v2(width_mult=0.5), 100 classes; 1x3x224x224
+  mobilenet_v2_100    torchvision's mobilenet_v2 at full width, 1000 classes; 1x3x224x224 (issue 29's
+                      int8 and bf16 rows: the MobileNetV2 users quantise)
   squeezenet1_1       squeezenet1_1 (fire modules, no BatchNorm); 1x3x224x224
   densenet121_g12     DenseNet-121's blocks (6, 12, 24, 16), growth rate 12, 32 initial features;
                       1x3x160x160
@@ -153,6 +155,10 @@ def super_resolution():
 # Issue 28: common model families, BatchNorm calibrated (calibrate_batchnorm).
 def mobilenet_v2_050():
     return torchvision.models.mobilenet_v2(width_mult=0.5, num_classes=100), (1, 3, 224, 224)
+
+
+def mobilenet_v2_100():
+    return torchvision.models.mobilenet_v2(num_classes=1000), (1, 3, 224, 224)
 
 
 def squeezenet1_1():
@@ -352,6 +358,7 @@ CASES = {
     "super_resolution": (super_resolution, (1e-4, 1e-4), True, "random"),
     "googlenet_transform": (googlenet_transform, (1e-4, 1e-4), False, "random"),
     "mobilenet_v2_050": (mobilenet_v2_050, (1e-4, 1e-4), True, "calibrated"),
+    "mobilenet_v2_100": (mobilenet_v2_100, (1e-4, 1e-4), True, "calibrated"),
     "squeezenet1_1": (squeezenet1_1, (1e-4, 1e-4), True, "calibrated"),
     "densenet121_g12": (densenet121_g12, (1e-4, 1e-4), True, "calibrated"),
     "shufflenet_v2_x0_5": (shufflenet_v2_x0_5, (1e-4, 1e-4), True, "calibrated"),

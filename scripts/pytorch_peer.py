@@ -40,6 +40,7 @@ MODELS = {
     "convnext": "convnext_blocks",
     "superres": "super_resolution",
     "mobilenet_v2": "mobilenet_v2_050",
+    "mobilenet_v2_full": "mobilenet_v2_100",
     "squeezenet": "squeezenet1_1",
     "densenet": "densenet121_g12",
     "shufflenet": "shufflenet_v2_x0_5",

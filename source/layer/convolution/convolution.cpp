@@ -184,7 +184,7 @@ void Convolution::Forward(const InputTensors& inputs, const OutputTensors& outpu
 bool QuantizedConvolutionComputesInInt8(const Window2d& window, int in_channels, int out_channels,
                                         int groups) {
   // The thresholds measured for the int8 GEMM's passes (quantised_convolution.cpp's top).
-  constexpr int64_t kLeastDepth = 24;
+  constexpr int64_t kLeastDepth = 32;
   constexpr int kLeastOutputs = 32;
   if (QuantizedWinograd::Applies(window, in_channels, groups)) return true;
   const int64_t depth = int64_t{in_channels / groups} * window.kernel_h * window.kernel_w;

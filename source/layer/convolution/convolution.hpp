@@ -18,7 +18,7 @@ namespace lumen {
 // Whether lumen.QuantizedConv2d computes a layer of this shape in int8 (on the int8 GEMM, or the
 // integer Winograd of kernel/quantized_winograd) rather than in its float form (fp32 with the
 // weights dequantised): undilated 3x3 stride-1 layers (those the integer Winograd takes),
-// others with at least 24 products per output (their depth) and 32 output channels per group. The
+// others with at least 32 products per output (their depth) and 32 output channels per group. The
 // narrower ones gain nothing from int8 products (see layer/quantized/quantized_convolution.cpp), so
 // the quantiser leaves them fp32, where int8 weights would only have added their rounding (most of
 // a MobileNetV2's int8 error: its minimum cosine with fp32 over 32 inputs 0.99447 with them,

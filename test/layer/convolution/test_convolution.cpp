@@ -413,7 +413,7 @@ TEST(Convolution, Bf16WeightsMultiplyInBf16ButInNarrowLayers) {
   std::mt19937 generator(44);
   struct Layer2d {
     RandomConvolution conv;
-    bool narrow;  // fewer than 24 products per output or 32 outputs (per group)
+    bool narrow;  // fewer than 32 products per output or 32 outputs (per group)
   };
   const Layer2d layers[] = {
       {Bf16Convolution(32, 48, 3, 1, 2, 1, &generator), false},  // im2col
