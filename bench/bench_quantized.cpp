@@ -171,7 +171,7 @@ Attribute FloatAttribute(const std::vector<int>& shape, const std::vector<float>
 }
 
 // Convolution layers of the quantised models (ResNet18's 3x3s, strided layers and stem,
-// MobileNetV2-0.5's 1x1s), zero padded by kernel / 2, ReLU fused.
+// MobileNetV2-0.5's and full width's 1x1s and stems), zero padded by kernel / 2, ReLU fused.
 struct LayerGeometry {
   const char* layer;
   int in_channels;
@@ -196,6 +196,10 @@ constexpr LayerGeometry kLayers[] = {
     {"resnet18 stem conv7x7 s2 3->64 @224", 3, 64, 7, 224, 2},
     {"mobilenet_v2 stem conv3x3 s2 3->16 @224", 3, 16, 3, 224, 2},
     {"mobilenet_v2 conv1x1 96->24 @56", 96, 24, 1, 56},
+    {"mobilenet_v2 conv1x1 32->16 @112", 32, 16, 1, 112},
+    {"mobilenet_v2 conv1x1 144->24 @56", 144, 24, 1, 56},
+    {"mobilenet_v2 conv1x1 192->16 @28", 192, 16, 1, 28},
+    {"mobilenet_v2 stem conv3x3 s2 3->32 @224", 3, 32, 3, 224, 2},
 };
 
 // Arguments: layer index (of kLayers), form: 0 nn.Conv2d, 1 lumen.QuantizedConv2d as the layer

@@ -28,25 +28,27 @@
 // (MobileNetV2's 3->16 stem 1.17-1.28x, its 1x1 layers on the largest maps 8->48 0.66-1.11x,
 // 16->8 1.03-1.26x, 96->24 0.90-1.18x; on AMX, full-width MobileNetV2's 24->144 on 56x56 maps
 // 1.2-1.4x alone, 1.7x in the model, and its 3->32 stem 1.26x, while 32->192 on 28x28 breaks
-// even): the int8 path's passes (quantising the input, widening it, dequantising) cost what its
-// products save, and on large maps the layer's time is writing its output. They run in their float
-// form: an fp32 convolution of the float input with the dequantised weights (scale_j * q_w),
-// weight-only quantisation for that layer, as TensorRT also falls back to a higher precision where
-// int8 is not faster. It takes the fp32 layer's time and skips the input's rounding, which is why
-// it is chosen on VNNI CPUs too: rounding the input of layers of 8 to 24 channels is most of a
-// MobileNetV2's int8 error (its mean cosine with fp32, 32 inputs: 0.99078 with every layer int8,
-// 0.99654 with these in float form), while their few products per output leave little for any int8
-// kernel to gain over the passes around it. So a file computes the same numbers on every CPU (the
-// Winograd and GEMM forms give identical outputs). Since 2026-11-29 lumen_quantize leaves such
-// layers fp32 altogether (their int8 weights were the larger part of the remaining error:
-// MobileNetV2's minimum cosine 0.99447 with them, 0.99904 without); the float form serves files
-// quantised before, and LUMEN_QUANTIZED_KERNELS=float. (Computing such layers in fp32 on the
-// quantised and dequantised input, the int8 GEMM's exact values, lost everywhere: 1.0-1.65x the
-// int8 GEMM's time. The strided layers and stems ran so until the stride-2 im2col was vectorised:
-// its byte-at-a-time gather took a third of their time.) LUMEN_QUANTIZED_KERNELS in the environment
-// overrides the choice (to compare, and for the tests): "int8" keeps every layer on the int8 GEMM,
-// "winograd" runs Winograd wherever it applies and the int8 GEMM elsewhere, "float" every layer in
-// its float form.
+// even; its deep projections to 24 outputs, 96->24 and 144->24, took 0.65x alone on AMX, but
+// computing them in int8 saved at most 3% of the model's time, within the noise, and cost
+// accuracy, min cosine 0.99828 -> 0.99789): the int8 path's passes (quantising the input, widening
+// it, dequantising) cost what its products save, and on large maps the layer's time is writing its
+// output. They run in their float form: an fp32 convolution of the float input with the dequantised
+// weights (scale_j * q_w), weight-only quantisation for that layer, as TensorRT also falls back to
+// a higher precision where int8 is not faster. It takes the fp32 layer's time and skips the input's
+// rounding, which is why it is chosen on VNNI CPUs too: rounding the input of layers of 8 to 24
+// channels is most of a MobileNetV2's int8 error (its mean cosine with fp32, 32 inputs: 0.99078
+// with every layer int8, 0.99654 with these in float form), while their few products per output
+// leave little for any int8 kernel to gain over the passes around it. So a file computes the same
+// numbers on every CPU (the Winograd and GEMM forms give identical outputs). Since 2026-11-29
+// lumen_quantize leaves such layers fp32 altogether (their int8 weights were the larger part of the
+// remaining error: MobileNetV2's minimum cosine 0.99447 with them, 0.99904 without); the float form
+// serves files quantised before, and LUMEN_QUANTIZED_KERNELS=float. (Computing such layers in fp32
+// on the quantised and dequantised input, the int8 GEMM's exact values, lost everywhere: 1.0-1.65x
+// the int8 GEMM's time. The strided layers and stems ran so until the stride-2 im2col was
+// vectorised: its byte-at-a-time gather took a third of their time.) LUMEN_QUANTIZED_KERNELS in the
+// environment overrides the choice (to compare, and for the tests): "int8" keeps every layer on the
+// int8 GEMM, "winograd" runs Winograd wherever it applies and the int8 GEMM elsewhere, "float"
+// every layer in its float form.
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
