@@ -207,7 +207,8 @@ ConvolutionAlgorithmKind ChooseConvolutionAlgorithm(const ConvolutionSpec& spec,
   // Winograd pays for its transforms when there are enough channels to share them. Its GEMMs have
   // one row per tile, so it also needs enough tiles to fill most of a micro-kernel panel
   // (kPanelRows rows): F(4x4) where its 4x4 tiles do (ResNet's 28x28 and larger maps), else
-  // F(2x2), whose 2x2 tiles are four times as many (14x14 maps), else im2col (7x7 maps). Measured
+  // F(2x2), whose 2x2 tiles are four times as many (14x14 maps, and 7x7 ones with AVX-512's
+  // panels: below), else im2col (7x7 maps with AVX2's). Measured
   // with bench/bench_convolution.cpp at ResNet18's and YOLOv5s's shapes.
   const int enough_tiles = 3 * kPanelRows / 4;
   const auto tiles = [&](int tile_size) {
@@ -217,6 +218,12 @@ ConvolutionAlgorithmKind ChooseConvolutionAlgorithm(const ConvolutionSpec& spec,
   // With bf16 products the same choice: F(2x2) then multiplies in bf16, F(4x4) stays fp32 (see
   // kernel/convolution_winograd.cpp), which F(2x2) in bf16 would not beat (1.8x its products at
   // 2x the rate, and more transforms per output).
+  // AVX-512's 32-row panels: a 7x7 map's 16 tiles half fill one, yet F(2x2) beats im2col, whose
+  // 49 rows fill two panels to 77% (ResNet18's 512 -> 512 on one Emerald Rapids core, nine
+  // interleaved runs: 2.40 ms against 2.78, two cores 1.54 against 1.78). Not in bf16, where
+  // im2col's AMX products keep up (0.78 ms against F(2x2)'s 1.05 on one core).
+  const int enough_2x2_tiles =
+      kPanelRows >= 32 && !spec.bf16_products ? kPanelRows / 2 : enough_tiles;
   if (WinogradMayPayOff(spec)) {
     const bool few_outputs_in_cache =
         !spec.bf16_products &&
@@ -225,7 +232,7 @@ ConvolutionAlgorithmKind ChooseConvolutionAlgorithm(const ConvolutionSpec& spec,
       return few_outputs_in_cache ? ConvolutionAlgorithmKind::kSmallDepth
                                   : ConvolutionAlgorithmKind::kWinograd4x4;
     }
-    if (tiles(2) >= enough_tiles) {
+    if (tiles(2) >= enough_2x2_tiles) {
       return few_outputs_in_cache ? ConvolutionAlgorithmKind::kSmallDepth
                                   : ConvolutionAlgorithmKind::kWinograd2x2;
     }

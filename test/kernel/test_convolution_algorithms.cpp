@@ -815,11 +815,13 @@ TEST(ConvolutionAlgorithmSizes, SharedAlgorithmsRunConcurrently) {
 }
 
 // The thresholds of ChooseConvolutionAlgorithm at the shapes they were measured on: Winograd
-// F(4x4) on ResNet18's 56x56 and 28x28 maps, F(2x2) on its 14x14 ones, im2col on 7x7.
+// F(4x4) on ResNet18's 56x56 and 28x28 maps, F(2x2) on its 14x14 ones, on 7x7 F(2x2) with
+// AVX-512's panels and im2col with AVX2's.
 TEST(ConvolutionAlgorithmChoice, FollowsTheMeasuredRules) {
-  const auto choose = [](const Geometry& geometry) {
+  const auto choose = [](const Geometry& geometry, bool bf16_products = false) {
     std::mt19937 generator(1);
-    const ConvolutionSpec spec = MakeSpec(geometry, &generator);
+    ConvolutionSpec spec = MakeSpec(geometry, &generator);
+    spec.bf16_products = bf16_products;
     return ChooseConvolutionAlgorithm(
         spec, MakeConvolutionShape(spec.window, geometry.input_h, geometry.input_w));
   };
@@ -828,15 +830,20 @@ TEST(ConvolutionAlgorithmChoice, FollowsTheMeasuredRules) {
   // Which of the smaller maps count as enough tiles depends on the micro-kernel's panel height.
   const auto winograd_if_enough = [](int tiles_4x4, int tiles_2x2) {
     const int enough = 3 * kPanelRows / 4;
-    return tiles_4x4 >= enough   ? Algorithm::kWinograd4x4
-           : tiles_2x2 >= enough ? Algorithm::kWinograd2x2
-                                 : Algorithm::kIm2col;
+    const int enough_2x2 = kPanelRows >= 32 ? kPanelRows / 2 : enough;
+    return tiles_4x4 >= enough       ? Algorithm::kWinograd4x4
+           : tiles_2x2 >= enough_2x2 ? Algorithm::kWinograd2x2
+                                     : Algorithm::kIm2col;
   };
   EXPECT_EQ(choose(Conv("c", 256, 256, 14, 14, 3, 3).Padding(1)), winograd_if_enough(16, 49));
   EXPECT_EQ(choose(Conv("c", 512, 512, 7, 7, 3, 3).Padding(1)), winograd_if_enough(4, 16));
   if (kPanelRows == 32) {  // AVX-512: exactly the rule as measured
     EXPECT_EQ(choose(Conv("c", 256, 256, 14, 14, 3, 3).Padding(1)), Algorithm::kWinograd2x2);
-    EXPECT_EQ(choose(Conv("c", 512, 512, 7, 7, 3, 3).Padding(1)), Algorithm::kIm2col);
+    EXPECT_EQ(choose(Conv("c", 512, 512, 7, 7, 3, 3).Padding(1)), Algorithm::kWinograd2x2);
+    // With bf16 products im2col's AMX GEMM keeps 7x7 maps.
+    EXPECT_EQ(choose(Conv("c", 512, 512, 7, 7, 3, 3).Padding(1), true), Algorithm::kIm2col);
+    // Fewer than half a panel of 2x2 tiles: im2col (5x5 maps, 9 tiles).
+    EXPECT_EQ(choose(Conv("c", 512, 512, 5, 5, 3, 3).Padding(1)), Algorithm::kIm2col);
   }
   // Few output channels still share the input transform well enough: the super-resolution net's
   // 32 -> 9 layer at 128x128 runs in 2.6 ms with F(4x4), 3.9 with im2col (AVX2, one thread).
