@@ -81,15 +81,26 @@ void MicroKernelOfWidth(int depth, RowsOfA a_rows, const float* b, const float* 
     StoreVector(tile[j], sum[0][j]);
     StoreVector(tile[j] + kLanes, sum[1][j]);
   }
+  // Loops of known length with a condition, not copies of `rows` floats: the compiler makes them
+  // masked loads and stores, where std::copy was a call to memmove per column (3% of SqueezeNet's
+  // time, whose 13x13 maps leave 9 rows in the last panel of every layer).
   for (int j = 0; j < cols; ++j) {
     float* column = c + j * ldc;
-    for (int i = 0; i < rows; ++i) tile[j][i] = accumulate ? column[i] + tile[j][i] : tile[j][i];
+    if (accumulate) {
+#pragma GCC unroll 32
+      for (int i = 0; i < kRows; ++i) {
+        if (i < rows) tile[j][i] += column[i];
+      }
+    }
     for (int half = 0; half < 2; ++half) {
       Vector value = LoadVector<Vector>(tile[j] + half * kLanes);
       finish(value, j);
       StoreVector(tile[j] + half * kLanes, value);
     }
-    std::copy(tile[j], tile[j] + rows, column);
+#pragma GCC unroll 32
+    for (int i = 0; i < kRows; ++i) {
+      if (i < rows) column[i] = tile[j][i];
+    }
   }
 }
 
