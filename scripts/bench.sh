@@ -15,28 +15,29 @@
 # lstm_classifier, convnext -> convnext_blocks, superres -> super_resolution, mobilenet_v2 ->
 # mobilenet_v2_050, mobilenet_v2_full -> mobilenet_v2_100, squeezenet -> squeezenet1_1, densenet ->
 # densenet121_g12, shufflenet -> shufflenet_v2_x0_5, mnasnet -> mnasnet0_5, efficientnet ->
-# efficientnet_b0_050, regnet -> regnet_y_400mf_050, unet -> unet_small, style -> style_transfer_050, ssdlite -> ssdlite320_head. A
-# case is looked for in tmp/models/, then in $LUMEN_SHARED_MODELS (default /work/shared/models). All
-# three engines run the case's weights: the PyTorch peer builds the module from the case,
-# scripts/make_onnx_models.py exports that module to ONNX (checked against the case's outputs) into
-# $LUMEN_ONNX_DIR (default ~/.cache/lumen-bench/onnx), and scripts/install_ort_peer.sh installs
-# onnxruntime-node with npm into $LUMEN_ORT_NODE_DIR (default ~/.cache/lumen-bench/node), never into
-# the repository: the newest release, resolved at every run, unless ORT_VERSION pins one. The table
-# names the version.
+# efficientnet_b0_050, regnet -> regnet_y_400mf_050, unet -> unet_small, style ->
+# style_transfer_050, ssdlite -> ssdlite320_head. A case is looked for in tmp/models/, then in
+# $LUMEN_SHARED_MODELS (default /work/shared/models). All three engines run the case's weights: the
+# PyTorch peer builds the module from the case, scripts/make_onnx_models.py exports that module to
+# ONNX (checked against the case's outputs) into $LUMEN_ONNX_DIR (default
+# ~/.cache/lumen-bench/onnx), and scripts/install_ort_peer.sh installs onnxruntime-node with npm
+# into $LUMEN_ORT_NODE_DIR (default ~/.cache/lumen-bench/node), never into the repository: the
+# newest release, resolved at every run, unless ORT_VERSION pins one. The table names the version.
 #
 # Machines are shared and noisy: alternating the engines round by round exposes them to the same
 # conditions, and each round's figure is already a median over REPEAT runs after a warm-up.
 # A model Lumen cannot run yet shows "n/a (reason)" in its columns; the table still completes.
 #
 # A second table quantises INT8_MODELS (default resnet18 mobilenet_v2 mobilenet_v2_full) with
-# lumen_quantize: int8 calibrated on 32 inputs (scripts/quantize_accuracy.py), int8 with
-# least-error (mse) calibration and the stem kept fp32, and bf16; it times each against the fp32 model, alternating round by
-# round, and gives their accuracy against the fp32 model on 32 other inputs. A quantised file
-# computes the same values on every CPU (see source/layer/quantized/quantized_convolution.cpp), so
-# the accuracy columns hold for VNNI CPUs too. Beside them, ONNX Runtime's own int8: the model's
-# ONNX export made a QDQ model by scripts/make_qdq_model.py (the same calibration
-# inputs, min/max, per-channel weights), timed against ORT's fp32 run of the export; its accuracy
-# is the QDQ file's arithmetic as Lumen runs it (in fp32: ORT's int8 kernels may round otherwise).
+# lumen_quantize: int8 calibrated on 32 inputs (scripts/quantize_accuracy.py), int8 with least-error
+# (mse) calibration and the stem kept fp32, and bf16; it times each against the fp32 model,
+# alternating round by round, and gives their accuracy against the fp32 model on 32 other inputs. A
+# quantised file computes the same values on every CPU (see
+# source/layer/quantized/quantized_convolution.cpp), so the accuracy columns hold for VNNI CPUs too.
+# Beside them, ONNX Runtime's own int8: the model's ONNX export made a QDQ model by
+# scripts/make_qdq_model.py (the same calibration inputs, min/max, per-channel weights), timed
+# against ORT's fp32 run of the export; its accuracy is the QDQ file's arithmetic as Lumen runs it
+# (in fp32: ORT's int8 kernels may round otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
