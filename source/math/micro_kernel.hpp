@@ -6,7 +6,6 @@
 #ifndef LUMEN_MATH_MICRO_KERNEL_HPP_
 #define LUMEN_MATH_MICRO_KERNEL_HPP_
 
-#include <algorithm>
 #include <cstddef>
 
 #include "math/packed_gemm.hpp"
