@@ -78,6 +78,13 @@ void AdaptiveAveragePool(const PoolingPlane& plane, const float* input, float* o
   // LESSON 09 END
 }
 
+void GlobalAveragePool(const float* input, int64_t channels, int64_t area, float* output) {
+  const float count = static_cast<float>(area);  // divided, not multiplied by 1 / area: as above
+  for (int64_t channel = 0; channel < channels; ++channel) {
+    output[channel] = SumRun(input + channel * area, area) / count;
+  }
+}
+
 void AdaptiveMaxPool(const PoolingPlane& plane, const float* input, float* output) {
   const int64_t input_h = plane.input_h;
   ForEachCell(plane, output, [&](const AdaptiveWindow& rows, const AdaptiveWindow& columns) {

@@ -29,6 +29,11 @@ void AdaptiveAveragePoolReference(const PoolingPlane& plane, const float* input,
 // of whole columns (a global pool) summed as one contiguous run.
 void AdaptiveAveragePool(const PoolingPlane& plane, const float* input, float* output);
 
+// A global average pool (one output cell, every window the whole plane) of `channels` planes of
+// `area` floats each, one contiguous run per channel: AdaptiveAveragePool's numbers without its
+// per-channel window arithmetic, which cost more than summing a 7x7 plane.
+void GlobalAveragePool(const float* input, int64_t channels, int64_t area, float* output);
+
 // Each output cell is the maximum of its window; NaN wins, as in PyTorch. A maximum involves no
 // rounding, so this one kernel is its own reference.
 void AdaptiveMaxPool(const PoolingPlane& plane, const float* input, float* output);

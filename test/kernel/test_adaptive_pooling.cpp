@@ -3,6 +3,7 @@
 // kernels where the adaptive windows are regular (an extent divisible by the output's).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -61,6 +62,28 @@ TEST(AdaptivePooling, WindowsArePyTorchs) {
   const AdaptiveWindow last = AdaptiveWindowOf(99999, 100000, 100000);
   EXPECT_EQ(last.begin, 99999);
   EXPECT_EQ(last.end, 100000);
+}
+
+TEST(AdaptivePooling, GlobalAverageMatchesReferenceChannelByChannel) {
+  // Squeeze-and-excitation's shapes (many channels of a small plane), a long plane, one pixel, and
+  // areas that leave a remainder after the eight running sums.
+  std::mt19937 generator(7);
+  for (const auto& [channels, h, w] : std::vector<std::array<int, 3>>{
+           {504, 5, 5}, {3, 40, 40}, {17, 1, 1}, {9, 7, 3}, {1, 33, 2}}) {
+    const PoolingPlane plane{h, w, 1, 1};
+    const int64_t area = int64_t{h} * w;
+    const std::vector<float> input = RandomValues(static_cast<size_t>(channels * area), &generator);
+    std::vector<float> fast(static_cast<size_t>(channels) + 1, kNan);  // one past: not written
+    std::vector<float> reference(static_cast<size_t>(channels), kNan);
+    GlobalAveragePool(input.data(), channels, area, fast.data());
+    for (int channel = 0; channel < channels; ++channel) {
+      AdaptiveAveragePoolReference(plane, input.data() + channel * area, &reference[channel]);
+    }
+    EXPECT_TRUE(std::isnan(fast.back())) << "wrote past the last channel";
+    fast.pop_back();
+    ExpectAgree(fast, "GlobalAveragePool", reference, "AdaptiveAveragePoolReference", 1e-6f, 1e-5f,
+                std::to_string(channels) + "x" + Name(plane));
+  }
 }
 
 TEST(AdaptivePooling, AverageMatchesReference) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "base/thread_pool.hpp"
 #include "kernel/adaptive_pooling.hpp"
 #include "layer/window.hpp"
 #include "lumen/error.hpp"
@@ -206,6 +207,25 @@ AdaptivePooling::AdaptivePooling(const LayerConfig& config, bool maximum)
 
 Shape AdaptivePooling::PooledOutput(const std::vector<Shape>& input_shapes) const {
   return AdaptivePooledShape(*this, input_shapes, requested_, dimensions());
+}
+
+void AdaptivePooling::Forward(const InputTensors& inputs, const OutputTensors& outputs,
+                              const ForwardContext& context) const {
+  const PoolingVolume volume = VolumeOf(inputs[0]->shape(), outputs[0]->shape(), dimensions());
+  if (maximum_ || volume.OutputSize() != 1 || volume.input_d != 1) {
+    PoolingLayer::Forward(inputs, outputs, context);
+    return;
+  }
+  // One mean per channel: channel by channel, the window arithmetic and calls around a 5x5 plane
+  // took MobileNetV3's squeeze-and-excitation pools about 60 ns per channel.
+  const size_t area = volume.InputSize();
+  const float* input = inputs[0]->data();
+  float* output = outputs[0]->data();
+  ParallelForRuns(context.compute.pool, inputs[0]->size() / area, area,
+                  [&](size_t first, size_t end) {
+                    GlobalAveragePool(input + first * area, static_cast<int64_t>(end - first),
+                                      static_cast<int64_t>(area), output + first);
+                  });
 }
 
 void AdaptivePooling::PoolChannel(const PoolingVolume& volume, const float* input, float* output,

@@ -141,6 +141,9 @@ class AdaptivePooling : public PoolingLayer {
 
   // The input resized to output_size (None entries resolved against the input).
   Shape PooledOutput(const std::vector<Shape>& input_shapes) const override;
+  // A global average pool (squeeze-and-excitation's) in one pass over every channel, else
+  // PoolingLayer's channel by channel.
+  void Forward(const InputTensors&, const OutputTensors&, const ForwardContext&) const override;
   // Pools each output cell's window of every depth slice, then across depth.
   void PoolChannel(const PoolingVolume& volume, const float* input, float* output,
                    const ComputeContext& compute) const override;
