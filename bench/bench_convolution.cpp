@@ -124,6 +124,9 @@ constexpr DepthwiseShape kDepthwiseLayers[] = {
     {"mobilenet_v2", 16, 112, 3, 1},
     {"mobilenet_v2", 48, 112, 3, 2},
     {"mobilenet_v2", 96, 56, 3, 1},
+    // Full-width MobileNetV2's on 14x14 and 7x7 maps.
+    {"mobilenet_v2", 384, 14, 3, 1},
+    {"mobilenet_v2", 960, 7, 3, 1},
 };
 
 ConvolutionSpec MakeSpec(const LayerShape& layer) {

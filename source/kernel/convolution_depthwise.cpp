@@ -9,8 +9,9 @@
 // sums, and each must wait for the one before (4-5 cycles). A tile of kTileColumns columns gives
 // the core that many independent chains per weight, enough to keep both FMA units busy.
 //
-// Maps of few rows (TakesInterleavedPath) take a second path (further down): eight channels side
-// by side in the vector lanes, because a column of 5 or 10 rows leaves a tile of rows mostly empty.
+// Maps of few rows (TakesInterleavedPath) take a second path (further down): a register's worth of
+// channels side by side in the vector lanes, because a column of 5 or 10 rows leaves a tile of
+// rows mostly empty.
 // The reference kernel (convolution_reference.cpp) is what the tests compare both paths with.
 #include <algorithm>
 #include <cstddef>
@@ -226,38 +227,64 @@ ChannelFunction ChannelFunctionFor(const Window2d& w) {
   return DepthwiseChannel<0, 0, 0>;
 }
 
-// Small maps: eight channels side by side. On a 5x5 map a column holds 5 rows, so a tile of rows
-// would leave most of its lanes idle and its few sums in long chains; here each lane is a channel
-// instead, and a tile is up to kPixelTile output pixels, for eight channels at once.
-// The input is copied interleaved: padded pixel (row, col) of the group's channel c at float
-// ((col * rows + row) * kLanes + c), zero where no input lands.
+// Small maps: a group of channels side by side, one per lane of a whole register (8 with AVX2, 16
+// with AVX-512). On a 5x5 map a column holds 5 rows, so a tile of rows would leave most of its
+// lanes idle and its few sums in long chains; here each lane is a channel instead, and a tile is
+// up to kPixelTile output pixels, for the whole group at once. The input is copied interleaved:
+// padded pixel (row, col) of the group's channel c at float ((col * rows + row) * kGroupLanes + c),
+// zero where no input lands. AVX-512's 16 lanes with masked loads against 8 lanes with scalar
+// inserts (BM_DepthwiseConvolution, one core, old and new alternating): MobileNetV3's 720 channels
+// on 5x5 22-29 us against 42-54, 504 at stride 2 to 5x5 31-32 against 42-61, ConvNeXt's 128 on
+// 6x6 8.6-11.7 against 17.6-26.6.
+#if defined(__AVX512F__)
+constexpr int kGroupLanes = 16;
+#else
+constexpr int kGroupLanes = 8;
+#endif
+using GroupVector = FloatVector<kGroupLanes>;
 constexpr int kPixelTile = 8;
-static_assert(kPixelTile == kLanes, "a tile's sums are transposed as an 8 x 8 block");
+static_assert(kPixelTile == kLanes, "a tile's sums are transposed in 8 x 8 blocks");
+static_assert(kGroupLanes % kLanes == 0, "a group is whole 8 x 8 blocks");
 
-// The interleaved padded copy of a group of kLanes channels: the rows and columns the windows read.
+// The interleaved padded copy of a group of kGroupLanes channels: the rows and columns the windows
+// read.
 struct InterleavedPlane {
   int rows = 0;
   int cols = 0;
-  // Floats to reserve: the plane, plus kLanes to align its start for whole-vector loads.
-  size_t floats() const { return static_cast<size_t>(rows) * cols * kLanes + kLanes; }
+  // Floats to reserve: the plane, plus a vector's floats to align its start for whole-vector loads.
+  size_t floats() const { return static_cast<size_t>(rows) * cols * kGroupLanes + kGroupLanes; }
 };
+
+// Eight lanes of `pixel`, from lane 8 * block on: one channel block of an 8 x 8 transpose.
+inline Vector BlockOf(const GroupVector& pixel, int block) {
+#if defined(__AVX512F__)
+  return block == 0 ? __builtin_shufflevector(pixel, pixel, 0, 1, 2, 3, 4, 5, 6, 7)
+                    : __builtin_shufflevector(pixel, pixel, 8, 9, 10, 11, 12, 13, 14, 15);
+#else
+  (void)block;
+  return pixel;
+#endif
+}
+
+// A group vector from its channel blocks (blocks[0] the first eight lanes).
+inline GroupVector JoinBlocks(const Vector* blocks) {
+#if defined(__AVX512F__)
+  return __builtin_shufflevector(blocks[0], blocks[1], 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                 14, 15);
+#else
+  return blocks[0];
+#endif
+}
 
 // Whether a map of `output_h` rows takes the interleaved path. With AVX2's tiles of rows,
 // measured with BM_DepthwiseConvolution, it is 1.2-2x faster on 5, 6 and 10 rows, even on 20, and
-// 1.2-1.5x slower from 24 rows up, where a tile of 16 rows is full: up to 16 rows. AVX-512's
-// 16-lane tiles of rows changed that for stride 1 (one core, the two alternating in one process):
-// on 14 and 16 rows they take 0.57-0.85x the interleaved path's time (MnasNet's, MobileNetV2's,
-// EfficientNet's 14x14 layers), on 10 rows 0.95x; stride-2 layers down to 14 rows still took
-// 1.07-1.41x. So there: up to 8 rows, or 16 with a stride.
-bool TakesInterleavedPath(const Window2d& window, int output_h) {
-#if defined(__AVX512F__)
-  const bool strided = window.stride_h > 1 || window.stride_w > 1;
-  return output_h <= (strided ? 16 : 8);
-#else
-  (void)window;
-  return output_h <= 16;
-#endif
-}
+// 1.2-1.5x slower from 24 rows up, where a tile of 16 rows is full: up to 16 rows. With AVX-512,
+// 16-lane tiles of rows first took 0.57-0.85x the time of the 8-channel interleaved path on 14
+// and 16 rows of stride 1; the 16-channel groups and masked loads of short columns turned that
+// around (one core, alternating): 136 channels on 10x10 10-11 us against 17-22 on tiles of rows,
+// 384 on 14x14 45-61 us against 79-89. From 20 rows on the two were within the noise. So up to
+// 16 rows on both.
+bool TakesInterleavedPath(int output_h) { return output_h <= 16; }
 
 // Copies the input channels of output channels first..first+count into `plane`'s lanes (output
 // channel o reads input channel o / multiplier). Writes only where input lands: the caller zeroes
@@ -268,48 +295,54 @@ void InterleaveChannels(const float* input, const ConvolutionShape& s, const Win
   const size_t input_area = static_cast<size_t>(s.input_h) * s.input_w;
   const int end_row = std::min(s.input_h, plane.rows - w.pad_top);
   const int end_col = std::min(s.input_w, plane.cols - w.pad_left);
-  const float* channels[kLanes];
+  const float* channels[kGroupLanes];
   for (int lane = 0; lane < count; ++lane) {
     channels[lane] = input + static_cast<size_t>((first + lane) / multiplier) * input_area;
   }
   for (int col = 0; col < end_col; ++col) {
     const size_t column = static_cast<size_t>(col) * s.input_h;
-    float* to = target + (static_cast<size_t>(col + w.pad_left) * plane.rows + w.pad_top) * kLanes;
+    float* to =
+        target + (static_cast<size_t>(col + w.pad_left) * plane.rows + w.pad_top) * kGroupLanes;
     int row = 0;
-    if (count == kLanes) {
-      // Eight rows of the eight channels at a time: a transpose makes them eight pixels of eight
-      // channels (copied element by element, they took over half of this path's time in perf).
-      // The last rows, fewer than eight, are read into vectors of zeros, and only they stored.
+    if (count == kGroupLanes) {
+      // Eight rows of the group at a time: a transpose per block of eight channels makes them
+      // eight pixels of eight channels (copied element by element, they took over half of this
+      // path's time in perf). The last rows, fewer than eight, are read into vectors of zeros,
+      // and only they stored.
       for (; row < end_row; row += kLanes) {
         const int rows = std::min(kLanes, end_row - row);
-        Vector block[kLanes];
-        if (rows == kLanes) {
+        Vector blocks[kGroupLanes / kLanes][kLanes];
+#pragma GCC unroll 2
+        for (int b = 0; b < kGroupLanes / kLanes; ++b) {
+          Vector* block = blocks[b];
+          const float* const* block_channels = channels + b * kLanes;
+          if (rows == kLanes) {
 #pragma GCC unroll 8
-          for (int lane = 0; lane < kLanes; ++lane) {
-            block[lane] = LoadVector<Vector>(channels[lane] + column + row);
+            for (int lane = 0; lane < kLanes; ++lane) {
+              block[lane] = LoadVector<Vector>(block_channels[lane] + column + row);
+            }
+          } else {
+#pragma GCC unroll 8
+            for (int lane = 0; lane < kLanes; ++lane) {
+              block[lane] = LoadFirstLanes(block_channels[lane] + column + row, rows);
+            }
           }
-        } else {
-          // A loop of known length with a condition, not a copy of `rows` floats: the compiler
-          // makes it masked loads, where a copy became a call to memmove per channel.
-#pragma GCC unroll 8
-          for (int lane = 0; lane < kLanes; ++lane) {
-            const float* from = channels[lane] + column + row;
-            Vector values{};
-#pragma GCC unroll 8
-            for (int i = 0; i < kLanes; ++i) values[i] = i < rows ? from[i] : 0.0f;
-            block[lane] = values;
-          }
+          TransposeEight(block);
         }
-        TransposeEight(block);
 #pragma GCC unroll 8
         for (int i = 0; i < kLanes; ++i) {
-          if (i < rows) StoreVector(to + static_cast<size_t>(row + i) * kLanes, block[i]);
+          Vector pixel_blocks[kGroupLanes / kLanes];
+#pragma GCC unroll 2
+          for (int b = 0; b < kGroupLanes / kLanes; ++b) pixel_blocks[b] = blocks[b][i];
+          if (i < rows) {
+            StoreVector(to + static_cast<size_t>(row + i) * kGroupLanes, JoinBlocks(pixel_blocks));
+          }
         }
       }
     }
     for (int lane = 0; lane < count; ++lane) {
       const float* from = channels[lane] + column;
-      for (int r = row; r < end_row; ++r) to[static_cast<size_t>(r) * kLanes + lane] = from[r];
+      for (int r = row; r < end_row; ++r) to[static_cast<size_t>(r) * kGroupLanes + lane] = from[r];
     }
   }
 }
@@ -319,23 +352,24 @@ void InterleaveChannels(const float* input, const ConvolutionShape& s, const Win
 // and tap], lane by lane. `origin` holds each pixel's top-left tap in the plane.
 template <int Pixels, int KernelH, int KernelW>
 void InterleavedTile(const float* const* origin, const InterleavedPlane& plane,
-                     const float* weights, const Vector& bias, const Window2d& w, Vector* result) {
+                     const float* weights, const GroupVector& bias, const Window2d& w,
+                     GroupVector* result) {
   const int kernel_h = KernelH > 0 ? KernelH : w.kernel_h;
   const int kernel_w = KernelW > 0 ? KernelW : w.kernel_w;
-  Vector sum[Pixels];
+  GroupVector sum[Pixels];
 #pragma GCC unroll 8
   for (int p = 0; p < Pixels; ++p) sum[p] = bias;
 #pragma GCC unroll 7
   for (int kx = 0; kx < kernel_w; ++kx) {
 #pragma GCC unroll 7
     for (int ky = 0; ky < kernel_h; ++ky) {
-      const Vector weight =
-          LoadVector<Vector>(weights + static_cast<size_t>(ky * kernel_w + kx) * kLanes);
+      const GroupVector weight =
+          LoadVector<GroupVector>(weights + static_cast<size_t>(ky * kernel_w + kx) * kGroupLanes);
       const size_t tap = (static_cast<size_t>(kx) * w.dilation_w * plane.rows +
                           static_cast<size_t>(ky) * w.dilation_h) *
-                         kLanes;
+                         kGroupLanes;
 #pragma GCC unroll 8
-      for (int p = 0; p < Pixels; ++p) sum[p] += weight * LoadVector<Vector>(origin[p] + tap);
+      for (int p = 0; p < Pixels; ++p) sum[p] += weight * LoadVector<GroupVector>(origin[p] + tap);
     }
   }
 #pragma GCC unroll 8
@@ -345,8 +379,8 @@ void InterleavedTile(const float* const* origin, const InterleavedPlane& plane,
 // InterleavedTile for any 0 < pixels <= Pixels, found the way NarrowTile finds its width.
 template <int Pixels, int KernelH, int KernelW>
 void InterleavedTileOf(int pixels, const float* const* origin, const InterleavedPlane& plane,
-                       const float* weights, const Vector& bias, const Window2d& w,
-                       Vector* result) {
+                       const float* weights, const GroupVector& bias, const Window2d& w,
+                       GroupVector* result) {
   if constexpr (Pixels > 0) {
     if (pixels == Pixels) {
       InterleavedTile<Pixels, KernelH, KernelW>(origin, plane, weights, bias, w, result);
@@ -357,16 +391,16 @@ void InterleavedTileOf(int pixels, const float* const* origin, const Interleaved
   }
 }
 
-// One group of up to kLanes output channels on the interleaved path: the output pixels
+// One group of up to kGroupLanes output channels on the interleaved path: the output pixels
 // kPixelTile at a time in column-major order (a 5x5 map is three tiles of 8 and one of 1, each
 // tile's sums independent chains), then each channel's lane scattered back into its plane.
 template <int KernelH, int KernelW>
 void InterleavedGroup(const float* padded, const InterleavedPlane& plane, const float* weights,
-                      const Vector& bias, LaneClamp clamp, const Window2d& w,
+                      const GroupVector& bias, LaneClamp clamp, const Window2d& w,
                       const ConvolutionShape& s, int count, float* output) {
   const int64_t output_area = int64_t{s.output_h} * s.output_w;
   const float* origin[kPixelTile];
-  Vector result[kPixelTile];
+  GroupVector result[kPixelTile];
   int ox = 0;  // the output pixel the next tile starts at
   int oy = 0;
   for (int64_t first = 0; first < output_area; first += kPixelTile) {
@@ -374,7 +408,7 @@ void InterleavedGroup(const float* padded, const InterleavedPlane& plane, const 
     for (int p = 0; p < pixels; ++p) {
       origin[p] = padded + (static_cast<size_t>(ox) * w.stride_w * plane.rows +
                             static_cast<size_t>(oy) * w.stride_h) *
-                               kLanes;
+                               kGroupLanes;
       if (++oy == s.output_h) {
         oy = 0;
         ++ox;
@@ -383,11 +417,20 @@ void InterleavedGroup(const float* padded, const InterleavedPlane& plane, const 
     InterleavedTileOf<kPixelTile, KernelH, KernelW>(pixels, origin, plane, weights, bias, w,
                                                     result);
     for (int p = 0; p < pixels; ++p) result[p] = ClampLanes(result[p], clamp);
-    if (pixels == kPixelTile && count == kLanes) {
-      // A whole tile of a whole group: transposed, each channel's eight pixels are one vector.
-      TransposeEight(result);
-      for (int lane = 0; lane < kLanes; ++lane) {
-        StoreVector(output + static_cast<size_t>(lane) * output_area + first, result[lane]);
+    if (pixels == kPixelTile && count == kGroupLanes) {
+      // A whole tile of a whole group: transposed block by block, each channel's eight pixels
+      // are one vector.
+#pragma GCC unroll 2
+      for (int b = 0; b < kGroupLanes / kLanes; ++b) {
+        Vector block[kLanes];
+#pragma GCC unroll 8
+        for (int p = 0; p < kPixelTile; ++p) block[p] = BlockOf(result[p], b);
+        TransposeEight(block);
+        float* block_output = output + static_cast<size_t>(b) * kLanes * output_area + first;
+#pragma GCC unroll 8
+        for (int lane = 0; lane < kLanes; ++lane) {
+          StoreVector(block_output + static_cast<size_t>(lane) * output_area, block[lane]);
+        }
       }
       continue;
     }
@@ -398,8 +441,9 @@ void InterleavedGroup(const float* padded, const InterleavedPlane& plane, const 
   }
 }
 
-using GroupFunction = void (*)(const float*, const InterleavedPlane&, const float*, const Vector&,
-                               LaneClamp, const Window2d&, const ConvolutionShape&, int, float*);
+using GroupFunction = void (*)(const float*, const InterleavedPlane&, const float*,
+                               const GroupVector&, LaneClamp, const Window2d&,
+                               const ConvolutionShape&, int, float*);
 GroupFunction GroupFunctionFor(const Window2d& w) {
   if (w.kernel_h == 3 && w.kernel_w == 3) return InterleavedGroup<3, 3>;
   if (w.kernel_h == 5 && w.kernel_w == 5) return InterleavedGroup<5, 5>;
@@ -415,33 +459,33 @@ InterleavedPlane InterleavedPlaneFor(const Window2d& window, const ConvolutionSh
 class DepthwiseConvolution : public ConvolutionAlgorithm {
  public:
   // Keeps the weights as they are (one kH x kW kernel per output channel, row-major) for tiles of
-  // rows, and interleaved by groups of kLanes channels for small maps.
+  // rows, and interleaved by groups of kGroupLanes channels for small maps.
   explicit DepthwiseConvolution(const ConvolutionSpec& spec)
       : ConvolutionAlgorithm(spec), weights_(spec.weights) {
     const int taps = Taps();
-    const int groups = (out_channels_ + kLanes - 1) / kLanes;
-    interleaved_weights_.assign(static_cast<size_t>(groups) * taps * kLanes, 0.0f);
-    interleaved_bias_.assign(static_cast<size_t>(groups) * kLanes, 0.0f);
+    const int groups = (out_channels_ + kGroupLanes - 1) / kGroupLanes;
+    interleaved_weights_.assign(static_cast<size_t>(groups) * taps * kGroupLanes, 0.0f);
+    interleaved_bias_.assign(static_cast<size_t>(groups) * kGroupLanes, 0.0f);
     for (int channel = 0; channel < out_channels_; ++channel) {
-      const int group = channel / kLanes;
-      const int lane = channel % kLanes;
+      const int group = channel / kGroupLanes;
+      const int lane = channel % kGroupLanes;
       for (int tap = 0; tap < taps; ++tap) {
-        interleaved_weights_[(static_cast<size_t>(group) * taps + tap) * kLanes + lane] =
+        interleaved_weights_[(static_cast<size_t>(group) * taps + tap) * kGroupLanes + lane] =
             weights_[static_cast<size_t>(channel) * taps + tap];
       }
-      interleaved_bias_[static_cast<size_t>(group) * kLanes + lane] = bias(channel);
+      interleaved_bias_[static_cast<size_t>(group) * kGroupLanes + lane] = bias(channel);
     }
   }
   ConvolutionAlgorithmKind kind() const override { return ConvolutionAlgorithmKind::kDepthwise; }
 
   // One task per thread, each a run of output channels (of channel groups on the interleaved
-  // path, which plan.block = kLanes marks); a task pads one input plane or group at a time in its
-  // scratch.
+  // path, which plan.block = kGroupLanes marks); a task pads one input plane or group at a time in
+  // its scratch.
   ConvolutionPlan Plan(const ConvolutionShape& shape, const Activation& activation,
                        int /*threads*/) const override {
     ConvolutionPlan plan = BasicPlan(shape, activation);
-    if (TakesInterleavedPath(window_, shape.output_h)) {
-      plan.block = kLanes;
+    if (TakesInterleavedPath(shape.output_h)) {
+      plan.block = kGroupLanes;
       plan.scratch(ScratchSlot::kFirst) = InterleavedPlaneFor(window_, shape).floats();
     } else {
       plan.scratch(ScratchSlot::kFirst) = PaddedPlaneFor(window_, shape).floats(kTileRows);
@@ -451,7 +495,7 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
 
   void Run(const ConvolutionPlan& plan, const float* input, float* output,
            const ComputeContext& context) const override {
-    if (plan.block == kLanes) {
+    if (plan.block == kGroupLanes) {
       RunInterleaved(plan, input, output, context);
     } else {
       RunRows(plan, input, output, context);
@@ -495,7 +539,7 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
     });
   }
 
-  // Groups of kLanes channels side by side (small maps).
+  // Groups of kGroupLanes channels side by side (small maps).
   void RunInterleaved(const ConvolutionPlan& plan, const float* input, float* output,
                       const ComputeContext& context) const {
     const ConvolutionShape& s = plan.shape;
@@ -505,24 +549,25 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
     const GroupFunction compute_group = GroupFunctionFor(w);
     LaneClamp clamp = LaneClamp::kNone;  // as in RunRows
     const bool clamped = IsLaneClamp(plan.activation, &clamp);
-    const int groups = (out_channels_ + kLanes - 1) / kLanes;
+    const int groups = (out_channels_ + kGroupLanes - 1) / kGroupLanes;
     const int tasks = Tasks(context, groups);
     ParallelFor(context.pool, tasks, [&](std::ptrdiff_t task) {
       float* scratch = context.Scratch(ScratchSlot::kFirst, plane.floats());
       // Whole vectors are loaded from the plane: start it on a vector boundary.
       float* padded = reinterpret_cast<float*>(
-          (reinterpret_cast<uintptr_t>(scratch) + sizeof(Vector) - 1) & ~(sizeof(Vector) - 1));
-      std::fill(padded, padded + plane.floats() - kLanes, 0.0f);
+          (reinterpret_cast<uintptr_t>(scratch) + sizeof(GroupVector) - 1) &
+          ~(sizeof(GroupVector) - 1));
+      std::fill(padded, padded + plane.floats() - kGroupLanes, 0.0f);
       const int first_group = static_cast<int>(task * groups / tasks);
       const int end_group = static_cast<int>((task + 1) * groups / tasks);
       for (int group = first_group; group < end_group; ++group) {
-        const int first = group * kLanes;
-        const int count = std::min(kLanes, out_channels_ - first);
+        const int first = group * kGroupLanes;
+        const int count = std::min(kGroupLanes, out_channels_ - first);
         InterleaveChannels(input, s, w, Multiplier(), first, count, plane, padded);
         const float* weights =
-            interleaved_weights_.data() + static_cast<size_t>(group) * Taps() * kLanes;
-        const Vector bias =
-            LoadVector<Vector>(interleaved_bias_.data() + static_cast<size_t>(group) * kLanes);
+            interleaved_weights_.data() + static_cast<size_t>(group) * Taps() * kGroupLanes;
+        const GroupVector bias = LoadVector<GroupVector>(interleaved_bias_.data() +
+                                                         static_cast<size_t>(group) * kGroupLanes);
         float* target = output + first * output_area;
         compute_group(padded, plane, weights, bias, clamp, w, s, count, target);
         for (int lane = 0; lane < count && !clamped; ++lane) {

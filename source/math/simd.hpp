@@ -6,6 +6,10 @@
 
 #include <cstring>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 namespace lumen {
 
 // The vector type of `Lanes` floats (a template alias cannot carry the attribute itself).
@@ -30,6 +34,23 @@ inline Vector LoadVector(const float* source) {
 template <typename Vector>
 inline void StoreVector(float* target, const Vector& value) {
   std::memcpy(target, &value, sizeof(value));
+}
+
+// The first `count` (0 to 8) floats at `source` in lanes 0 to count - 1, zero in the others,
+// reading nothing past them: a short run at the end of a buffer is safe to load. A masked load
+// where the CPU has one; GCC makes a loop of `i < count ? source[i] : 0` lanes into eight scalar
+// loads and inserts, which took half of the depthwise small-map path's time on 5x5 maps.
+inline FloatVector<8> LoadFirstLanes(const float* source, int count) {
+#if defined(__AVX512VL__)
+  return _mm256_maskz_loadu_ps(static_cast<__mmask8>((1u << count) - 1), source);
+#elif defined(__AVX2__)
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_maskload_ps(source, _mm256_cmpgt_epi32(_mm256_set1_epi32(count), lanes));
+#else
+  FloatVector<8> values{};
+  for (int i = 0; i < count; ++i) values[i] = source[i];
+  return values;
+#endif
 }
 
 // max(0, x) lane by lane, NaN passing through as torch.relu lets it: on GCC's vectors

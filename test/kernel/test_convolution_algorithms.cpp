@@ -290,12 +290,24 @@ std::vector<Geometry> Geometries() {
           .Groups(3)
           .Padding(2)
           .Activate(Kind::kRelu6),
-      // Eight channels side by side (at most 16 output rows): 26 output channels are three full
-      // groups and one of 2 lanes, each reading input channel o / 2.
+      // Channels side by side (at most 16 output rows), 8 with AVX2 and 16 with AVX-512: 26
+      // output channels are three full groups and one of 2 lanes, or one of 16 and one of 10,
+      // each reading input channel o / 2.
       Conv("depthwise_16x11_k5x5_multiplier2_13to26_hardswish", 13, 26, 16, 11, 5, 5)
           .Groups(13)
           .Padding(2)
           .Activate(Kind::kHardswish),
+      // Whole groups on both (40 = five of 8 or two of 16 and one of 8), on 10 and 14 rows (14x14
+      // maps: six columns of 14 rows, so transposed blocks of 8 rows end in one of 6) and 7.
+      Conv("depthwise_10x10_k3x3_40_relu6", 40, 40, 10, 10, 3, 3)
+          .Groups(40)
+          .Padding(1)
+          .Activate(Kind::kRelu6),
+      Conv("depthwise_14x14_k3x3_32_batch2", 32, 32, 14, 14, 3, 3).Groups(32).Padding(1).Batch(2),
+      Conv("depthwise_14x7_k5x5_stride2_48", 48, 48, 14, 7, 5, 5)
+          .Groups(48)
+          .Stride(2, 2)
+          .Padding(2),
       Conv("depthwise_9x10_k4x4_stride2_dilation2_asymmetric_pad", 9, 9, 9, 10, 4, 4)
           .Groups(9)
           .Stride(2, 2)
