@@ -127,6 +127,8 @@ constexpr DepthwiseShape kDepthwiseLayers[] = {
     // Full-width MobileNetV2's on 14x14 and 7x7 maps.
     {"mobilenet_v2", 384, 14, 3, 1},
     {"mobilenet_v2", 960, 7, 3, 1},
+    // EfficientNet-B0 0.5's 5x5 layers on 14x14 maps.
+    {"efficientnet", 336, 14, 5, 1},
 };
 
 ConvolutionSpec MakeSpec(const LayerShape& layer) {
