@@ -136,6 +136,20 @@ reason_of() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a != "" && b != "" && b > 0) printf "%.2f", a / b;
   else printf "n/a"}'; }
 
+# Median over the rounds of each round's ratio of two engines' times (two .times files, line by
+# line): the two ran seconds apart, so a slow minute of a shared machine slows both, where the
+# ratio of the medians may take one engine's median from a slow minute and the other's from a
+# quiet one. n/a unless both timed every round.
+paired_ratio() {
+  if [ "$(wc -l < "$1")" -ne "$rounds" ] || [ "$(wc -l < "$2")" -ne "$rounds" ]; then
+    echo "n/a"
+    return
+  fi
+  paste -d' ' "$1" "$2" | awk '$3 > 0 {print $1 / $3}' | sort -g | awk '{m[NR] = $1}
+    END {if (NR) printf "%.2f", (NR % 2) ? m[(NR + 1) / 2] : (m[NR / 2] + m[NR / 2 + 1]) / 2
+      else printf "n/a"}'
+}
+
 with_unit() { if [ -n "$1" ]; then echo "$1 ms"; else echo "n/a"; fi; }
 
 work=$(mktemp -d)
@@ -149,8 +163,9 @@ echo "BLAS: $(build/lumen_run --case tmp/models/relu --repeat 1 | sed -n 's/.*BL
 echo
 echo "| model | threads | Lumen median | Lumen on the .onnx | ORT $ort_version median |" \
   "PyTorch median |" \
-  "Lumen / ORT | Lumen on the .onnx / ORT | Lumen / PyTorch | Lumen peak RSS | ORT peak RSS |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  "Lumen / ORT | Lumen / ORT, paired | Lumen on the .onnx / ORT | Lumen / PyTorch |" \
+  "Lumen peak RSS | ORT peak RSS |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 notes=()
 for model in $models; do
   name=$(case_name "$model")
@@ -218,28 +233,32 @@ for model in $models; do
     lumen_rss=$(largest_mb "$work/lumen.rss")
     ort_rss=$(largest_mb "$work/ort.rss")
     echo "| $model | $threads | $lumen_cell | $lumen_onnx_cell | $ort_cell | $torch_cell |" \
-      "$(ratio "$lumen" "$ort") | $(ratio "$lumen_onnx" "$ort") | $(ratio "$lumen" "$torch") |" \
+      "$(ratio "$lumen" "$ort") | $(paired_ratio "$work/lumen.times" "$work/ort.times") |" \
+      "$(ratio "$lumen_onnx" "$ort") | $(ratio "$lumen" "$torch") |" \
       "${lumen_rss:-n/a} | ${ort_rss:-n/a} |"
     mode=$(sed -n 's/^torch mode: //p' "$work/torch.log" | sort -u | paste -sd';' -)
     notes+=("$model ($name): PyTorch ${mode:-did not run}")
   done
 done
 echo
-echo "Notes: medians over the rounds of each round's median of $repeat runs. Peak RSS is the"
-echo "largest maximum resident set over the rounds: Lumen's is /usr/bin/time's for lumen_run"
-echo "(which also holds the case's inputs and PyTorch's outputs to check them); ORT's is node's"
-echo "process.resourceUsage().maxRSS (node with the ORT library loaded starts at about 50 MB)."
+echo "Notes: medians over the rounds of each round's median of $repeat runs; the ratios are those"
+echo "medians' ratios, and 'paired' is the median over the rounds of each round's own ratio (the"
+echo "two engines ran seconds apart in it, so a slow minute of a shared machine slows both)."
+echo "Peak RSS is the largest maximum resident set over the rounds: Lumen's is /usr/bin/time's for"
+echo "lumen_run (which also holds the case's inputs and PyTorch's outputs to check them); ORT's is"
+echo "node's process.resourceUsage().maxRSS (node with the ORT library loaded starts at 50 MB)."
 echo "ORT is timed around await session.run() in node: a small model's figure includes the call."
 printf '%s\n' "${notes[@]}" | sort -u | sed 's/^/- /'
 
 # --- quantised models against their fp32 model --------------------------------------------------
 [ -z "$int8_models" ] && exit 0
 echo
-echo "| model | threads | fp32 median | int8 median | int8 / fp32 | int8 accuracy |" \
+echo "| model | threads | fp32 median | int8 median | int8 / fp32 | int8 / fp32, paired |" \
+  "int8 accuracy |" \
   "int8 (mse, stem fp32) / fp32 | its accuracy | bf16 / fp32 | bf16 accuracy |" \
   "ORT fp32 median | ORT int8 (QDQ) median | ORT int8 / ORT fp32 | QDQ accuracy |" \
   "Lumen int8 / ORT int8 |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 export PYTHONPATH=build/python
 # shellcheck disable=SC2086
 /usr/bin/python3 scripts/make_onnx_models.py --models $int8_models > /dev/null 2>&1 || true
@@ -292,7 +311,8 @@ for model in $int8_models; do
       median[$variant]=$(median_of "$work/$variant.times")
     done
     echo "| $model | $threads | $(with_unit "${median[fp32]}") | $(with_unit "${median[int8]}") |" \
-      "$(ratio "${median[int8]}" "${median[fp32]}") | ${accuracy[int8]} |" \
+      "$(ratio "${median[int8]}" "${median[fp32]}") |" \
+      "$(paired_ratio "$work/int8.times" "$work/fp32.times") | ${accuracy[int8]} |" \
       "$(ratio "${median[int8p]}" "${median[fp32]}") | ${accuracy[int8p]} |" \
       "$(ratio "${median[bf16]}" "${median[fp32]}") | ${accuracy[bf16]} |" \
       "$(with_unit "${median[ort_fp32]}") | $(with_unit "${median[ort_int8]}") |" \
