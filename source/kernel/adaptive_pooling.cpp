@@ -79,10 +79,12 @@ void AdaptiveAveragePool(const PoolingPlane& plane, const float* input, float* o
 }
 
 void GlobalAveragePool(const float* input, int64_t channels, int64_t area, float* output) {
+  // LESSON 09 BEGIN: each plane's mean, the plane summed as one run by SumRun
   const float count = static_cast<float>(area);  // divided, not multiplied by 1 / area: as above
   for (int64_t channel = 0; channel < channels; ++channel) {
     output[channel] = SumRun(input + channel * area, area) / count;
   }
+  // LESSON 09 END
 }
 
 void AdaptiveMaxPool(const PoolingPlane& plane, const float* input, float* output) {
