@@ -246,7 +246,7 @@ echo "medians' ratios, and 'paired' is the median over the rounds of each round'
 echo "two engines ran seconds apart in it, so a slow minute of a shared machine slows both)."
 echo "Peak RSS is the largest maximum resident set over the rounds: Lumen's is /usr/bin/time's for"
 echo "lumen_run (which also holds the case's inputs and PyTorch's outputs to check them); ORT's is"
-echo "node's process.resourceUsage().maxRSS (node with the ORT library loaded starts at 50 MB)."
+echo "node's process.resourceUsage().maxRSS (node with ORT loaded starts near 50 MB)."
 echo "ORT is timed around await session.run() in node: a small model's figure includes the call."
 printf '%s\n' "${notes[@]}" | sort -u | sed 's/^/- /'
 
