@@ -1,6 +1,7 @@
 // GCC's portable SIMD vectors of floats, with unaligned loads and stores: arithmetic on such a
 // vector compiles to the instructions of the set the library is built for (AVX-512, AVX2 or SSE),
-// and a vector times a float broadcasts the float. The hand-vectorised kernels share them.
+// and a vector times a float broadcasts the float. The hand-vectorised kernels share them, and the
+// one load GCC's vectors cannot express, a masked one (LoadFirstLanes), written with intrinsics.
 #ifndef LUMEN_MATH_SIMD_HPP_
 #define LUMEN_MATH_SIMD_HPP_
 
