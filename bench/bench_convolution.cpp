@@ -97,6 +97,14 @@ constexpr LayerShape kLayers[] = {
     {"densenet", 48, 12, 20, 3, 1, 1, 1, kNone},
     {"densenet", 48, 12, 10, 3, 1, 1, 1, kNone},
     {"densenet", 48, 12, 5, 3, 1, 1, 1, kNone},
+    // MobileNetV2's pointwise layers: expansions (ReLU6, here ReLU) and linear projections.
+    {"mobilenet_v2", 24, 144, 56, 1, 1, 0},
+    {"mobilenet_v2", 144, 24, 56, 1, 1, 0, 1, kNone},
+    {"mobilenet_v2", 192, 32, 28, 1, 1, 0, 1, kNone},
+    {"mobilenet_v2", 96, 576, 14, 1, 1, 0},
+    {"mobilenet_v2", 576, 96, 14, 1, 1, 0, 1, kNone},
+    {"mobilenet_v2", 960, 160, 7, 1, 1, 0, 1, kNone},
+    {"mobilenet_v2", 320, 1280, 7, 1, 1, 0},
 };
 
 enum Algorithm { kChosen, kIm2col, kPointwise, kWinograd, kWinograd2x2, kSmallDepth, kReference };

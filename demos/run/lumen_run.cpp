@@ -110,15 +110,35 @@ bool PrintComparisons(const lumen::GoldenCase& golden, const std::vector<lumen::
   return passed;
 }
 
-// Times one Run (inputs already in place) with per-operator timing and prints the table, the
-// framework overhead (Run minus the operators' own times) and the memory figures.
-void PrintProfile(lumen::Session& session) {
+// The middle value of `values` (the mean of the two middle ones for an even count).
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+// Times `runs` Runs (inputs already in place) with per-operator timing and prints the table of
+// each operator's median time, the framework overhead (the median Run minus the operators' own
+// times) and the memory figures. One run is a poor guide on a shared machine: one slow moment
+// lands on whichever operator was running.
+void PrintProfile(lumen::Session& session, int runs) {
   session.set_profiling(true);
-  const auto start = std::chrono::steady_clock::now();
-  session.Run();
-  const double total = lumen::run::ElapsedMilliseconds(start);
+  std::vector<double> run_times;
+  std::vector<std::vector<double>> operator_times;
+  std::vector<lumen::OperatorProfile> profile;
+  for (int run = 0; run < runs; ++run) {
+    const auto start = std::chrono::steady_clock::now();
+    session.Run();
+    run_times.push_back(lumen::run::ElapsedMilliseconds(start));
+    profile = session.Profile();
+    operator_times.resize(profile.size());
+    for (size_t i = 0; i < profile.size(); ++i)
+      operator_times[i].push_back(profile[i].milliseconds);
+  }
   session.set_profiling(false);
-  const std::vector<lumen::OperatorProfile> profile = session.Profile();
+  for (size_t i = 0; i < profile.size(); ++i) profile[i].milliseconds = Median(operator_times[i]);
+  const double total = Median(run_times);
+  if (runs > 1) std::printf("medians of %d profiled runs\n", runs);
   double layer_total = 0;
   for (const auto& entry : profile) layer_total += entry.milliseconds;
   std::printf("%-22s %-48s %10s %7s\n", "type", "operator (+ fused)", "time ms", "share");
@@ -486,7 +506,7 @@ int Run(const Options& options) {
   }
   if (!options.dump_directory.empty()) Dump(session, options.dump_directory);
   // The inputs are still in the session's input operands: time Run on them.
-  if (options.profile) PrintProfile(session);
+  if (options.profile) PrintProfile(session, std::max(1, options.repeat));
   if (options.repeat > 0) {
     results.latency = lumen::run::TimeRuns(session, options.warmup, options.repeat);
     results.timed = true;

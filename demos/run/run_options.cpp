@@ -43,7 +43,8 @@ int ParseOptions(int argc, char** argv, Options* options) {
   app.add_flag("--summary", options->summary,
                "print the inputs, outputs, operator counts, parameters and planned activation "
                "memory at the declared (or --shape) shapes, and exit");
-  app.add_flag("--profile", options->profile, "print a per-operator time table");
+  app.add_flag("--profile", options->profile,
+               "print a per-operator time table (medians over --repeat runs)");
   app.add_option("--extract", options->extract,
                  "compute only what operand NAME needs and write it to OUTPUT_DIR/NAME.f32");
   app.add_option("--dump", options->dump_directory,

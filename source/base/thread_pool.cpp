@@ -76,13 +76,33 @@ bool ThreadPool::TakeChunk(std::ptrdiff_t* begin, std::ptrdiff_t* end) {
   // LESSON 13 END
 }
 
+bool ThreadPool::TakeOwnIteration(std::ptrdiff_t* iteration) {
+  const uint64_t all = job_.count >= 64 ? ~uint64_t{0} : (uint64_t{1} << job_.count) - 1;
+  uint64_t taken = job_.taken.load(std::memory_order_relaxed);
+  while ((taken & all) != all) {
+    // This thread's own iteration first, else the lowest one left (the lowest clear bit, below
+    // `count` since the bits above it stay clear).
+    const uint64_t own = current_worker < job_.count ? uint64_t{1} << current_worker : 0;
+    const uint64_t wanted = (taken & own) == 0 && own != 0 ? own : ~taken & (taken + 1);
+    if (job_.taken.compare_exchange_weak(taken, taken | wanted, std::memory_order_relaxed)) {
+      *iteration = __builtin_ctzll(wanted);
+      return true;
+    }
+  }
+  return false;
+}
+
 void ThreadPool::WorkOnJob() {
   const bool was_inside = inside_job;
   inside_job = true;
   std::ptrdiff_t begin = 0;
   std::ptrdiff_t end = 0;
   try {
-    while (TakeChunk(&begin, &end)) (*job_.body)(begin, end);
+    if (job_.schedule == Schedule::kByThread) {
+      while (TakeOwnIteration(&begin)) (*job_.body)(begin, begin + 1);
+    } else {
+      while (TakeChunk(&begin, &end)) (*job_.body)(begin, end);
+    }
   } catch (...) {
     // Leaving a worker thread, the exception would end the process: the first one is kept for
     // Run to rethrow on the caller, and the other threads take no new chunk.
@@ -90,6 +110,7 @@ void ThreadPool::WorkOnJob() {
       job_.error = std::current_exception();
     }
     job_.next.store(job_.count, std::memory_order_relaxed);  // no chunk for anyone from now on
+    job_.taken.store(~uint64_t{0}, std::memory_order_relaxed);
   }
   inside_job = was_inside;
 }
@@ -102,8 +123,10 @@ void ThreadPool::Run(std::ptrdiff_t count, Schedule schedule, RangeFunction body
   }
   job_.body = &body;
   job_.count = count;
-  job_.schedule = schedule;
+  // Iterations past 64 have no bit of their own: such a loop is handed out in chunks.
+  job_.schedule = schedule == Schedule::kByThread && count > 64 ? Schedule::kStatic : schedule;
   job_.next.store(0, std::memory_order_relaxed);
+  job_.taken.store(0, std::memory_order_relaxed);
   job_.failed.store(false, std::memory_order_relaxed);
   // Open the job under a new generation; the release makes the fields above visible to every
   // worker that sees the new state.

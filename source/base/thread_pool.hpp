@@ -48,9 +48,11 @@ class RangeFunction {
 };
 
 // How iterations are handed out: in shrinking contiguous chunks (for iterations that cost the
-// same: each thread reads one contiguous share while all are running), or one at a time (for
-// iterations whose costs differ a lot).
-enum class Schedule { kStatic, kDynamic };
+// same: each thread reads one contiguous share while all are running), one at a time (for
+// iterations whose costs differ a lot), or one per thread, iteration t to thread t of the team
+// while it is there to take it (for loops of `threads` shares of a map: consecutive layers that
+// split their maps alike then find each share in the cache of the core that wrote it).
+enum class Schedule { kStatic, kDynamic, kByThread };
 
 // A fixed team of threads for parallel loops (see the top of this file).
 class ThreadPool {
@@ -86,12 +88,16 @@ class ThreadPool {
     std::ptrdiff_t count = 0;
     Schedule schedule = Schedule::kStatic;
     std::atomic<std::ptrdiff_t> next{0};  // first iteration no thread has taken yet
+    std::atomic<uint64_t> taken{0};       // kByThread: bit i set once iteration i is taken
     std::atomic<bool> failed{false};      // a chunk threw: `error` holds the first exception
     std::exception_ptr error;             // written by that chunk's thread only, read by Run
   };
 
   // Takes the next chunk of the job; false when none is left.
   bool TakeChunk(std::ptrdiff_t* begin, std::ptrdiff_t* end);
+  // kByThread: takes this thread's own iteration if it is still there, else the first one left
+  // (its thread has not come yet: nobody waits for it); false when none is left.
+  bool TakeOwnIteration(std::ptrdiff_t* iteration);
   // Runs chunks until none is left, or until one throws: then keeps the job's first exception
   // and hands out no further chunk.
   void WorkOnJob();

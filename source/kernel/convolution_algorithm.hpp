@@ -90,6 +90,10 @@ struct ConvolutionPlan {
   int block = 0;
   // How pointwise tasks, and shared Winograd blocks, split over the threads.
   TaskGrid grid;
+  // Pointwise and depthwise on large maps: each thread one contiguous share of the output
+  // pixels, all channels (Schedule::kByThread), so that layers in a row find their input in the
+  // cache of the core that wrote it.
+  bool contiguous_shares = false;
   // Winograd: each thread takes whole blocks (many tiles), instead of all threads sharing each.
   bool private_blocks = false;
   // Small-depth: where each of a group's K taps lies in the padded input planes, from a tile's

@@ -170,40 +170,41 @@ void NarrowTile(int columns, const float* padded, const PaddedPlane& plane, cons
   }
 }
 
-// Rows first_row.. (row_count of them) of every output column of one channel: kTileColumns
-// columns at a time.
+// Rows first_row.. (row_count of them) of output columns [first_column, end_column) of one
+// channel: kTileColumns columns at a time.
 template <int Lanes, int Vectors, int KernelH, int KernelW, int Stride>
 void DepthwiseRowBand(const float* padded, const PaddedPlane& plane, const TapSteps& steps,
                       const float* weights, float bias, LaneClamp clamp, const Window2d& w,
-                      int output_w, int first_row, int row_count, float* output, int output_h) {
-  int ox = 0;
-  for (; ox + kTileColumns <= output_w; ox += kTileColumns) {
+                      int first_column, int end_column, int first_row, int row_count, float* output,
+                      int output_h) {
+  int ox = first_column;
+  for (; ox + kTileColumns <= end_column; ox += kTileColumns) {
     DepthwiseTile<Lanes, Vectors, kTileColumns, KernelH, KernelW, Stride>(
         padded, plane, steps, weights, bias, clamp, w, ox, first_row, row_count, output, output_h);
   }
   // The last columns, fewer than kTileColumns, in one narrower tile.
   NarrowTile<Lanes, Vectors, kTileColumns - 1, KernelH, KernelW, Stride>(
-      output_w - ox, padded, plane, steps, weights, bias, clamp, w, ox, first_row, row_count,
+      end_column - ox, padded, plane, steps, weights, bias, clamp, w, ox, first_row, row_count,
       output, output_h);
 }
 
-// One output channel: bands of kTileRows rows, a short last band in half as many (a 20-row map's
-// second band holds 4 rows).
+// Output columns [first_column, end_column) of one output channel: bands of kTileRows rows, a
+// short last band in half as many (a 20-row map's second band holds 4 rows).
 template <int KernelH, int KernelW, int Stride>
 void DepthwiseChannel(const float* padded, const PaddedPlane& plane, const float* weights,
-                      float bias, LaneClamp clamp, const Window2d& w, int output_h, int output_w,
-                      float* output) {
+                      float bias, LaneClamp clamp, const Window2d& w, int output_h,
+                      int first_column, int end_column, float* output) {
   const TapSteps steps = TapStepsFor(w, plane);
   for (int first_row = 0; first_row < output_h; first_row += kTileRows) {
     const int row_count = std::min(kTileRows, output_h - first_row);
     if (row_count <= kLanes) {
       DepthwiseRowBand<kLanes, 1, KernelH, KernelW, Stride>(padded, plane, steps, weights, bias,
-                                                            clamp, w, output_w, first_row,
-                                                            row_count, output, output_h);
+                                                            clamp, w, first_column, end_column,
+                                                            first_row, row_count, output, output_h);
     } else {
       DepthwiseRowBand<kBandLanes, kTileVectors, KernelH, KernelW, Stride>(
-          padded, plane, steps, weights, bias, clamp, w, output_w, first_row, row_count, output,
-          output_h);
+          padded, plane, steps, weights, bias, clamp, w, first_column, end_column, first_row,
+          row_count, output, output_h);
     }
   }
 }
@@ -212,7 +213,7 @@ void DepthwiseChannel(const float* padded, const PaddedPlane& plane, const float
 // time (a 3x3 tile's two 3-step loops cost as much in branches as its multiply-adds), and with
 // stride 1 or 2 and no dilation their offsets too; any other window loops.
 using ChannelFunction = void (*)(const float*, const PaddedPlane&, const float*, float, LaneClamp,
-                                 const Window2d&, int, int, float*);
+                                 const Window2d&, int, int, int, float*);
 template <int Kernel>
 ChannelFunction SquareChannelFunction(const Window2d& w) {
   const bool plain = w.dilation_h == 1 && w.dilation_w == 1 && w.stride_h == w.stride_w;
@@ -479,16 +480,21 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
   ConvolutionAlgorithmKind kind() const override { return ConvolutionAlgorithmKind::kDepthwise; }
 
   // One task per thread, each a run of output channels (of channel groups on the interleaved
-  // path, which plan.block = kGroupLanes marks); a task pads one input plane or group at a time in
-  // its scratch.
+  // path, which plan.block = kGroupLanes marks), or on wide maps a run of output columns; a task
+  // pads one input plane (or its columns) or group at a time in its scratch.
   ConvolutionPlan Plan(const ConvolutionShape& shape, const Activation& activation,
-                       int /*threads*/) const override {
+                       int threads) const override {
     ConvolutionPlan plan = BasicPlan(shape, activation);
     if (TakesInterleavedPath(shape.output_h)) {
       plan.block = kGroupLanes;
       plan.scratch(ScratchSlot::kFirst) = InterleavedPlaneFor(window_, shape).floats();
     } else {
       plan.scratch(ScratchSlot::kFirst) = PaddedPlaneFor(window_, shape).floats(kTileRows);
+      // Tiles of rows on a map of at least two tiles of columns per thread: each thread takes a
+      // share of the columns, every channel, so that it reads the input a pointwise layer before
+      // it wrote on the same core, and writes the share the pointwise layer after it reads
+      // there (see the pointwise kernel's pixel shares).
+      plan.contiguous_shares = threads > 1 && shape.output_w >= 2 * kTileColumns * threads;
     }
     return plan;
   }
@@ -520,23 +526,45 @@ class DepthwiseConvolution : public ConvolutionAlgorithm {
     // ReLU and ReLU6 are applied to the sums in registers; any other activation after them.
     LaneClamp clamp = LaneClamp::kNone;
     const bool clamped = IsLaneClamp(plan.activation, &clamp);
-    const int tasks = Tasks(context, out_channels_);
-    ParallelFor(context.pool, tasks, [&](std::ptrdiff_t task) {
-      float* padded = context.Scratch(ScratchSlot::kFirst, plane.floats(kTileRows));
-      // The padding, and the tail that a last partial tile reads past the plane.
-      std::fill(padded, padded + plane.floats(kTileRows), 0.0f);
-      const int first_channel = static_cast<int>(task * out_channels_ / tasks);
-      const int end_channel = static_cast<int>((task + 1) * out_channels_ / tasks);
-      for (int channel = first_channel; channel < end_channel; ++channel) {
-        CopyIntoPlane(input + (channel / Multiplier()) * input_area, s.input_h, s.input_w,
-                      w.pad_top, w.pad_left, plane, padded);
-        const float* weights = weights_.data() + static_cast<size_t>(channel) * Taps();
-        float* target = output + channel * output_area;
-        compute_channel(padded, plane, weights, bias(channel), clamp, w, s.output_h, s.output_w,
-                        target);
-        if (!clamped) Activate(plan.activation, target, output_area);
-      }
-    });
+    // A task is a run of channels, all columns; or with contiguous shares a run of columns, all
+    // channels.
+    const int tasks = Tasks(context, plan.contiguous_shares ? s.output_w : out_channels_);
+    ParallelFor(
+        context.pool, tasks,
+        [&](std::ptrdiff_t task) {
+          float* padded = context.Scratch(ScratchSlot::kFirst, plane.floats(kTileRows));
+          // The padding, and the tail that a last partial tile reads past the plane.
+          std::fill(padded, padded + plane.floats(kTileRows), 0.0f);
+          int first_channel = 0;
+          int end_channel = out_channels_;
+          int first_column = 0;
+          int end_column = s.output_w;
+          if (plan.contiguous_shares) {
+            first_column = static_cast<int>(task * s.output_w / tasks);
+            end_column = static_cast<int>((task + 1) * s.output_w / tasks);
+          } else {
+            first_channel = static_cast<int>(task * out_channels_ / tasks);
+            end_channel = static_cast<int>((task + 1) * out_channels_ / tasks);
+          }
+          // The input columns those output columns' windows read.
+          const int first_input = first_column * w.stride_w - w.pad_left;
+          const int end_input =
+              (end_column - 1) * w.stride_w + (w.kernel_w - 1) * w.dilation_w + 1 - w.pad_left;
+          for (int channel = first_channel; channel < end_channel; ++channel) {
+            CopyColumnsIntoPlane(input + (channel / Multiplier()) * input_area, s.input_h,
+                                 s.input_w, w.pad_top, w.pad_left, first_input, end_input, plane,
+                                 padded);
+            const float* weights = weights_.data() + static_cast<size_t>(channel) * Taps();
+            float* target = output + channel * output_area;
+            compute_channel(padded, plane, weights, bias(channel), clamp, w, s.output_h,
+                            first_column, end_column, target);
+            if (!clamped) {
+              Activate(plan.activation, target + static_cast<size_t>(first_column) * s.output_h,
+                       static_cast<size_t>(end_column - first_column) * s.output_h);
+            }
+          }
+        },
+        plan.contiguous_shares ? Schedule::kByThread : Schedule::kStatic);
   }
 
   // Groups of kGroupLanes channels side by side (small maps).

@@ -76,13 +76,19 @@ PaddedPlane PaddedPlaneFor(const Window2d& window, const PlanePair& shape) {
 
 void CopyIntoPlane(const float* source, int input_h, int input_w, int pad_top, int pad_left,
                    const PaddedPlane& plane, float* target) {
+  CopyColumnsIntoPlane(source, input_h, input_w, pad_top, pad_left, 0, input_w, plane, target);
+}
+
+void CopyColumnsIntoPlane(const float* source, int input_h, int input_w, int pad_top, int pad_left,
+                          int first_col, int end_col, const PaddedPlane& plane, float* target) {
   // The input rows and columns that land inside the plane (the last windows may stop before the
   // input's end).
   const int end_row = std::min(input_h, plane.rows - pad_top);
-  const int end_col = std::min(input_w, plane.cols - pad_left);
+  end_col = std::min({end_col, input_w, plane.cols - pad_left});
+  first_col = std::max(first_col, 0);
   const int stride = plane.stride;
   if (stride == 2) {
-    for (int col = 0; col < end_col; ++col) {
+    for (int col = first_col; col < end_col; ++col) {
       SplitColumnInTwo(source + static_cast<size_t>(col) * input_h, end_row, pad_top, plane,
                        target + static_cast<size_t>(col + pad_left) * plane.column_floats());
     }
@@ -94,7 +100,7 @@ void CopyIntoPlane(const float* source, int input_h, int input_w, int pad_top, i
     int first_j = 0;
     int end_j = 0;
     RowsWithInput(plane, pad_top, end_row, phase, &first_j, &end_j);
-    for (int col = 0; col < end_col; ++col) {
+    for (int col = first_col; col < end_col; ++col) {
       float* to = target + static_cast<size_t>(col + pad_left) * plane.column_floats() +
                   static_cast<size_t>(phase) * plane.phase_rows;
       const float* input_row = source + static_cast<size_t>(col) * input_h + phase - pad_top;

@@ -48,6 +48,11 @@ PaddedPlane PaddedPlaneFor(const Window2d& window, const PlanePair& shape);
 void CopyIntoPlane(const float* source, int input_h, int input_w, int pad_top, int pad_left,
                    const PaddedPlane& plane, float* target);
 
+// CopyIntoPlane for input columns [first_col, end_col) only: a thread that computes some of the
+// output columns copies just the input they read.
+void CopyColumnsIntoPlane(const float* source, int input_h, int input_w, int pad_top, int pad_left,
+                          int first_col, int end_col, const PaddedPlane& plane, float* target);
+
 }  // namespace lumen
 
 #endif  // LUMEN_SOURCE_KERNEL_PADDED_PLANE_HPP_

@@ -87,6 +87,48 @@ TEST(ThreadPool, WorkerIndicesStayInRange) {
   EXPECT_EQ(seen[0].load() + seen[1].load() + seen[2].load(), 3000);
 }
 
+TEST(ThreadPool, ByThreadRunsEachIterationOnceAndGivesThreadsTheirOwn) {
+  ThreadPool pool(3);
+  for (const int count : {1, 2, 3, 5, 64, 65, 200}) {
+    std::vector<std::atomic<int>> runs(count);
+    ParallelFor(
+        &pool, count, [&](std::ptrdiff_t i) { runs[i].fetch_add(1); }, Schedule::kByThread);
+    for (int i = 0; i < count; ++i)
+      EXPECT_EQ(runs[i].load(), 1) << "iteration " << i << " of " << count;
+  }
+  // Iteration t goes to thread t whenever thread t is there: each iteration waits until every
+  // thread of the team has taken one, so none can take a second before the others have come.
+  int own = 0;
+  for (int loop = 0; loop < 20; ++loop) {
+    std::atomic<int> started{0};
+    std::vector<int> thread_of(3, -1);
+    ParallelFor(
+        &pool, 3,
+        [&](std::ptrdiff_t i) {
+          thread_of[i] = ThreadPool::CurrentWorker();
+          started.fetch_add(1);
+          const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+          while (started.load() < 3 && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::yield();
+          }
+        },
+        Schedule::kByThread);
+    own += thread_of == std::vector<int>{0, 1, 2};
+  }
+  // A worker that is descheduled while the loop opens leaves its iteration to another thread
+  // (nobody waits for it), so most loops, not all, keep the mapping on a busy machine.
+  EXPECT_GE(own, 10);
+}
+
+TEST(ThreadPool, ByThreadWithoutAWorkerLeavesItsIterationToTheOthers) {
+  // A loop of more iterations than threads: the ones no thread owns are taken all the same.
+  ThreadPool pool(2);
+  std::vector<std::atomic<int>> runs(7);
+  ParallelFor(
+      &pool, 7, [&](std::ptrdiff_t i) { runs[i].fetch_add(1); }, Schedule::kByThread);
+  for (auto& run : runs) EXPECT_EQ(run.load(), 1);
+}
+
 TEST(ThreadPool, PoolsInSeveralThreadsRunAtOnce) {
   // One pool per session, sessions in their own threads: no shared state between pools.
   std::vector<long> sums(4, 0);
@@ -140,12 +182,14 @@ TEST(ThreadPool, RethrowsAWorkersExceptionOnTheCaller) {
 TEST(ThreadPool, RethrowsOneExceptionWhenEveryThreadThrows) {
   for (int threads : {2, 3, 5}) {
     ThreadPool pool(threads);
-    for (Schedule schedule : {Schedule::kStatic, Schedule::kDynamic}) {
-      EXPECT_THROW(
-          ParallelFor(
-              &pool, 1000, [](std::ptrdiff_t) { throw Error("every iteration throws"); }, schedule),
-          Error)
-          << threads << " threads";
+    for (Schedule schedule : {Schedule::kStatic, Schedule::kDynamic, Schedule::kByThread}) {
+      for (int count : {1000, threads}) {
+        EXPECT_THROW(ParallelFor(
+                         &pool, count,
+                         [](std::ptrdiff_t) { throw Error("every iteration throws"); }, schedule),
+                     Error)
+            << threads << " threads";
+      }
       std::vector<std::atomic<int>> hits(100);
       ParallelFor(
           &pool, 100, [&](std::ptrdiff_t i) { hits[i].fetch_add(1); }, schedule);

@@ -314,6 +314,25 @@ std::vector<Geometry> Geometries() {
           .Dilation(2, 2)
           .Padding(3, 2, 1, 3),
       Conv("depthwise_6x6_k7x7_batch2", 11, 11, 6, 6, 7, 7).Groups(11).Padding(3).Batch(2),
+      // Wide maps, which on two and three threads are split by columns (a share of the columns
+      // per thread, every channel): shares that start and end inside a tile of columns, at the
+      // padding, with stride 2 and dilation, and an activation applied after the sums.
+      Conv("depthwise_18x75_k3x3_column_shares_hardswish", 3, 3, 18, 75, 3, 3)
+          .Groups(3)
+          .Padding(1)
+          .Activate(Kind::kHardswish),
+      Conv("depthwise_40x81_k5x5_stride2_multiplier2_column_shares", 2, 4, 40, 81, 5, 5)
+          .Groups(2)
+          .Stride(2, 2)
+          .Padding(2),
+      Conv("depthwise_20x64_k3x3_dilation2_column_shares_batch2", 4, 4, 20, 64, 3, 3)
+          .Groups(4)
+          .Padding(2)
+          .Dilation(2, 2)
+          .Batch(2),
+      Conv("depthwise_17x49_k3x3_no_padding_column_shares_relu6", 5, 5, 17, 49, 3, 3)
+          .Groups(5)
+          .Activate(Kind::kRelu6),
 
       // Winograd, shared path (few tiles). Output sizes that are not multiples of 4 leave partial
       // tiles on the bottom and right edges.
