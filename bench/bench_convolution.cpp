@@ -137,6 +137,9 @@ constexpr DepthwiseShape kDepthwiseLayers[] = {
     {"mobilenet_v2", 960, 7, 3, 1},
     // EfficientNet-B0 0.5's 5x5 layers on 14x14 maps.
     {"efficientnet", 336, 14, 5, 1},
+    // Full-width MobileNetV2's stride-2 layers, 112 -> 56 and 56 -> 28.
+    {"mobilenet_v2", 96, 112, 3, 2},
+    {"mobilenet_v2", 144, 56, 3, 2},
 };
 
 ConvolutionSpec MakeSpec(const LayerShape& layer) {
