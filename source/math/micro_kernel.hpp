@@ -14,10 +14,11 @@
 namespace lumen {
 
 // C[0:rows, 0:cols] (=, or += when accumulate) A * B over `depth` steps: step p multiplies the
-// kPanelRows floats at a_rows(p) (a packed row panel's p-th column, or wherever the caller keeps
-// them) by the first kUsedColumns of the kPanelColumns floats at b + p * kPanelColumns (a packed
-// column panel). C is column-major with leading dimension ldc; cols <= kUsedColumns. The loop
-// below is where a CNN spends most of its time. Callers use MicroKernel, which picks the width.
+// first kVectors vectors of the kPanelRows floats at a_rows(p) (a packed row panel's p-th column,
+// or wherever the caller keeps them) by the first kUsedColumns of the kPanelColumns floats at
+// b + p * kPanelColumns (a packed column panel). C is column-major with leading dimension ldc;
+// rows <= kVectors vectors, cols <= kUsedColumns. The loop below is where a CNN spends most of its
+// time. Callers use MicroKernel, which picks the width and height.
 //
 // `next_b` is the B panel the caller multiplies next: its lines are requested from memory while
 // this panel computes. Weights too large for the caches (ResNet's last layers hold 2-9 MB each)
@@ -25,31 +26,37 @@ namespace lumen {
 //
 // `epilogue` finishes the tile in registers before it is stored (after the sums already in C are
 // added, when accumulating): its bias (bias[j] for column j < cols), then its clamp.
-template <int kUsedColumns, typename RowsOfA>
-void MicroKernelOfWidth(int depth, RowsOfA a_rows, const float* b, const float* next_b, float* c,
+template <int kUsedColumns, int kVectors, typename RowsOfA>
+void MicroKernelOfShape(int depth, RowsOfA a_rows, const float* b, const float* next_b, float* c,
                         size_t ldc, int rows, int cols, bool accumulate,
                         const GemmEpilogue& epilogue) {
-  constexpr int kRows = kPanelRows;
+  constexpr int kLanes = kPanelRows / 2;
+  constexpr int kRows = kVectors * kLanes;
   constexpr int kColumns = kUsedColumns;
-  constexpr int kLanes = kRows / 2;
   using Vector = FloatVector<kLanes>;
   // Every loop over j below is unrolled, so that `sum` lives in registers from start to end: with
   // one loop left rolled, GCC kept the array on the stack, zeroed it with a call to memset and
   // spilled the sums after the loop, a fixed cost that a short product (attention's depth-32
   // Q K^T) paid on every tile.
-  Vector sum[2][kColumns];
+  Vector sum[kVectors][kColumns];
 #pragma GCC unroll 16
-  for (int j = 0; j < kColumns; ++j) sum[0][j] = sum[1][j] = Vector{};
+  for (int j = 0; j < kColumns; ++j) {
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v) sum[v][j] = Vector{};
+  }
   for (int p = 0; p < depth; ++p) {
     const float* a = a_rows(p);
-    const Vector a0 = LoadVector<Vector>(a);
-    const Vector a1 = LoadVector<Vector>(a + kLanes);
+    Vector a_vectors[kVectors];
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v) a_vectors[v] = LoadVector<Vector>(a + v * kLanes);
     const float* bp = b + p * kPanelColumns;
     __builtin_prefetch(next_b + p * kPanelColumns);
 #pragma GCC unroll 16
     for (int j = 0; j < kColumns; ++j) {
-      sum[0][j] += a0 * bp[j];  // a vector times a scalar: the scalar is broadcast
-      sum[1][j] += a1 * bp[j];
+#pragma GCC unroll 2
+      for (int v = 0; v < kVectors; ++v) {
+        sum[v][j] += a_vectors[v] * bp[j];  // a vector times a scalar: the scalar is broadcast
+      }
     }
   }
   // The epilogue's bias and clamp, lane by lane (ClampLanes lets NaN through, as PyTorch's
@@ -62,14 +69,12 @@ void MicroKernelOfWidth(int depth, RowsOfA a_rows, const float* b, const float* 
 #pragma GCC unroll 16
     for (int j = 0; j < kColumns; ++j) {
       float* column = c + j * ldc;
-      if (accumulate) {
-        sum[0][j] += LoadVector<Vector>(column);
-        sum[1][j] += LoadVector<Vector>(column + kLanes);
+#pragma GCC unroll 2
+      for (int v = 0; v < kVectors; ++v) {
+        if (accumulate) sum[v][j] += LoadVector<Vector>(column + v * kLanes);
+        finish(sum[v][j], j);
+        StoreVector(column + v * kLanes, sum[v][j]);
       }
-      finish(sum[0][j], j);
-      finish(sum[1][j], j);
-      StoreVector(column, sum[0][j]);
-      StoreVector(column + kLanes, sum[1][j]);
     }
     return;
   }
@@ -77,8 +82,8 @@ void MicroKernelOfWidth(int depth, RowsOfA a_rows, const float* b, const float* 
   float tile[kColumns][kRows];
 #pragma GCC unroll 16
   for (int j = 0; j < kColumns; ++j) {
-    StoreVector(tile[j], sum[0][j]);
-    StoreVector(tile[j] + kLanes, sum[1][j]);
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v) StoreVector(tile[j] + v * kLanes, sum[v][j]);
   }
   // Loops of known length with a condition, not copies of `rows` floats: the compiler makes them
   // masked loads and stores, where std::copy was a call to memmove per column (3% of SqueezeNet's
@@ -91,10 +96,10 @@ void MicroKernelOfWidth(int depth, RowsOfA a_rows, const float* b, const float* 
         if (i < rows) tile[j][i] += column[i];
       }
     }
-    for (int half = 0; half < 2; ++half) {
-      Vector value = LoadVector<Vector>(tile[j] + half * kLanes);
+    for (int v = 0; v < kVectors; ++v) {
+      Vector value = LoadVector<Vector>(tile[j] + v * kLanes);
       finish(value, j);
-      StoreVector(tile[j] + half * kLanes, value);
+      StoreVector(tile[j] + v * kLanes, value);
     }
 #pragma GCC unroll 32
     for (int i = 0; i < kRows; ++i) {
@@ -107,22 +112,38 @@ void MicroKernelOfWidth(int depth, RowsOfA a_rows, const float* b, const float* 
 // fewer valid columns (the last panel of 64 or 128 output channels holds 8 of AVX-512's 14; a
 // group of 8 in RegNet, 3 in an RGB output layer) then costs only the products it needs, instead
 // of multiplying its zero padding.
+template <int kVectors, typename RowsOfA>
+void MicroKernelOfHeight(int depth, RowsOfA a_rows, const float* b, const float* next_b, float* c,
+                         size_t ldc, int rows, int cols, bool accumulate,
+                         const GemmEpilogue& epilogue) {
+  if constexpr (kPanelColumns > 8) {
+    if (cols <= 4) {
+      MicroKernelOfShape<4, kVectors>(depth, a_rows, b, next_b, c, ldc, rows, cols, accumulate,
+                                      epilogue);
+      return;
+    }
+    if (cols <= 8) {
+      MicroKernelOfShape<8, kVectors>(depth, a_rows, b, next_b, c, ldc, rows, cols, accumulate,
+                                      epilogue);
+      return;
+    }
+  }
+  MicroKernelOfShape<kPanelColumns, kVectors>(depth, a_rows, b, next_b, c, ldc, rows, cols,
+                                              accumulate, epilogue);
+}
+
+// The micro-kernel for a tile of `rows` x `cols`: a last row panel of at most half kPanelRows rows
+// (a 14x14 map's 196 pixels leave 4 in their seventh panel of 32) computes one vector per column
+// instead of two, half the products.
 template <typename RowsOfA>
 void MicroKernel(int depth, RowsOfA a_rows, const float* b, const float* next_b, float* c,
                  size_t ldc, int rows, int cols, bool accumulate,
                  const GemmEpilogue& epilogue = {}) {
-  if constexpr (kPanelColumns > 8) {
-    if (cols <= 4) {
-      MicroKernelOfWidth<4>(depth, a_rows, b, next_b, c, ldc, rows, cols, accumulate, epilogue);
-      return;
-    }
-    if (cols <= 8) {
-      MicroKernelOfWidth<8>(depth, a_rows, b, next_b, c, ldc, rows, cols, accumulate, epilogue);
-      return;
-    }
+  if (rows <= kPanelRows / 2) {
+    MicroKernelOfHeight<1>(depth, a_rows, b, next_b, c, ldc, rows, cols, accumulate, epilogue);
+  } else {
+    MicroKernelOfHeight<2>(depth, a_rows, b, next_b, c, ldc, rows, cols, accumulate, epilogue);
   }
-  MicroKernelOfWidth<kPanelColumns>(depth, a_rows, b, next_b, c, ldc, rows, cols, accumulate,
-                                    epilogue);
 }
 
 }  // namespace lumen
