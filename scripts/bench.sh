@@ -145,9 +145,9 @@ paired_ratio() {
     echo "n/a"
     return
   fi
-  paste -d' ' "$1" "$2" | awk '$3 > 0 {print $1 / $3}' | sort -g | awk '{m[NR] = $1}
-    END {if (NR) printf "%.2f", (NR % 2) ? m[(NR + 1) / 2] : (m[NR / 2] + m[NR / 2 + 1]) / 2
-      else printf "n/a"}'
+  local median
+  median=$(paste -d' ' "$1" "$2" | awk '$3 > 0 {print $1 / $3}' | median_of /dev/stdin)
+  echo "${median:-n/a}"
 }
 
 with_unit() { if [ -n "$1" ]; then echo "$1 ms"; else echo "n/a"; fi; }

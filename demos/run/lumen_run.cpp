@@ -110,13 +110,6 @@ bool PrintComparisons(const lumen::GoldenCase& golden, const std::vector<lumen::
   return passed;
 }
 
-// The middle value of `values` (the mean of the two middle ones for an even count).
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t middle = values.size() / 2;
-  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-}
-
 // Times `runs` Runs (inputs already in place) with per-operator timing and prints the table of
 // each operator's median time, the framework overhead (the median Run minus the operators' own
 // times) and the memory figures. One run is a poor guide on a shared machine: one slow moment
@@ -136,8 +129,10 @@ void PrintProfile(lumen::Session& session, int runs) {
       operator_times[i].push_back(profile[i].milliseconds);
   }
   session.set_profiling(false);
-  for (size_t i = 0; i < profile.size(); ++i) profile[i].milliseconds = Median(operator_times[i]);
-  const double total = Median(run_times);
+  for (size_t i = 0; i < profile.size(); ++i) {
+    profile[i].milliseconds = lumen::run::StatisticsOf(operator_times[i]).median;
+  }
+  const double total = lumen::run::StatisticsOf(run_times).median;
   if (runs > 1) std::printf("medians of %d profiled runs\n", runs);
   double layer_total = 0;
   for (const auto& entry : profile) layer_total += entry.milliseconds;
