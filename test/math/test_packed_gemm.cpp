@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "math/micro_kernel.hpp"
 #include "math/packed_gemm.hpp"
 #include "support/case_runner.hpp"
 #include "support/kernel_testing.hpp"
@@ -70,6 +71,13 @@ std::vector<GemmShape> Shapes() {
       {kPanelRows, 8, 9},
       {5, 9, 33},
       {kPanelRows - 2, 5, 520},
+      // Last row panels one vector plus 1 to kMostExtraRows rows (a 7x7 map's 49 pixels), which
+      // MicroKernelWithExtraRows computes: every count of extra rows, full and narrow widths, one
+      // slice and several.
+      {kPanelRows + kPanelRows / 2 + 1, 2 * kPanelColumns, 300},
+      {kPanelRows / 2 + 2, kPanelColumns - 1, 40},
+      {kPanelRows / 2 + kMostExtraRows - 1, 3, 9},
+      {2 * kPanelRows + kPanelRows / 2 + kMostExtraRows, kPanelColumns + 5, 530},
   };
   std::mt19937 generator(1234);
   std::uniform_int_distribution<int> rows(1, 200), columns(1, 40), depth(1, 700);
