@@ -123,23 +123,26 @@ void MicroKernelOfShape(int depth, RowsOfA a_rows, const float* b, const float* 
   StoreTileEdge<kColumns, kRows>(tile, c, ldc, rows, cols, accumulate, epilogue);
 }
 
-// A last row panel a few rows longer than one vector (a 7x7 map's 49 pixels leave 17 rows in
-// their second panel of 32): the first vector of rows as MicroKernelOfShape<kPanelColumns, 1>
-// computes it, and each of the kExtraRows rows after it as a vector across the panel's columns,
-// the row's A value broadcast. Instead of 2 vectors' multiply-adds per column and step, 1 plus 2
-// per extra row: 22 against 28 with AVX-512 for 4 extra rows, 16 for one.
-template <int kExtraRows, typename RowsOfA>
+// A last row panel of one vector and a few rows more (a 7x7 map's 49 pixels leave 17 rows in
+// their second panel of 32), or of those few rows alone (a 14x14 map's 196 leave 4): the vector
+// of rows as MicroKernelOfShape<kPanelColumns, 1> computes it (when kVectors is 1), and each of
+// the kExtraRows rows after it as a vector across the panel's columns, the row's A value
+// broadcast. Per step, with AVX-512: 14 + 2 * kExtraRows multiply-adds for the first kind instead
+// of 2 * 14, 2 * kExtraRows (of half the width) for the second instead of 14.
+template <int kVectors, int kExtraRows, typename RowsOfA>
 void MicroKernelWithExtraRows(int depth, RowsOfA a_rows, const float* b, const float* next_b,
                               float* c, size_t ldc, int rows, int cols, bool accumulate,
                               const GemmEpilogue& epilogue) {
   constexpr int kLanes = kPanelRows / 2;
   constexpr int kColumns = kPanelColumns;
+  constexpr int kFirstExtra = kVectors * kLanes;  // the first extra row
   // An extra row's sums are two vectors of kHalf lanes over columns [0, kHalf) and
   // [kColumns - kHalf, kColumns): they overlap (the columns in both get the same sums), but
   // neither load reads past the panel's row, into the next row or past the panel's end.
   constexpr int kHalf = kColumns > 8 ? 8 : 4;
+  static_assert(kVectors == 0 || kVectors == 1, "one vector of rows at most");
   static_assert(2 * kHalf >= kColumns && kHalf <= kColumns, "two halves cover a panel's row");
-  static_assert(kLanes + kExtraRows <= kPanelRows, "the extra rows lie in the row panel");
+  static_assert(kFirstExtra + kExtraRows <= kPanelRows, "the extra rows lie in the row panel");
   using Vector = FloatVector<kLanes>;
   using Half = FloatVector<kHalf>;
   Vector sum[kColumns];
@@ -150,17 +153,19 @@ void MicroKernelWithExtraRows(int depth, RowsOfA a_rows, const float* b, const f
   for (int i = 0; i < kExtraRows; ++i) extra[i][0] = extra[i][1] = Half{};
   for (int p = 0; p < depth; ++p) {
     const float* a = a_rows(p);
-    const Vector a_vector = LoadVector<Vector>(a);
     const float* bp = b + p * kPanelColumns;
     __builtin_prefetch(next_b + p * kPanelColumns);
+    if constexpr (kVectors == 1) {
+      const Vector a_vector = LoadVector<Vector>(a);
 #pragma GCC unroll 16
-    for (int j = 0; j < kColumns; ++j) sum[j] += a_vector * bp[j];
+      for (int j = 0; j < kColumns; ++j) sum[j] += a_vector * bp[j];
+    }
     const Half low = LoadVector<Half>(bp);
     const Half high = LoadVector<Half>(bp + kColumns - kHalf);
 #pragma GCC unroll 4
     for (int i = 0; i < kExtraRows; ++i) {
-      extra[i][0] += low * a[kLanes + i];
-      extra[i][1] += high * a[kLanes + i];
+      extra[i][0] += low * a[kFirstExtra + i];
+      extra[i][1] += high * a[kFirstExtra + i];
     }
   }
   // Into a tile of C's layout, the rows past the extra ones zero (finished, never stored).
@@ -176,24 +181,24 @@ void MicroKernelWithExtraRows(int depth, RowsOfA a_rows, const float* b, const f
     StoreVector(row, extra[i][0]);
     StoreVector(row + kColumns - kHalf, extra[i][1]);
 #pragma GCC unroll 16
-    for (int j = 0; j < kColumns; ++j) tile[j][kLanes + i] = row[j];
+    for (int j = 0; j < kColumns; ++j) tile[j][kFirstExtra + i] = row[j];
   }
   StoreTileEdge<kColumns, kPanelRows>(tile, c, ldc, rows, cols, accumulate, epilogue);
 }
 
 // MicroKernelWithExtraRows for any 0 < extra_rows <= kExtraRows, found by trying kExtraRows, then
 // one fewer, and so on.
-template <int kExtraRows, typename RowsOfA>
+template <int kVectors, int kExtraRows, typename RowsOfA>
 void MicroKernelWithExtraRowsOf(int extra_rows, int depth, RowsOfA a_rows, const float* b,
                                 const float* next_b, float* c, size_t ldc, int rows, int cols,
                                 bool accumulate, const GemmEpilogue& epilogue) {
   if constexpr (kExtraRows > 0) {
     if (extra_rows == kExtraRows) {
-      MicroKernelWithExtraRows<kExtraRows>(depth, a_rows, b, next_b, c, ldc, rows, cols, accumulate,
-                                           epilogue);
+      MicroKernelWithExtraRows<kVectors, kExtraRows>(depth, a_rows, b, next_b, c, ldc, rows, cols,
+                                                     accumulate, epilogue);
     } else {
-      MicroKernelWithExtraRowsOf<kExtraRows - 1>(extra_rows, depth, a_rows, b, next_b, c, ldc, rows,
-                                                 cols, accumulate, epilogue);
+      MicroKernelWithExtraRowsOf<kVectors, kExtraRows - 1>(extra_rows, depth, a_rows, b, next_b, c,
+                                                           ldc, rows, cols, accumulate, epilogue);
     }
   }
 }
@@ -226,19 +231,23 @@ void MicroKernelOfHeight(int depth, RowsOfA a_rows, const float* b, const float*
 // 16 registers hold 6 sums, 2 * 2 extra-row halves, A, B's two halves and a broadcast).
 inline constexpr int kMostExtraRows = kPanelRows / 8;
 
-// The micro-kernel for a tile of `rows` x `cols`: a last row panel of at most half kPanelRows rows
-// (a 14x14 map's 196 pixels leave 4 in their seventh panel of 32) computes one vector per column
-// instead of two, half the products; one of up to kMostExtraRows more rows (a 7x7 map's 17) one
-// vector per column and a vector across the columns per extra row.
+// The micro-kernel for a tile of `rows` x `cols`, the fewest products for its rows: a last row
+// panel of at most half kPanelRows rows (a 14x14 map's 196 pixels leave 4 in their seventh panel
+// of 32) computes one vector per column instead of two; one of up to kMostExtraRows rows past a
+// vector (a 7x7 map's 17) or of at most kMostExtraRows rows (the 14x14 map's 4) a vector across
+// the columns per such row (MicroKernelWithExtraRows).
 template <typename RowsOfA>
 void MicroKernel(int depth, RowsOfA a_rows, const float* b, const float* next_b, float* c,
                  size_t ldc, int rows, int cols, bool accumulate,
                  const GemmEpilogue& epilogue = {}) {
-  if (rows <= kPanelRows / 2) {
+  if (rows <= kMostExtraRows) {
+    MicroKernelWithExtraRowsOf<0, kMostExtraRows>(rows, depth, a_rows, b, next_b, c, ldc, rows,
+                                                  cols, accumulate, epilogue);
+  } else if (rows <= kPanelRows / 2) {
     MicroKernelOfHeight<1>(depth, a_rows, b, next_b, c, ldc, rows, cols, accumulate, epilogue);
   } else if (rows <= kPanelRows / 2 + kMostExtraRows) {
-    MicroKernelWithExtraRowsOf<kMostExtraRows>(rows - kPanelRows / 2, depth, a_rows, b, next_b, c,
-                                               ldc, rows, cols, accumulate, epilogue);
+    MicroKernelWithExtraRowsOf<1, kMostExtraRows>(rows - kPanelRows / 2, depth, a_rows, b, next_b,
+                                                  c, ldc, rows, cols, accumulate, epilogue);
   } else {
     MicroKernelOfHeight<2>(depth, a_rows, b, next_b, c, ldc, rows, cols, accumulate, epilogue);
   }

@@ -71,13 +71,16 @@ std::vector<GemmShape> Shapes() {
       {kPanelRows, 8, 9},
       {5, 9, 33},
       {kPanelRows - 2, 5, 520},
-      // Last row panels one vector plus 1 to kMostExtraRows rows (a 7x7 map's 49 pixels), which
-      // MicroKernelWithExtraRows computes: every count of extra rows, full and narrow widths, one
-      // slice and several.
+      // Last row panels of one vector plus 1 to kMostExtraRows rows (a 7x7 map's 49 pixels), or
+      // of 1 to kMostExtraRows rows (a 14x14 map's 196), which MicroKernelWithExtraRows computes:
+      // every count of extra rows, full and narrow widths, one slice and several.
       {kPanelRows + kPanelRows / 2 + 1, 2 * kPanelColumns, 300},
       {kPanelRows / 2 + 2, kPanelColumns - 1, 40},
       {kPanelRows / 2 + kMostExtraRows - 1, 3, 9},
       {2 * kPanelRows + kPanelRows / 2 + kMostExtraRows, kPanelColumns + 5, 530},
+      {6 * kPanelRows + kMostExtraRows, 3 * kPanelColumns, 290},
+      {kPanelRows + 1, kPanelColumns + 2, 20},
+      {kMostExtraRows, 2, 300},
   };
   std::mt19937 generator(1234);
   std::uniform_int_distribution<int> rows(1, 200), columns(1, 40), depth(1, 700);
