@@ -23,12 +23,20 @@ constexpr int kChannelBlock = 64;
 // Up to this many input channels (per group) the micro-kernel reads its left operand straight
 // from the input planes, one stream per channel: packing them first cost 6% of MobileNetV2's time
 // (mostly 8 to 48 channels on large maps). More streams than this would fight over the L1
-// cache's sets, which is what packing avoids (see PackRows).
+// cache's sets, which is what packing avoids (see PackRows)...
 constexpr int kUnpackedMostChannels = 48;
+
+// ... except where few panels of weights would reuse the packed rows: up to this many (42 output
+// channels with AVX-512), the packing copy cost more than the scattered reads, which prefetching
+// the next row panel's lines hides (MultiplyFromPlanes). BM_Convolution, one core: MobileNetV2's
+// 144->24 on 56x56 0.92x, 192->32 on 28x28 0.90x, the time packing took there (30% of the first).
+constexpr int kUnpackedMostPanels = 3;
 
 // C = A * B for the `rows` (a multiple of kPanelRows) pixels at `a` of `depth` planes `plane`
 // floats apart, B's column panels [first_panel, end_panel), C column-major with leading dimension
-// `plane`, finished by `epilogue`.
+// `plane`, finished by `epilogue`. Each step also asks for the lines of the same channel in the
+// next row panel: one stream per channel is more than the hardware prefetcher follows (without
+// it, MobileNetV2's 24->144 and 144->24 on 56x56 took 1.12x the time).
 void MultiplyFromPlanes(const float* a, int plane, int rows, int depth, const PackedMatrix& b,
                         float* c, int first_panel, int end_panel, const GemmEpilogue& epilogue) {
   for (int first_row = 0; first_row < rows; first_row += kPanelRows) {
@@ -36,7 +44,13 @@ void MultiplyFromPlanes(const float* a, int plane, int rows, int depth, const Pa
     for (int panel = first_panel; panel < end_panel; ++panel) {
       const int first_column = panel * kPanelColumns;
       MicroKernel(
-          depth, [origin, plane](int p) { return origin + static_cast<size_t>(p) * plane; },
+          depth,
+          [origin, plane](int p) {
+            const float* row = origin + static_cast<size_t>(p) * plane;
+            __builtin_prefetch(row + kPanelRows);
+            __builtin_prefetch(row + kPanelRows + kPanelRows / 2);
+            return row;
+          },
           b.panel(panel), b.panel(panel), c + static_cast<size_t>(first_column) * plane + first_row,
           static_cast<size_t>(plane), kPanelRows, std::min(kPanelColumns, b.cols() - first_column),
           false, epilogue.FromColumn(first_column));
@@ -140,12 +154,12 @@ class PointwiseConvolution : public ConvolutionAlgorithm {
     // (a pass for ReLU6 took 5% of MobileNetV2's time).
     GemmEpilogue epilogue;
     const bool finished = GemmFinishes(plan.activation, group * group_out, &epilogue);
-    // Few input channels: the micro-kernel reads its rows straight from the input planes
-    // (a row panel at step p is kPanelRows pixels of channel p, contiguous), skipping the
-    // packing copy; the block's last, partial panel is packed, since its rows would run
-    // past the last plane.
+    // Few input channels or output channels: the micro-kernel reads its rows straight from the
+    // input planes (a row panel at step p is kPanelRows pixels of channel p, contiguous), skipping
+    // the packing copy; the block's last, partial panel is packed, since its rows would run past
+    // the last plane.
     int packed_from = 0;
-    if (group_in <= kUnpackedMostChannels) {
+    if (group_in <= kUnpackedMostChannels || weights_[group].panels() <= kUnpackedMostPanels) {
       packed_from = pixels / kPanelRows * kPanelRows;
       MultiplyFromPlanes(planes, area, packed_from, group_in, weights_[group], result, first_panel,
                          end_panel, epilogue);
