@@ -74,6 +74,15 @@ PaddedPlane PaddedPlaneFor(const Window2d& window, const PlanePair& shape) {
   return plane;
 }
 
+PaddedPlane AlignedPaddedPlaneFor(const Window2d& window, const PlanePair& shape,
+                                  size_t most_bytes) {
+  PaddedPlane plane = PaddedPlaneFor(window, shape);
+  PaddedPlane aligned = plane;
+  aligned.phase_rows =
+      (plane.phase_rows + kCacheLineFloats - 1) / kCacheLineFloats * kCacheLineFloats;
+  return aligned.plane_floats() * sizeof(float) <= most_bytes ? aligned : plane;
+}
+
 void CopyIntoPlane(const float* source, int input_h, int input_w, int pad_top, int pad_left,
                    const PaddedPlane& plane, float* target) {
   CopyColumnsIntoPlane(source, input_h, input_w, pad_top, pad_left, 0, input_w, plane, target);

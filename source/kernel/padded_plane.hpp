@@ -42,6 +42,17 @@ struct PaddedPlane {
 // The plane that `window` reads for an output of shape.output_h x shape.output_w.
 PaddedPlane PaddedPlaneFor(const Window2d& window, const PlanePair& shape);
 
+// Floats a cache line holds: AlignedPaddedPlaneFor starts every phase of every column on one.
+inline constexpr int kCacheLineFloats = 16;
+
+// PaddedPlaneFor's plane with its phases' rows rounded up to whole cache lines, when that plane
+// takes at most `most_bytes` (else PaddedPlaneFor's): in a plane that starts on a cache line too,
+// the loads of a tile's first row of taps (of its first two, with stride 2) then never straddle
+// two lines, which costs a load port two loads. Worth it on maps that stay in the L1 cache: the
+// 10% more floats of a 112-row map's columns pushed its plane out of it.
+PaddedPlane AlignedPaddedPlaneFor(const Window2d& window, const PlanePair& shape,
+                                  size_t most_bytes);
+
 // Copies the column-major input_h x input_w `source` into `plane` with its top-left input pixel
 // at padded (pad_top, pad_left). Writes only where input lands: the caller zeroes the plane once
 // for all the channels it pads into it, since their zeros lie in the same places.

@@ -333,6 +333,9 @@ std::vector<Geometry> Geometries() {
       Conv("depthwise_17x49_k3x3_no_padding_column_shares_relu6", 5, 5, 17, 49, 3, 3)
           .Groups(5)
           .Activate(Kind::kRelu6),
+      // A padded plane too large for cache-line-aligned columns (RowPathPlane keeps them
+      // unaligned past 32 KB); the smaller maps above take aligned ones.
+      Conv("depthwise_100x90_k3x3_unaligned_plane", 2, 2, 100, 90, 3, 3).Groups(2).Padding(1),
 
       // Winograd, shared path (few tiles). Output sizes that are not multiples of 4 leave partial
       // tiles on the bottom and right edges.
