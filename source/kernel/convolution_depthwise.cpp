@@ -452,11 +452,12 @@ GroupFunction GroupFunctionFor(const Window2d& w) {
   return InterleavedGroup<0, 0>;
 }
 
-// The tiles of rows' padded plane: its columns' phases on whole cache lines where it stays
-// within 32 KB of the 48 KB L1 cache (with AVX2, alone with the copy's source in 32 KB). One
-// core, BM_DepthwiseConvolution, against unaligned planes: MobileNetV2's 192 channels on 28x28
-// 0.84x, MobileNetV3's 56 on 40x40 0.82x, 144 on 56x56 0.91x; 16 on 112x112 1.09x unaligned
-// (which the limit leaves unaligned).
+// The tiles of rows' padded plane: its columns' phases on whole cache lines where it takes at
+// most 32 KB, so that it stays in the L1 cache beside the input it is copied from (48 KB here; a
+// 32 KB one still holds the plane). One core, BM_DepthwiseConvolution, against unaligned planes:
+// MobileNetV2's 192 channels on 28x28 0.91x, MobileNetV3's 56 on 40x40 0.84x, its 48 on 80x80
+// at stride 2 0.93x, MobileNetV2's 144 on 56x56 at stride 2 0.92x; and 16 channels on 112x112,
+// whose aligned plane would take 58 KB, 1.09x (so it stays unaligned).
 PaddedPlane RowPathPlane(const Window2d& window, const PlanePair& shape) {
   constexpr size_t kMostAlignedBytes = 32 * 1024;
   return AlignedPaddedPlaneFor(window, shape, kMostAlignedBytes);
