@@ -13,6 +13,14 @@
 
 namespace lumen {
 
+// The epilogue's bias for column j and its clamp on one vector of that column's sums, lane by
+// lane (ClampLanes lets NaN through, as PyTorch's clamps do).
+template <typename Vector>
+inline void FinishSums(Vector& value, const GemmEpilogue& epilogue, int j) {
+  if (epilogue.bias != nullptr) value += epilogue.bias[j];
+  value = ClampLanes(value, epilogue.clamp);
+}
+
 // Stores the first `rows` x `cols` of a tile of C kept in `tile` (column j's rows at tile[j]),
 // after adding the sums already in C when accumulating, then the epilogue's bias and clamp: the
 // micro-kernels' way out for a tile on the edge of C.
@@ -33,12 +41,9 @@ void StoreTileEdge(float (&tile)[kColumns][kRows], float* c, size_t ldc, int row
         if (i < rows) tile[j][i] += column[i];
       }
     }
-    // The epilogue's bias and clamp, lane by lane (ClampLanes lets NaN through, as PyTorch's
-    // clamps do).
     for (int v = 0; v < kRows / kLanes; ++v) {
       Vector value = LoadVector<Vector>(tile[j] + v * kLanes);
-      if (epilogue.bias != nullptr) value += epilogue.bias[j];
-      value = ClampLanes(value, epilogue.clamp);
+      FinishSums(value, epilogue, j);
       StoreVector(tile[j] + v * kLanes, value);
     }
 #pragma GCC unroll 32
@@ -94,12 +99,6 @@ void MicroKernelOfShape(int depth, RowsOfA a_rows, const float* b, const float* 
       }
     }
   }
-  // The epilogue's bias and clamp, lane by lane (ClampLanes lets NaN through, as PyTorch's
-  // clamps do).
-  const auto finish = [&epilogue](Vector& value, int j) {
-    if (epilogue.bias != nullptr) value += epilogue.bias[j];
-    value = ClampLanes(value, epilogue.clamp);
-  };
   if (rows == kRows && cols == kColumns) {
 #pragma GCC unroll 16
     for (int j = 0; j < kColumns; ++j) {
@@ -107,7 +106,7 @@ void MicroKernelOfShape(int depth, RowsOfA a_rows, const float* b, const float* 
 #pragma GCC unroll 2
       for (int v = 0; v < kVectors; ++v) {
         if (accumulate) sum[v][j] += LoadVector<Vector>(column + v * kLanes);
-        finish(sum[v][j], j);
+        FinishSums(sum[v][j], epilogue, j);
         StoreVector(column + v * kLanes, sum[v][j]);
       }
     }
